@@ -1,0 +1,98 @@
+"""Evaluating a judged ranking with a list of measures, and aggregating over queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import measures  # noqa: F401  (registers the measures)
+from .errors import MeasureError
+from .model import JudgedRanking
+from .registry import Measure, parse_measures
+
+AGGREGATES = ("mean", "median", "std")
+
+
+@dataclass(frozen=True)
+class MeasureResult:
+    """One measure's per-query values (NaN = undefined) and the convention it was computed with."""
+
+    measure: str
+    values: np.ndarray
+    convention: str
+    higher_is_better: bool = True
+
+    @property
+    def undefined(self) -> int:
+        return int(np.isnan(self.values).sum())
+
+    def aggregate(self, how: str = "mean") -> float | None:
+        return aggregate(self.values, how)
+
+
+def aggregate(values: np.ndarray, how: str = "mean") -> float | None:
+    """Mean, median or sample standard deviation over the queries where the value is defined;
+    None when no query has one."""
+    defined = values[~np.isnan(values)]
+    if how not in AGGREGATES:
+        raise MeasureError(f"unknown aggregate {how!r}; use one of {', '.join(AGGREGATES)}")
+    if len(defined) == 0 or (how == "std" and len(defined) < 2):
+        return None
+    if how == "mean":
+        return float(defined.mean())
+    if how == "median":
+        return float(np.median(defined))
+    return float(defined.std(ddof=1))
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    query_ids: np.ndarray
+    results: dict[str, MeasureResult]
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def measures(self) -> list[str]:
+        return list(self.results)
+
+    def aggregate(self, how: str = "mean") -> dict[str, float | None]:
+        return {name: r.aggregate(how) for name, r in self.results.items()}
+
+    def undefined(self) -> dict[str, int]:
+        return {name: r.undefined for name, r in self.results.items()}
+
+    def per_query(self) -> pd.DataFrame:
+        """Queries × measures table, NaN where undefined."""
+        frame = pd.DataFrame({name: r.values for name, r in self.results.items()})
+        frame.insert(0, "query_id", self.query_ids)
+        return frame
+
+
+def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
+    """Compute every measure for every ground-truth query of ``judged``.
+
+    A query without any relevant item in the ground truth (R_q = 0) gets no value on any measure:
+    it is reported undefined and left out of the aggregates (trec_eval would count it as 0).
+    """
+    parsed: list[Measure] = parse_measures(measure_spec)
+    no_relevant = judged.num_relevant(1) == 0
+    warnings = list(judged.warnings)
+    if no_relevant.any():
+        example = judged.query_ids[np.flatnonzero(no_relevant)[0]]
+        warnings.append(
+            f"{int(no_relevant.sum())} quer(ies) have no relevant item in the ground truth and are "
+            f"left out of every mean (first: {example!r}); trec_eval would count them as 0")
+    results = {}
+    for measure in parsed:
+        definition = measure.definition
+        if definition.needs_collection_size and judged.collection_size is None:
+            raise MeasureError(f"{measure} needs the collection size |D|; give it with "
+                               f"--collection-size N")
+        values = np.asarray(definition.compute(judged, measure.cutoff, **dict(measure.params)),
+                            dtype=np.float64)
+        values = np.where(no_relevant, np.nan, values)
+        results[str(measure)] = MeasureResult(str(measure), values, definition.convention,
+                                              definition.higher_is_better)
+    return EvaluationResult(judged.query_ids, results, tuple(warnings))

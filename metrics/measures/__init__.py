@@ -1,0 +1,9 @@
+"""The measures of SPEC §4, registered by name in :data:`metrics.registry.REGISTRY`.
+
+Importing this package registers them all. Every function takes a
+:class:`~metrics.model.JudgedRanking`, a cutoff (or None) and its parameters, and returns one float
+per query computed for all queries at once on the queries × ranks grade matrix; NaN marks a value
+that is undefined for that query.
+"""
+
+from . import confusion, graded, rank_based, set_based  # noqa: F401  (registration)

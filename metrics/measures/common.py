@@ -1,0 +1,41 @@
+"""Array helpers shared by the measures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import JudgedRanking
+
+
+def divide(numerator, denominator, where_zero: float = np.nan) -> np.ndarray:
+    """numerator / denominator, with ``where_zero`` where the denominator is 0."""
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, where_zero, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def true_positives(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:
+    return j.relevant(threshold, cutoff).sum(axis=1)
+
+
+def precision_recall_at_ranks(j: JudgedRanking, threshold: int, cutoff: int | None):
+    """χ, cumulative TP, P(r) and R(r) as queries × ranks arrays over the first ``cutoff`` ranks."""
+    rel = j.relevant(threshold, cutoff)
+    cum = np.cumsum(rel, axis=1)
+    ranks = j.ranks[: rel.shape[1]]
+    precision = cum / ranks
+    recall = divide(cum, j.num_relevant(threshold)[:, None])
+    return rel, cum, precision, recall
+
+
+def f_measure(precision, recall, beta: float = 1.0) -> np.ndarray:
+    """(1 + β²)·P·R / (β²·P + R), 0 when P and R are both 0."""
+    b2 = beta * beta
+    value = divide((1 + b2) * precision * recall, b2 * precision + recall, where_zero=0.0)
+    return np.where(np.isnan(recall), np.nan, value)
+
+
+def rank_matrix(j: JudgedRanking, width: int) -> np.ndarray:
+    return np.broadcast_to(j.ranks[:width], (j.num_queries, width))

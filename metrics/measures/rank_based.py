@@ -1,0 +1,198 @@
+"""Rank-based binary measures: AP, RR, R-precision, break-even point, F_max, bpref and its
+variants, and the rank statistics of the relevant items."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import REL, Param, choice, positive_float, register
+from .common import divide, f_measure, precision_recall_at_ranks, rank_matrix
+
+
+@register(
+    "AP", meaning="average precision",
+    convention="norm=rq (default): sum of P(r) at relevant ranks / R_q (trec_eval map, map_cut_k); "
+               "norm=retrieved: / relevant retrieved (Serrà 2007, Table 2); norm=min: / min(k, R_q) "
+               "(MAP@K of recommender and text-to-music papers)",
+    reference="trec_eval map; FMP C7S3; Serrà (2007)",
+    formula=r"AP = \frac{1}{R_q}\sum_{r=1}^{|A|} P(r)\,\chi(r)",
+    params={"norm": Param("rq", choice("rq", "retrieved", "min"), "denominator"), "rel": REL})
+def average_precision(j, cutoff, norm="rq", rel=1):
+    """AP = (1/n) Σ_r P(r)·χ(r) over the first k ranks, where n is R_q (``norm=rq``), the relevant
+    items retrieved (``norm=retrieved``, 0 when none is) or min(k, R_q) (``norm=min``, with
+    k = |A| without a cutoff). Undefined for R_q = 0. Ref: trec_eval ``map``; Müller, FMP (2015)
+    §7.3.3; Serrà (2007) Table 2."""
+    rel_matrix, _, precision, _ = precision_recall_at_ranks(j, rel, cutoff)
+    total = (precision * rel_matrix).sum(axis=1)
+    r_q = j.num_relevant(rel)
+    if norm == "retrieved":
+        value = divide(total, rel_matrix.sum(axis=1), where_zero=0.0)
+        return np.where(r_q == 0, np.nan, value)
+    if norm == "min":
+        k = j.lengths if cutoff is None else cutoff
+        return divide(total, np.minimum(k, r_q))
+    return divide(total, r_q)
+
+
+@register(
+    "RR", meaning="reciprocal rank of the first relevant item",
+    convention="form=first (default): 1/rank of the first relevant item, 0 if none (trec_eval "
+               "recip_rank); form=serra: sum of 1/rank over retrieved relevant items / |A| "
+               "(Serrà 2007, Table 2 'RR')",
+    reference="trec_eval recip_rank; Serrà (2007)",
+    formula=r"RR = \frac{1}{\min\{r : \chi(r) = 1\}}",
+    params={"form": Param("first", choice("first", "serra")), "rel": REL})
+def reciprocal_rank(j, cutoff, form="first", rel=1):
+    """RR = 1 / (rank of the first relevant item within the first k), 0 if there is none.
+    ``form=serra``: (1/|A|) Σ_r χ(r)/r, Serrà's Table 2 "RR". Ref: Voorhees (1999); Serrà (2007)."""
+    rel_matrix = j.relevant(rel, cutoff)
+    if form == "serra":
+        total = (rel_matrix / j.ranks[: rel_matrix.shape[1]]).sum(axis=1)
+        return divide(total, j.retrieved(cutoff), where_zero=0.0)
+    found = rel_matrix.any(axis=1)
+    first = rel_matrix.argmax(axis=1) + 1.0
+    return np.where(found, 1.0 / first, 0.0)
+
+
+def _precision_at_rq(j, rel):
+    rel_matrix = j.relevant(rel)
+    r_q = j.num_relevant(rel)
+    cum = np.cumsum(rel_matrix, axis=1)
+    index = np.minimum(r_q, rel_matrix.shape[1]) - 1
+    hits = np.where(index >= 0, cum[np.arange(j.num_queries), np.maximum(index, 0)]
+                    if rel_matrix.shape[1] else 0, 0)
+    return divide(hits, r_q)
+
+
+@register("Rprec", meaning="precision at rank R_q", cutoff="none",
+          convention="TP(R_q)/R_q; a list shorter than R_q is padded with non-relevant items",
+          reference="trec_eval Rprec", formula=r"R\text{-}prec = P(R_q)", params={"rel": REL})
+def r_precision(j, cutoff, rel=1):
+    """Rprec = P(R_q) = TP(R_q) / R_q. Ref: trec_eval ``Rprec``."""
+    return _precision_at_rq(j, rel)
+
+
+@register("BEP", meaning="break-even point of the PR curve, where P(r) = R(r)", cutoff="none",
+          convention="P(r) = R(r) exactly at r = R_q, so BEP = P(R_q) = Rprec (FMP C7S3)",
+          reference="Müller, FMP (2015) §7.3.3", formula=r"BEP = P(R_q) = R(R_q)",
+          params={"rel": REL})
+def break_even_point(j, cutoff, rel=1):
+    """BEP: the point of the PR curve where precision equals recall; since P(r)·r = R(r)·R_q it is
+    at r = R_q, so BEP = P(R_q). Ref: Müller, FMP (2015) §7.3.3."""
+    return _precision_at_rq(j, rel)
+
+
+@register("Fmax", meaning="largest F(r) along the list (within the top k)",
+          convention="max over r of F_β(P(r), R(r)); 0 for an empty list",
+          reference="Müller, FMP (2015) §7.3.3", formula=r"F_{max} = \max_r F(r)",
+          params={"beta": Param(1.0, positive_float), "rel": REL})
+def f_max(j, cutoff, beta=1.0, rel=1):
+    """F_max = max_r F_β(r) over the ranks of the list. Ref: Müller, FMP (2015) §7.3.3."""
+    _, _, precision, recall = precision_recall_at_ranks(j, rel, cutoff)
+    f = f_measure(precision, recall, beta)
+    inside = np.arange(f.shape[1]) < j.retrieved(cutoff)[:, None]
+    f = np.where(inside, f, 0.0)
+    best = f.max(axis=1, initial=0.0)
+    return np.where(j.num_relevant(rel) == 0, np.nan, best)
+
+
+def _bpref_terms(j, cutoff, rel):
+    """Relevant-position mask and n_r, the judged non-relevant items ranked above each rank."""
+    top = j.top(cutoff)
+    relevant = top >= rel
+    judged_nonrel = (top >= 0) & (top < rel)
+    above = np.cumsum(judged_nonrel, axis=1)  # at a relevant rank this excludes the rank itself
+    return relevant, above.astype(np.float64), j.num_relevant(rel).astype(np.float64)
+
+
+@register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
+          convention="(1/R) Σ over retrieved relevant r of (1 − min(n_r, R)/min(R, N)), "
+                     "N = judged non-relevant; unjudged items ignored (trec_eval bpref)",
+          reference="Buckley & Voorhees (2004); trec_eval bpref",
+          formula=r"bpref = \frac{1}{R}\sum_{r} \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)",
+          params={"rel": REL})
+def bpref(j, cutoff, rel=1):
+    """bpref = (1/R) Σ_r (1 − min(n_r, R) / min(R, N)), a term being 1 when n_r = 0.
+    Ref: Buckley & Voorhees (2004); trec_eval ``bpref``."""
+    relevant, above, r = _bpref_terms(j, cutoff, rel)
+    n = j.num_judged_nonrelevant(rel).astype(np.float64)
+    cap = np.minimum(r, n)[:, None]
+    term = np.where(above > 0, 1.0 - divide(np.minimum(above, r[:, None]), cap, 0.0), 1.0)
+    return divide((term * relevant).sum(axis=1), r)
+
+
+@register("Bpref10", meaning="bpref-10, for queries with few relevant items",
+          convention="(1/R) Σ (1 − min(n_r, R+10)/(R+10)) over retrieved relevant r",
+          reference="Buckley & Voorhees (2004); Serrà (2007) 'bpref-10'",
+          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{\min(n_r, R+10)}{R+10}\right)",
+          params={"rel": REL})
+def bpref10(j, cutoff, rel=1):
+    """bpref-10 = (1/R) Σ_r (1 − min(n_r, R+10)/(R+10)). Ref: Buckley & Voorhees (2004)."""
+    relevant, above, r = _bpref_terms(j, cutoff, rel)
+    cap = (r + 10)[:, None]
+    term = 1.0 - np.minimum(above, cap) / cap
+    return divide((term * relevant).sum(axis=1), r)
+
+
+@register("BprefStar", meaning="Serrà's bpref*",
+          convention="(1/R) Σ (1 − n_r/(|A| + R)) over retrieved relevant r",
+          reference="Serrà (2007), eq. 1",
+          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL})
+def bpref_star(j, cutoff, rel=1):
+    """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
+    relevant, above, r = _bpref_terms(j, cutoff, rel)
+    denom = (j.retrieved(cutoff) + r)[:, None]
+    term = 1.0 - above / denom
+    return divide((term * relevant).sum(axis=1), r)
+
+
+@register("BprefUncapped", meaning="bpref without the min() caps (can be negative)",
+          convention="(1/R) Σ (1 − n_r/R); the form behind Serrà's Table 2 'bpref' (−2.000 for A1)",
+          reference="Serrà (2007) Table 2", formula=r"\frac{1}{R}\sum_r\left(1-\frac{n_r}{R}\right)",
+          params={"rel": REL})
+def bpref_uncapped(j, cutoff, rel=1):
+    """(1/R) Σ_r (1 − n_r/R), bpref with neither cap: Serrà's Table 2 "bpref"."""
+    relevant, above, r = _bpref_terms(j, cutoff, rel)
+    term = 1.0 - divide(above, r[:, None])
+    return divide((term * relevant).sum(axis=1), r)
+
+
+def _relevant_ranks(j, cutoff, rel):
+    relevant = j.relevant(rel, cutoff)
+    return np.where(relevant, rank_matrix(j, relevant.shape[1]), np.nan), relevant.any(axis=1)
+
+
+@register("FirstRank", meaning="rank of the first relevant item (mean over queries: MIREX MR1)",
+          convention="undefined when no relevant item is retrieved", higher_is_better=False,
+          reference="MIREX cover song identification 'MR1'",
+          formula=r"\min\{r : \chi(r) = 1\}", params={"rel": REL})
+def first_rank(j, cutoff, rel=1):
+    """Rank of the first relevant item; NaN when none is retrieved (within k)."""
+    relevant = j.relevant(rel, cutoff)
+    return np.where(relevant.any(axis=1), relevant.argmax(axis=1) + 1.0, np.nan)
+
+
+@register("MedianRank", meaning="median rank of the retrieved relevant items",
+          convention="median of the ranks r with χ(r) = 1; undefined when none is retrieved",
+          higher_is_better=False, reference="seed 000 (text-to-music) 'Median Rank'",
+          formula=r"\mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
+def median_rank(j, cutoff, rel=1):
+    """Median of the ranks of the retrieved relevant items; NaN when there is none."""
+    ranks, found = _relevant_ranks(j, cutoff, rel)
+    out = np.full(j.num_queries, np.nan)
+    if found.any():
+        out[found] = np.nanmedian(ranks[found], axis=1)
+    return out
+
+
+@register("MeanRank", meaning="mean rank of the retrieved relevant items (Da-TACOS 'MR')",
+          convention="mean of the ranks r with χ(r) = 1; undefined when none is retrieved",
+          higher_is_better=False, reference="Da-TACOS benchmark 'MR'",
+          formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL})
+def mean_rank(j, cutoff, rel=1):
+    """Mean of the ranks of the retrieved relevant items; NaN when there is none."""
+    ranks, found = _relevant_ranks(j, cutoff, rel)
+    out = np.full(j.num_queries, np.nan)
+    if found.any():
+        out[found] = np.nanmean(ranks[found], axis=1)
+    return out

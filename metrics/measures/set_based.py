@@ -1,0 +1,67 @@
+"""Set-based measures of the top k: precision, recall, F and counts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import REL, Param, positive_float, register
+from .common import divide, f_measure, true_positives
+
+_TREC = "trec_eval 9.0 (Buckley), set_P / P_k, set_recall / recall_k"
+
+
+def precision(j, cutoff, rel=1):
+    """P@k = TP(k) / k: positions past the end of a short list count as non-relevant, as in
+    trec_eval's ``P_k``. Without a cutoff, P = TP / |A| (0 for an empty list), Serrà's Precision."""
+    tp = true_positives(j, rel, cutoff)
+    if cutoff is None:
+        return divide(tp, j.lengths, where_zero=0.0)
+    return tp / float(cutoff)
+
+
+def recall(j, cutoff, rel=1):
+    """R@k = TP(k) / R_q, with R_q all relevant items of the ground truth; undefined for R_q = 0."""
+    return divide(true_positives(j, rel, cutoff), j.num_relevant(rel))
+
+
+def f_score(j, cutoff, beta=1.0, rel=1):
+    """F_β@k = (1 + β²) P R / (β² P + R) of P@k and R@k, 0 when both are 0."""
+    return f_measure(precision(j, cutoff, rel), recall(j, cutoff, rel), beta)
+
+
+register("P", meaning="precision of the top k (of the whole list without @k)",
+         convention="TP(k)/k; short lists padded with non-relevant; no @k: TP/|A|, 0 if empty",
+         reference=_TREC, formula=r"P@k = \frac{1}{k}\sum_{r=1}^{k}\chi(r)",
+         params={"rel": REL})(precision)
+register("R", meaning="recall of the top k (of the whole list without @k)",
+         convention="TP(k)/R_q over all relevant items of the ground truth",
+         reference=_TREC, formula=r"R@k = \frac{1}{R_q}\sum_{r=1}^{k}\chi(r)",
+         params={"rel": REL})(recall)
+register("F", meaning="F-measure of P@k and R@k",
+         convention="(1+β²)PR/(β²P+R), 0 when P = R = 0; β = 1 by default",
+         reference="van Rijsbergen (1979); FMP C7S3",
+         formula=r"F_\beta = \frac{(1+\beta^2)\,P\,R}{\beta^2 P + R}",
+         params={"beta": Param(1.0, positive_float, "weight of recall"), "rel": REL})(f_score)
+
+
+@register("NumRel", meaning="R_q, the relevant items of the ground truth", cutoff="none",
+          convention="count of items with grade >= rel", reference="trec_eval num_rel",
+          formula=r"R_q", params={"rel": REL})
+def num_rel(j, cutoff, rel=1):
+    """R_q: relevant items in the whole ground truth for the query."""
+    return j.num_relevant(rel).astype(np.float64)
+
+
+@register("NumRet", meaning="|A|, the length of the returned list (min(k, |A|) with @k)",
+          convention="count of ranked items", reference="trec_eval num_ret", formula=r"|A|")
+def num_ret(j, cutoff):
+    """|A|: items in the returned list, or min(k, |A|) with a cutoff."""
+    return j.retrieved(cutoff).astype(np.float64)
+
+
+@register("NumRelRet", meaning="relevant items retrieved (in the top k with @k)",
+          convention="TP over the list", reference="trec_eval num_rel_ret",
+          formula=r"\sum_{r}\chi(r)", params={"rel": REL})
+def num_rel_ret(j, cutoff, rel=1):
+    """TP: relevant items among the retrieved ones."""
+    return true_positives(j, rel, cutoff).astype(np.float64)

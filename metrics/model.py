@@ -1,0 +1,330 @@
+"""The data model every measure reads: runs, ground truth, and the judged ranking built from both.
+
+* :class:`Run` — for each query, items with scores (or a bare ranked list with no scores).
+* :class:`GroundTruth` — graded relevance per (query, item); 0 is judged not relevant, >= 1
+  relevant, absent items are unjudged unless the truth says every unlisted item is judged
+  (labels and taxonomies, where the whole collection is annotated).
+* :class:`JudgedRanking` — the ground-truth queries × ranks matrix of grades that all measures and
+  curves are computed from, with R_q, judged non-relevant counts and the collection size.
+
+Building a :class:`JudgedRanking` needs a ranking first; tie policies live in :mod:`metrics.ranking`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+
+PAD = -2        # grade of a position past the end of a query's list
+UNJUDGED = -1   # grade of a retrieved item the ground truth says nothing about
+
+
+def _as_str_array(values: Iterable) -> np.ndarray:
+    return np.asarray([str(v) for v in values], dtype=object)
+
+
+def first_occurrence(keys_a: np.ndarray, keys_b: np.ndarray) -> np.ndarray:
+    """Boolean mask keeping the first row of each (a, b) pair."""
+    frame = pd.DataFrame({"a": keys_a, "b": keys_b})
+    return ~frame.duplicated(keep="first").to_numpy()
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A system's output: one row per (query, item), with a score unless it is a bare ranked list.
+
+    Rows keep their input order, which is what the ``stable`` tie policy falls back on. For a bare
+    list, ``ranks`` (if given) or the input order is the ranking. Duplicated (query, item) pairs
+    are dropped by :meth:`build`, keeping the first occurrence, with a warning.
+    """
+
+    query_ids: np.ndarray
+    item_ids: np.ndarray
+    scores: np.ndarray | None = None
+    ranks: np.ndarray | None = None
+    name: str = "run"
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",
+              source: str | None = None) -> "Run":
+        q = _as_str_array(query_ids)
+        d = _as_str_array(item_ids)
+        if len(q) != len(d):
+            raise InputError("query and item columns differ in length", source=source)
+        s = None if scores is None else np.asarray(scores, dtype=np.float64)
+        r = None if ranks is None else np.asarray(ranks, dtype=np.float64)
+        if s is not None and not np.all(np.isfinite(s)):
+            bad = int(np.flatnonzero(~np.isfinite(s))[0])
+            raise InputError(f"score {s[bad]} is not a finite number", source=source, row=bad + 1)
+        warnings = []
+        keep = first_occurrence(q, d)
+        if not keep.all():
+            dropped = int((~keep).sum())
+            example = int(np.flatnonzero(~keep)[0])
+            warnings.append(
+                f"{source or name}: {dropped} duplicated (query, item) pair(s) dropped, the first "
+                f"occurrence kept (first duplicate: query {q[example]!r}, item {d[example]!r})")
+            q, d = q[keep], d[keep]
+            s = None if s is None else s[keep]
+            r = None if r is None else r[keep]
+        return cls(q, d, s, r, name, tuple(warnings))
+
+    @classmethod
+    def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
+        """``{query: {item: score}}``, as pytrec_eval and ranx take it."""
+        q, d, s = [], [], []
+        for query, items in scores.items():
+            for item, score in items.items():
+                q.append(query), d.append(item), s.append(score)
+        return cls.build(q, d, s, name=name)
+
+    @classmethod
+    def from_lists(cls, lists: Mapping[str, Sequence[str]], name: str = "run") -> "Run":
+        """Bare ranked lists ``{query: [best item, second, ...]}`` with no scores."""
+        q = [query for query, items in lists.items() for _ in items]
+        d = [item for items in lists.values() for item in items]
+        return cls.build(q, d, name=name)
+
+    @property
+    def has_scores(self) -> bool:
+        return self.scores is not None
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+
+@dataclass(frozen=True, eq=False)
+class GroundTruth:
+    """Graded relevance of (query, item) pairs.
+
+    ``pair_*`` list the judged pairs. When ``unlisted_judged`` is true, every item of the collection
+    that is not listed counts as judged non-relevant for every query, and ``candidates[q]`` says how
+    many items query q is ranked against (this is how labels and taxonomies are represented without
+    a dense queries × items table). ``self_items[q]``, when set, is the item that *is* query q; it
+    is removed from q's ranking (cover songs: a query is not its own version).
+    """
+
+    query_ids: np.ndarray
+    pair_query: np.ndarray
+    pair_item: np.ndarray
+    pair_grade: np.ndarray
+    unlisted_judged: bool = False
+    candidates: np.ndarray | None = None
+    self_items: np.ndarray | None = None
+    name: str = "ground truth"
+    warnings: tuple[str, ...] = ()
+
+    @classmethod
+    def build(cls, query_ids, item_ids, grades, name: str = "ground truth",
+              source: str | None = None) -> "GroundTruth":
+        """Explicit judgements (qrels). Queries keep their first-appearance order."""
+        q = _as_str_array(query_ids)
+        d = _as_str_array(item_ids)
+        g = np.asarray(grades, dtype=np.float64)
+        if len(g) and not np.all(np.isfinite(g)):
+            bad = int(np.flatnonzero(~np.isfinite(g))[0])
+            raise InputError(f"grade {g[bad]} is not a finite number", source=source, row=bad + 1)
+        if len(g) and not np.all(g == np.round(g)):
+            bad = int(np.flatnonzero(g != np.round(g))[0])
+            raise InputError(f"grade {g[bad]} is not a whole number", source=source, row=bad + 1)
+        warnings = []
+        negative = g < 0
+        if negative.any():
+            warnings.append(
+                f"{source or name}: {int(negative.sum())} negative grade(s) read as 0 (judged "
+                f"not relevant), as trec_eval does")
+            g = np.where(negative, 0, g)
+        keep = first_occurrence(q, d)
+        if not keep.all():
+            example = int(np.flatnonzero(~keep)[0])
+            warnings.append(
+                f"{source or name}: {int((~keep).sum())} duplicated (query, item) judgement(s) "
+                f"dropped, the first kept (first duplicate: query {q[example]!r}, item {d[example]!r})")
+            q, d, g = q[keep], d[keep], g[keep]
+        codes, uniques = pd.factorize(q, sort=False)
+        return cls(np.asarray(uniques, dtype=object), codes.astype(np.int64), d,
+                   g.astype(np.int64), name=name, warnings=tuple(warnings))
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], name: str = "ground truth"):
+        """``{query: {item: grade}}``, as pytrec_eval and ranx take it."""
+        q, d, g = [], [], []
+        for query, items in qrels.items():
+            for item, grade in items.items():
+                q.append(query), d.append(item), g.append(grade)
+        return cls.build(q, d, g, name=name)
+
+    @classmethod
+    def from_labels(cls, item_ids, labels, name: str = "labels") -> "GroundTruth":
+        """Items sharing a label are relevant (grade 1) to each other; every item is a query, every
+        other item is judged, and the query item is excluded from its own ranking."""
+        items = _as_str_array(item_ids)
+        label_codes, _ = pd.factorize(_as_str_array(labels))
+        if len(items) != len(label_codes):
+            raise InputError("item and label columns differ in length", source=name)
+        if len(set(items)) != len(items):
+            raise InputError("an item id appears twice in the labels", source=name)
+        order = np.argsort(label_codes, kind="stable")
+        sizes = np.bincount(label_codes)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        # For each item (as query), pair it with every member of its clique, then drop itself.
+        member_count = sizes[label_codes]
+        query_idx = np.repeat(np.arange(len(items)), member_count)
+        offset_in_clique = np.arange(member_count.sum()) - np.repeat(
+            np.cumsum(member_count) - member_count, member_count)
+        partner = order[starts[label_codes][query_idx] + offset_in_clique]
+        not_self = partner != query_idx
+        query_idx, partner = query_idx[not_self], partner[not_self]
+        n = len(items)
+        return cls(items, query_idx.astype(np.int64), items[partner],
+                   np.ones(len(partner), dtype=np.int64), unlisted_judged=True,
+                   candidates=np.full(n, max(n - 1, 0), dtype=np.int64), self_items=items,
+                   name=name)
+
+    @classmethod
+    def from_taxonomy(cls, parents: Mapping[str, str], annotations: Iterable[tuple[str, str]],
+                      name: str = "taxonomy", queries: Sequence[str] | None = None) -> "GroundTruth":
+        """Two-level taxonomy (seed 003): relevance of an item to query class q is 2 if q is among
+        its classes, 1 if a sibling of q (another class with the same parent) is, else 0 — the
+        maximum over its classes. Every class of the taxonomy is a query unless ``queries`` says
+        otherwise; every annotated item is judged for every query."""
+        notes = pd.DataFrame(list(annotations), columns=["item", "cls"]).astype(str)
+        classes = pd.Series(parents, dtype=object).astype(str)
+        unknown = sorted(set(notes["cls"]) - set(classes.index))
+        if unknown:
+            raise InputError(f"class {unknown[0]!r} of the annotations is not in the taxonomy",
+                             source=name)
+        query_ids = _as_str_array(classes.index if queries is None else queries)
+        notes["parent"] = classes.reindex(notes["cls"]).to_numpy()
+        q_frame = pd.DataFrame({"query": query_ids,
+                                "parent": classes.reindex(query_ids).to_numpy()})
+        exact = notes.rename(columns={"cls": "query"})[["query", "item"]].assign(grade=2)
+        exact = exact[exact["query"].isin(set(query_ids))]
+        sib = notes[notes["parent"].fillna("") != ""].merge(q_frame, on="parent")
+        sib = sib[sib["cls"] != sib["query"]][["query", "item"]].assign(grade=1)
+        pairs = (pd.concat([exact, sib]).groupby(["query", "item"], sort=False)["grade"].max()
+                 .reset_index())
+        q_index = pd.Index(query_ids)
+        n_items = notes["item"].nunique()
+        return cls(query_ids, q_index.get_indexer(pairs["query"]).astype(np.int64),
+                   _as_str_array(pairs["item"]), pairs["grade"].to_numpy(np.int64),
+                   unlisted_judged=True, candidates=np.full(len(query_ids), n_items, np.int64),
+                   name=name)
+
+    @property
+    def max_grade(self) -> int:
+        return int(self.pair_grade.max()) if len(self.pair_grade) else 0
+
+    def grade_counts(self, max_grade: int | None = None) -> np.ndarray:
+        """queries × (max_grade + 1) counts of judged items per grade (column 0: judged not
+        relevant, including unlisted items when those count as judged)."""
+        top = self.max_grade if max_grade is None else max_grade
+        counts = np.zeros((len(self.query_ids), top + 1), dtype=np.int64)
+        np.add.at(counts, (self.pair_query, np.minimum(self.pair_grade, top)), 1)
+        if self.unlisted_judged and self.candidates is not None:
+            counts[:, 0] += self.candidates - counts.sum(axis=1)
+        return counts
+
+    def __len__(self) -> int:
+        return len(self.pair_item)
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRanking:
+    """Ground-truth queries × ranks matrix of grades, the single input of every measure.
+
+    ``grades[q, i]`` is the grade of the item at rank i + 1 of query q's list: >= 0 judged,
+    ``UNJUDGED`` (-1) not judged, ``PAD`` (-2) past the end of the list. ``grade_counts[q, g]`` is
+    the number of items of grade g in the *whole* ground truth (so R_q counts relevant items that
+    were not retrieved). Queries of the truth missing from the run have an empty list.
+    """
+
+    query_ids: np.ndarray
+    grades: np.ndarray
+    lengths: np.ndarray
+    grade_counts: np.ndarray
+    collection_size: int | None = None
+    items: np.ndarray | None = None     # queries × ranks item ids (object), for display
+    scores: np.ndarray | None = None    # queries × ranks scores (NaN past the end)
+    warnings: tuple[str, ...] = field(default=())
+    name: str = "run"
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def max_grade(self) -> int:
+        return self.grade_counts.shape[1] - 1
+
+    @property
+    def depth(self) -> int:
+        return self.grades.shape[1]
+
+    def num_relevant(self, threshold: int = 1) -> np.ndarray:
+        """R_q: items of grade >= threshold in the whole ground truth, per query."""
+        return self.grade_counts[:, threshold:].sum(axis=1)
+
+    def num_judged_nonrelevant(self, threshold: int = 1) -> np.ndarray:
+        return self.grade_counts[:, :threshold].sum(axis=1)
+
+    def relevant(self, threshold: int = 1, cutoff: int | None = None) -> np.ndarray:
+        """Boolean queries × ranks matrix χ: the item at this rank has grade >= threshold."""
+        return self.top(cutoff) >= threshold
+
+    def top(self, cutoff: int | None) -> np.ndarray:
+        """The grade matrix restricted to the first ``cutoff`` ranks (all ranks for None)."""
+        return self.grades if cutoff is None else self.grades[:, :cutoff]
+
+    def retrieved(self, cutoff: int | None = None) -> np.ndarray:
+        """|A| (or min(k, |A|) with a cutoff): how many items each query's list holds."""
+        return self.lengths if cutoff is None else np.minimum(self.lengths, cutoff)
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        return np.arange(1, self.depth + 1, dtype=np.float64)
+
+    def subset(self, rows: np.ndarray) -> "JudgedRanking":
+        """The same judged ranking restricted to some queries (an index or boolean mask)."""
+        return JudgedRanking(
+            self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
+            self.collection_size, None if self.items is None else self.items[rows],
+            None if self.scores is None else self.scores[rows], self.warnings, self.name)
+
+    @classmethod
+    def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],
+                       collection_size: int | None = None, query_ids: Sequence[str] | None = None,
+                       name: str = "answer sets") -> "JudgedRanking":
+        """Answer sets given as grade lists (1 relevant, 0 not; every item judged) and R_q per
+        query — Serrà's Table 1 is of this form. With ``collection_size``, every item of the
+        collection that is not relevant counts as judged non-relevant."""
+        depth = max((len(x) for x in lists), default=0)
+        grades = np.full((len(lists), depth), PAD, dtype=np.int16)
+        for i, row in enumerate(lists):
+            grades[i, : len(row)] = row
+        lengths = np.array([len(x) for x in lists], dtype=np.int64)
+        r = np.asarray(num_relevant, dtype=np.int64)
+        gmax = int(max(grades.max(initial=1), 1))
+        counts = np.zeros((len(lists), gmax + 1), dtype=np.int64)
+        for g in range(1, gmax + 1):
+            counts[:, g] = (grades == g).sum(axis=1)
+        retrieved_rel = counts[:, 1:].sum(axis=1)
+        if np.any(retrieved_rel > r):
+            bad = int(np.flatnonzero(retrieved_rel > r)[0])
+            raise InputError(f"answer set {bad + 1} retrieves {retrieved_rel[bad]} relevant items "
+                             f"but R_q is {r[bad]}", source=name)
+        counts[:, 1] += r - retrieved_rel  # relevant items that were not retrieved
+        if collection_size is not None:
+            counts[:, 0] = collection_size - r
+        else:
+            counts[:, 0] = (grades == 0).sum(axis=1)
+        ids = np.asarray(query_ids if query_ids is not None else
+                         [f"A{i + 1}" for i in range(len(lists))], dtype=object)
+        return cls(ids, grades, lengths, counts, collection_size, name=name)

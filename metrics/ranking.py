@@ -1,0 +1,257 @@
+"""Ranking a run (score descending, ties broken by a policy) and judging it against ground truth.
+
+Tie policies, for items of equal score within a query:
+
+* ``stable`` — input order (the order of the run file's lines, or of a matrix's columns);
+* ``id`` — item id ascending, as FMP's text puts it (numeric order when every id is an integer,
+  otherwise string order);
+* ``trec`` — what trec_eval does: scores are compared after rounding to float32 (trec_eval keeps
+  them as C ``float``) and ties are broken by item id *descending* (``strcmp``).
+
+A bare ranked list (no scores) is ordered by its rank column, else by input order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run
+
+TIE_POLICIES = ("stable", "id", "trec")
+
+
+@dataclass(frozen=True)
+class TieReport:
+    """How many score ties a ranking has, and how many tie groups straddle each cutoff (an item of
+    the group above the cutoff and another below it, so the policy changes the measure at k)."""
+
+    tied_items: int = 0
+    tie_groups: int = 0
+    queries_with_ties: int = 0
+    straddling: dict[int, int] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        if not self.tie_groups:
+            return "no score ties"
+        text = (f"{self.tied_items} items in {self.tie_groups} groups of equal score, in "
+                f"{self.queries_with_ties} queries")
+        cut = [f"{n} straddle rank {k}" for k, n in sorted(self.straddling.items()) if n]
+        return text + ("; " + ", ".join(cut) if cut else "; none straddles a cutoff")
+
+
+@dataclass(frozen=True, eq=False)
+class RankedRun:
+    """A run sorted into its ranking: ``query_ids`` in first-appearance order, rows of query i at
+    ``offsets[i]:offsets[i+1]`` in rank order."""
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    item_ids: np.ndarray
+    scores: np.ndarray | None
+    ties: TieReport
+    name: str = "run"
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def _id_order_key(ids: np.ndarray) -> np.ndarray:
+    """Integer keys that sort ids ascending: numerically if all are integers, else as strings."""
+    numeric = pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
+    if len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all():
+        return pd.factorize(numeric.to_numpy(np.float64), sort=True)[0]
+    return pd.factorize(ids, sort=True)[0]
+
+
+def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
+    """The scores as the policy compares them (float32-rounded for ``trec``)."""
+    return scores.astype(np.float32).astype(np.float64) if ties == "trec" else scores
+
+
+def check_policy(ties: str) -> None:
+    if ties not in TIE_POLICIES:
+        raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
+
+
+def tie_report(query_codes: np.ndarray, positions: np.ndarray, compared: np.ndarray | None,
+               cutoffs=()) -> TieReport:
+    """Tie statistics of rows already in rank order (``compared`` as the policy compares scores)."""
+    if compared is None or len(compared) < 2:
+        return TieReport(straddling={k: 0 for k in cutoffs})
+    same = (query_codes[1:] == query_codes[:-1]) & (compared[1:] == compared[:-1])
+    in_tie = np.zeros(len(compared), dtype=bool)
+    in_tie[1:] |= same
+    in_tie[:-1] |= same
+    if not in_tie.any():
+        return TieReport(straddling={k: 0 for k in cutoffs})
+    starts = np.ones(len(compared), dtype=bool)
+    starts[1:] = ~same
+    group = np.cumsum(starts) - 1
+    tied_groups = np.unique(group[in_tie])
+    first_pos = positions[starts][tied_groups]
+    sizes = np.bincount(group)[tied_groups]
+    last_pos = first_pos + sizes - 1
+    straddle = {int(k): int(((first_pos < k) & (last_pos >= k)).sum()) for k in cutoffs}
+    return TieReport(int(in_tie.sum()), len(tied_groups),
+                     len(np.unique(query_codes[in_tie])), straddle)
+
+
+def rank_run(run: Run, ties: str = "stable", cutoffs=()) -> RankedRun:
+    """Sort every query's items into its ranking under a tie policy."""
+    check_policy(ties)
+    q_codes, q_uniques = pd.factorize(run.query_ids, sort=False)
+    n = len(run)
+    row = np.arange(n)
+    compared = None
+    if run.scores is not None:
+        compared = policy_scores(run.scores, ties)
+        if ties == "stable":
+            tiebreak = row
+        elif ties == "id":
+            tiebreak = _id_order_key(run.item_ids)
+        else:  # trec: docno descending
+            tiebreak = -pd.factorize(run.item_ids, sort=True)[0]
+        order = np.lexsort((row, tiebreak, -compared, q_codes))
+    elif run.ranks is not None:
+        order = np.lexsort((row, run.ranks, q_codes))
+    else:
+        order = np.lexsort((row, q_codes))
+    q_sorted = q_codes[order]
+    counts = np.bincount(q_codes, minlength=len(q_uniques))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    positions = np.arange(n) - offsets[q_sorted]
+    sorted_compared = None if compared is None else compared[order]
+    report = tie_report(q_sorted, positions, sorted_compared, cutoffs)
+    return RankedRun(np.asarray(q_uniques, dtype=object), offsets, run.item_ids[order],
+                     None if run.scores is None else run.scores[order], report, run.name,
+                     run.warnings)
+
+
+def _grades_of(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray) -> np.ndarray:
+    """Grade of each (truth query index, item id) row: judged grade, 0 for unlisted items when
+    the truth judges everything, else UNJUDGED."""
+    codes, _ = pd.factorize(np.concatenate([truth.pair_item, item_ids]))
+    width = int(codes.max()) + 1 if len(codes) else 1
+    truth_keys = truth.pair_query * width + codes[: len(truth.pair_item)]
+    order = np.argsort(truth_keys, kind="stable")
+    sorted_keys = truth_keys[order]
+    keys = query_index.astype(np.int64) * width + codes[len(truth.pair_item):]
+    at = np.searchsorted(sorted_keys, keys)
+    at_clipped = np.minimum(at, max(len(sorted_keys) - 1, 0))
+    found = (at < len(sorted_keys)) & (sorted_keys[at_clipped] == keys) if len(sorted_keys) else \
+        np.zeros(len(keys), dtype=bool)
+    default = 0 if truth.unlisted_judged else UNJUDGED
+    grades = np.full(len(keys), default, dtype=np.int64)
+    grades[found] = truth.pair_grade[order[at_clipped[found]]]
+    return grades
+
+
+def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
+          collection_size: int | None = None, warn_self: bool = True) -> JudgedRanking:
+    """Rank a run and look every ranked item up in the ground truth.
+
+    Evaluated queries are the ground truth's; a truth query the run lacks gets an empty list, a run
+    query the truth lacks is left out — both with a warning and a count.
+    """
+    ranked = run if isinstance(run, RankedRun) else rank_run(run, ties)
+    warnings = list(ranked.warnings) + list(truth.warnings)
+    truth_index = pd.Index(truth.query_ids)
+    run_to_truth = truth_index.get_indexer(ranked.query_ids)
+    run_only = run_to_truth < 0
+    if run_only.any():
+        example = ranked.query_ids[np.flatnonzero(run_only)[0]]
+        warnings.append(f"{ranked.name}: {int(run_only.sum())} run quer(ies) not in the ground "
+                        f"truth were left out (first: {example!r})")
+    row_query = np.repeat(run_to_truth, ranked.lengths)
+    keep = row_query >= 0
+    if truth.self_items is not None:
+        is_self = np.zeros(len(row_query), dtype=bool)
+        is_self[keep] = ranked.item_ids[keep] == truth.self_items[row_query[keep]]
+        if is_self.any() and warn_self:
+            warnings.append(f"{ranked.name}: {int(is_self.sum())} quer(ies) retrieved themselves; "
+                            f"the query item was removed from its own ranking")
+        keep &= ~is_self
+    q = row_query[keep]
+    items = ranked.item_ids[keep]
+    scores = None if ranked.scores is None else ranked.scores[keep]
+    judged = _assemble(truth, q, items, scores, collection_size, ranked.name, warnings)
+    missing = np.setdiff1d(np.arange(len(truth.query_ids)), np.unique(q))
+    if len(missing):
+        judged = _with_warning(judged, f"{ranked.name}: {len(missing)} ground-truth quer(ies) are "
+                                       f"not in the run and score 0 where a measure has a value "
+                                       f"for an empty list (first: {truth.query_ids[missing[0]]!r})")
+    return judged
+
+
+def _with_warning(judged: JudgedRanking, message: str) -> JudgedRanking:
+    object.__setattr__(judged, "warnings", judged.warnings + (message,))
+    return judged
+
+
+def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
+              scores: np.ndarray | None, collection_size: int | None, name: str,
+              warnings: list[str]) -> JudgedRanking:
+    """Build the queries × ranks matrices from rows already grouped by query in rank order."""
+    n_queries = len(truth.query_ids)
+    lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
+    depth = int(lengths.max()) if n_queries and len(query_index) else 0
+    # rows of one query are contiguous, but queries may come in any order
+    block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
+        if len(query_index) else np.zeros(0, dtype=np.int64)
+    block_len = np.diff(np.r_[block_start, len(query_index)])
+    positions = np.arange(len(query_index)) - np.repeat(block_start, block_len)
+    grades = np.full((n_queries, depth), PAD, dtype=np.int16)
+    grades[query_index, positions] = _grades_of(truth, query_index, items)
+    item_matrix = np.full((n_queries, depth), None, dtype=object)
+    item_matrix[query_index, positions] = items
+    score_matrix = np.full((n_queries, depth), np.nan)
+    if scores is not None:
+        score_matrix[query_index, positions] = scores
+    counts = truth.grade_counts()
+    if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
+            and len(truth.candidates):
+        collection_size = int(truth.candidates.max())
+    if collection_size is not None:
+        too_small = (lengths > collection_size) | (counts[:, 1:].sum(axis=1) > collection_size)
+        if too_small.any():
+            raise InputError(f"collection size {collection_size} is smaller than query "
+                             f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
+                             f"relevant items; give the real number of items in the collection")
+    return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
+                         score_matrix, tuple(warnings), name)
+
+
+def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
+                 ties: str = "stable", collection_size: int | None = None,
+                 name: str = "run", larger_is_better: bool = True) -> JudgedRanking:
+    """Rank every item for every query from a dense queries × items score matrix (all-vs-all
+    similarity, or embedding similarities) and judge the rankings against the truth."""
+    check_policy(ties)
+    scores = np.asarray(score_matrix, dtype=np.float64)
+    if not larger_is_better:
+        scores = -scores
+    query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
+    item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
+    n_q, n_items = scores.shape
+    compared = policy_scores(scores, ties)
+    if ties == "stable":
+        column_order = np.arange(n_items)
+    elif ties == "id":
+        column_order = np.argsort(_id_order_key(item_ids), kind="stable")
+    else:
+        column_order = np.argsort(-pd.factorize(item_ids, sort=True)[0], kind="stable")
+    # the query item, where it is among the columns, is removed by judge()
+    order = column_order[np.argsort(-compared[:, column_order], axis=1, kind="stable")]
+    ranked = RankedRun(
+        query_ids, np.arange(n_q + 1) * n_items, item_ids[order].ravel(),
+        np.take_along_axis(scores, order, axis=1).ravel() * (1 if larger_is_better else -1),
+        tie_report(np.repeat(np.arange(n_q), n_items), np.tile(np.arange(n_items), n_q),
+                   np.take_along_axis(compared, order, axis=1).ravel()),
+        name)
+    return judge(ranked, truth, collection_size=collection_size, warn_self=False)
