@@ -1,0 +1,19 @@
+"""Music Retrieval Evaluation: the pure evaluation engine (no Streamlit, no Plotly).
+
+>>> from metrics import Run, GroundTruth, judge, evaluate
+>>> run = Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
+>>> truth = GroundTruth.from_dict({"q": {"b": 1, "c": 0}})
+>>> evaluate(judge(run, truth), "AP,RR").aggregate()
+{'AP': 0.5, 'RR': 0.5}
+"""
+
+from .errors import InputError, MeasureError
+from .evaluate import EvaluationResult, MeasureResult, aggregate, evaluate
+from .model import GroundTruth, JudgedRanking, Run
+from .ranking import RankedRun, TieReport, judge, judge_scores, rank_run
+from .registry import REGISTRY, Measure, parse_measure, parse_measures, split_measure_list
+
+__all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
+           "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",
+           "aggregate", "evaluate", "judge", "judge_scores", "parse_measure", "parse_measures",
+           "rank_run", "split_measure_list"]

@@ -1,0 +1,5 @@
+"""``python -m metrics``: see :mod:`metrics.cli`."""
+
+from .cli import main
+
+raise SystemExit(main())

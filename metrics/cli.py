@@ -1,0 +1,277 @@
+"""The command line: ``python -m metrics evaluate | evaluate-matrix | evaluate-embeddings | compare``.
+
+Exit status 0 on success and 2 on bad input, with one line on stderr naming the file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .evaluate import AGGREGATES, EvaluationResult, evaluate
+from .loaders import run_name
+from .loaders.annotations import load_taxonomy
+from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_truth
+from .ranking import TIE_POLICIES
+from .registry import parse_measures
+from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
+
+DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, as for any bad input
+        sys.stderr.write(f"error: {message} (see python -m metrics {self.prog.split()[-1]} -h)\n")
+        raise SystemExit(2)
+
+
+def _collection_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--measures", "-m", default=DEFAULT_MEASURES,
+                        help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
+                             f"(default {DEFAULT_MEASURES})")
+    parser.add_argument("--format", "-f", choices=("table", "json", "csv"), default="table")
+    parser.add_argument("--ties", choices=TIE_POLICIES, default="stable",
+                        help="order of equal scores: input order, item id ascending, or "
+                             "trec_eval's (float32 scores, id descending)")
+    parser.add_argument("--collection-size", type=_collection_size, default=None, metavar="N",
+                        help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m metrics",
+                     description="Evaluate ranked retrieval: measures per query and overall.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = sub.add_parser("evaluate", help="evaluate a run against qrels (or labels/taxonomy)")
+    ev.add_argument("run", help="TREC run, CSV/TSV with header, or Parquet")
+    ev.add_argument("truth", help="qrels (TREC or CSV/TSV), a labels CSV (item_id,label), or "
+                                  "with --taxonomy the item_id,class annotations")
+    ev.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
+    _common(ev)
+    _output(ev)
+
+    mx = sub.add_parser("evaluate-matrix", help="evaluate an all-vs-all N×N score matrix")
+    mx.add_argument("matrix", help=".npy N×N similarity (or distance with --distance)")
+    mx.add_argument("labels", help="CSV item_id,label in the matrix's row order")
+    mx.add_argument("--distance", action="store_true", help="smaller values are more similar")
+    _common(mx)
+    _output(mx)
+
+    em = sub.add_parser("evaluate-embeddings", help="rank items by embedding similarity")
+    em.add_argument("query_embeddings")
+    em.add_argument("query_ids", help="one query id per line (or CSV with query_id column)")
+    em.add_argument("item_embeddings")
+    em.add_argument("item_ids", help="one item id per line (or CSV with item_id column)")
+    em.add_argument("truth", help="qrels (query_id,item_id,relevance)")
+    em.add_argument("--similarity", choices=("cosine", "dot", "euclidean"), default="cosine",
+                    help="cosine, dot product or negative Euclidean distance")
+    _common(em)
+    _output(em)
+
+    cp = sub.add_parser("compare", help="compare two or more runs on the same ground truth")
+    cp.add_argument("files", nargs="+", metavar="RUN ... TRUTH",
+                    help="two or more runs, then the qrels (or labels) file")
+    cp.add_argument("--test", action="append", choices=TESTS, default=None,
+                    help="significance test; repeat for several (default: all three)")
+    cp.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                    help="seed of the randomisation test and the bootstrap")
+    cp.add_argument("--resamples", type=_collection_size, default=DEFAULT_RESAMPLES,
+                    help="permutations and bootstrap resamples (default 10000)")
+    _common(cp)
+    return parser
+
+
+def _output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--per-query", action="store_true", help="print every query's values")
+    parser.add_argument("--aggregate", choices=AGGREGATES, default="mean",
+                        help="how per-query values are summarised (undefined ones left out)")
+
+
+# ---- output ------------------------------------------------------------------------------------
+
+def _json_number(value):
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _text_number(value) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                       for i, (c, w) in enumerate(zip(row, widths)))
+             for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str) -> str:
+    summary = result.aggregate(how)
+    undefined = result.undefined()
+    if fmt == "json":
+        out = {"measures": result.measures,
+               "aggregate": {m: _json_number(v) for m, v in summary.items()}}
+        if per_query:
+            out["per_query"] = {
+                str(q): {m: _json_number(r.values[i]) for m, r in result.results.items()}
+                for i, q in enumerate(result.query_ids)}
+        out["warnings"] = list(result.warnings)
+        out["aggregate_method"] = how
+        out["num_queries"] = len(result.query_ids)
+        out["undefined"] = undefined
+        return json.dumps(out, indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["query_id", *result.measures])
+        if per_query:
+            for i, q in enumerate(result.query_ids):
+                writer.writerow([q, *[_csv_number(r.values[i]) for r in result.results.values()]])
+        writer.writerow([f"all ({how})", *[_csv_number(summary[m]) for m in result.measures]])
+        return buffer.getvalue().rstrip("\n")
+    blocks = []
+    if per_query:
+        rows = [[str(q), *[_text_number(r.values[i]) for r in result.results.values()]]
+                for i, q in enumerate(result.query_ids)]
+        blocks.append(_table(["query", *result.measures], rows))
+    rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
+             str(undefined[m])] for m in result.measures]
+    blocks.append(_table(["measure", how, "queries", "undefined"], rows))
+    return "\n\n".join(blocks)
+
+
+def _csv_number(value) -> str:
+    value = _json_number(value)
+    return "" if value is None else repr(value)
+
+
+def render_comparison(systems, measures, aggregates, tests, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"systems": systems, "measures": measures,
+                           "aggregate": {s: {m: _json_number(v) for m, v in aggregates[s].items()}
+                                         for s in systems},
+                           "tests": [t.as_dict() for t in tests]}, indent=2)
+    rows = [[t.measure, t.a, t.b, t.test, _text_number(t.mean_diff),
+             f"[{_text_number(t.ci[0])}, {_text_number(t.ci[1])}]", _text_number(t.statistic),
+             _p(t.p), _p(t.p_holm), _text_number(t.effect_size), str(t.n),
+             f"{t.wins}/{t.ties}/{t.losses}"] for t in tests]
+    header = ["measure", "A", "B", "test", "B−A", "95% CI", "statistic", "p", "p (Holm)",
+              "d", "n", "win/tie/loss"]
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return buffer.getvalue().rstrip("\n")
+    means = _table(["system", *measures],
+                   [[s, *[_text_number(aggregates[s][m]) for m in measures]] for s in systems])
+    return means + "\n\n" + _table(header, rows)
+
+
+def _p(value) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4g}"
+
+
+# ---- commands ----------------------------------------------------------------------------------
+
+def _truth(path: str, taxonomy: str | None):
+    return load_taxonomy(taxonomy, path) if taxonomy else load_truth(path)
+
+
+def _emit(text: str, warnings_list, fmt: str) -> None:
+    if fmt != "json":
+        for warning in warnings_list:
+            sys.stderr.write(f"warning: {warning}\n")
+    sys.stdout.write(text + "\n")
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    measures = parse_measures(args.measures)
+    if args.command == "compare":
+        if len(args.files) < 3:
+            raise InputError("compare needs at least two runs and a ground-truth file")
+        *runs, truth_path = args.files
+        truth = load_truth(truth_path)
+        names, per_query, aggregates, warnings_list = [], {}, {}, []
+        for path in runs:
+            name = run_name(path)
+            if name in per_query:
+                name = path
+            result = evaluate(judge_run_file(path, truth, args.ties, args.collection_size),
+                              measures)
+            names.append(name)
+            per_query[name] = {m: r.values for m, r in result.results.items()}
+            aggregates[name] = result.aggregate("mean")
+            warnings_list.extend(result.warnings)
+        labels = [str(m) for m in measures]
+        tests = compare_systems(per_query, labels, args.test or list(TESTS), args.seed,
+                                args.resamples)
+        _emit(render_comparison(names, labels, aggregates, tests, args.format),
+              dict.fromkeys(warnings_list), args.format)
+        return 0
+    if args.command == "evaluate":
+        judged = judge_run_file(args.run, _truth(args.truth, args.taxonomy), args.ties,
+                                args.collection_size)
+    elif args.command == "evaluate-matrix":
+        judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
+                              args.collection_size)
+    else:
+        judged = judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
+                                  args.item_ids, load_truth(args.truth), args.similarity,
+                                  args.ties, args.collection_size)
+    result = evaluate(judged, measures)
+    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
+          result.warnings, args.format)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except InputError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write("error: not enough memory for this input\n")
+        return 1
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: still one line, but say so
+        if os.environ.get("METRICS_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error ({type(exc).__name__}: {exc}); rerun with "
+                         f"METRICS_DEBUG=1 for details and please report it\n")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

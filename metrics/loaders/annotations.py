@@ -1,0 +1,69 @@
+"""Loading ground truth given as annotations: clique labels (cover songs) and a two-level class
+taxonomy with per-item class annotations (instrument retrieval)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import GroundTruth
+from .tables import Layout, read_table, text_column
+from .text import Source, source_name
+
+LABELS = Layout("labels file", trec=("item_id", "label"), required=("item_id", "label"))
+TAXONOMY = Layout("taxonomy", trec=("class", "parent"), required=("class", "parent"))
+ANNOTATIONS = Layout("annotations file", trec=("item_id", "class"), required=("item_id", "class"))
+
+
+def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``item_id,label`` rows (a CSV with that header, or two whitespace-separated columns): item
+    ids and their clique labels, in file order (the row order of a score matrix)."""
+    label = source_name(source, name)
+    table = read_table(source, LABELS, label)
+    items = text_column(table, "item_id")
+    labels = text_column(table, "label")
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        if item in seen:
+            raise table.error(i, f"item {item!r} is listed twice (first on line "
+                                 f"{table.lines[seen[item]]}); each item needs exactly one label")
+        seen[item] = i
+    return items, labels
+
+
+def load_label_truth(source: Source, name: str | None = None) -> GroundTruth:
+    items, labels = load_labels(source, name)
+    return GroundTruth.from_labels(items, labels, name=source_name(source, name))
+
+
+def load_taxonomy(taxonomy: Source, annotations: Source, taxonomy_name: str | None = None,
+                  annotations_name: str | None = None) -> GroundTruth:
+    """A ``class,parent`` taxonomy (empty parent for a top-level class) and ``item_id,class``
+    annotations, one row per (item, class): relevance 2 for the query class, 1 for a sibling."""
+    tax_label = source_name(taxonomy, taxonomy_name)
+    tax = read_table(taxonomy, TAXONOMY, tax_label)
+    classes = text_column(tax, "class")
+    parents = tax.columns["parent"]
+    parent_of: dict[str, str] = {}
+    for i, (cls, parent) in enumerate(zip(classes, parents)):
+        if cls in parent_of:
+            raise tax.error(i, f"class {cls!r} is listed twice; give each class one parent")
+        parent_of[cls] = parent
+    for i, parent in enumerate(parents):
+        if parent and parent_of.get(parent, "") != "":
+            raise tax.error(i, f"parent {parent!r} has a parent itself; the taxonomy must have two "
+                               f"levels")
+    for parent in set(parents) - {""} - set(parent_of):
+        parent_of[parent] = ""  # a parent named only as a parent is a top-level class
+    notes_label = source_name(annotations, annotations_name)
+    notes = read_table(annotations, ANNOTATIONS, notes_label)
+    items = text_column(notes, "item_id")
+    note_classes = text_column(notes, "class")
+    for i, cls in enumerate(note_classes):
+        if cls not in parent_of:
+            raise notes.error(i, f"class {cls!r} is not in the taxonomy {tax_label}")
+    if not len(items):
+        raise InputError("has no annotations", source=notes_label)
+    leaves = [c for c in parent_of if parent_of[c] != "" or c not in set(parents)]
+    return GroundTruth.from_taxonomy(parent_of, zip(items, note_classes), name=tax_label,
+                                     queries=leaves)

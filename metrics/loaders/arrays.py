@@ -1,0 +1,85 @@
+"""Loading ``.npy`` arrays: an N×N score matrix and embedding matrices. Never unpickles."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from ..errors import InputError
+from .text import NUMPY_MAGIC, Source, read_bytes, source_name
+
+SIMILARITIES = ("cosine", "dot", "euclidean")
+
+
+def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.ndarray:
+    """A numeric ``.npy`` array of the given dimension, read with ``allow_pickle=False``."""
+    label = source_name(source, name)
+    data = read_bytes(source, label)
+    if not data:
+        raise InputError("is empty: expected a .npy array", source=label)
+    if data[:6] != NUMPY_MAGIC:
+        raise InputError("is not a .npy file (save it with numpy.save)", source=label)
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
+            raise InputError("holds Python objects (a pickled array), which are never loaded; "
+                             "save a numeric array", source=label) from None
+        raise InputError(f"cannot be read as .npy ({exc})", source=label) from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"is truncated or damaged ({exc})", source=label) from None
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise InputError(f"has dtype {array.dtype}; a numeric (float) array is needed",
+                         source=label)
+    if array.ndim != ndim:
+        raise InputError(f"has shape {array.shape}; a {ndim}-dimensional array is needed",
+                         source=label)
+    if array.size == 0:
+        raise InputError(f"has shape {array.shape} with no values", source=label)
+    finite = np.isfinite(array)
+    if not finite.all():
+        where = np.argwhere(~finite)[0]
+        raise InputError(f"value at index {tuple(int(i) for i in where)} is "
+                         f"{array[tuple(where)]}; every value must be a finite number",
+                         source=label)
+    return array
+
+
+def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
+    """An N×N all-vs-all similarity (or distance) matrix."""
+    matrix = load_array(source, name, ndim=2)
+    if matrix.shape[0] != matrix.shape[1]:
+        raise InputError(f"has shape {matrix.shape}; an all-vs-all matrix must be square (N×N)",
+                         source=source_name(source, name))
+    return matrix
+
+
+def similarity(queries: np.ndarray, items: np.ndarray, kind: str = "cosine") -> np.ndarray:
+    """queries × items similarity: cosine, dot product, or negative Euclidean distance."""
+    q = np.asarray(queries, dtype=np.float64)
+    d = np.asarray(items, dtype=np.float64)
+    if kind == "dot":
+        return q @ d.T
+    if kind == "cosine":
+        qn = np.linalg.norm(q, axis=1, keepdims=True)
+        dn = np.linalg.norm(d, axis=1, keepdims=True)
+        return (q / np.where(qn == 0, 1, qn)) @ (d / np.where(dn == 0, 1, dn)).T
+    if kind == "euclidean":
+        squared = (q * q).sum(1)[:, None] + (d * d).sum(1)[None, :] - 2 * q @ d.T
+        return -np.sqrt(np.maximum(squared, 0.0))
+    raise InputError(f"unknown similarity {kind!r}; use one of {', '.join(SIMILARITIES)}")
+
+
+def check_embeddings(queries: np.ndarray, items: np.ndarray, query_label: str,
+                     item_label: str) -> None:
+    if queries.shape[1] != items.shape[1]:
+        raise InputError(f"query embeddings have dimension {queries.shape[1]} but the item "
+                         f"embeddings ({item_label}) have {items.shape[1]}; both must match",
+                         source=query_label)
+
+
+def check_ids(ids: np.ndarray, rows: int, ids_label: str, array_label: str) -> None:
+    if len(ids) != rows:
+        raise InputError(f"lists {len(ids)} ids but {array_label} has {rows} rows; the ids must "
+                         f"name the rows in order", source=ids_label)

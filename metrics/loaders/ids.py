@@ -1,0 +1,26 @@
+"""Loading an id list that names the rows of an array, one id per line (or a CSV column)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tables import Layout, read_table, text_column
+from .text import Source, source_name
+
+IDS = Layout("id list", trec=("item_id",), required=("item_id",),
+             alternatives=(("query_id",),))
+
+
+def load_ids(source: Source, name: str | None = None) -> np.ndarray:
+    """Ids in row order: one per line, or a CSV/TSV with an ``item_id`` (or ``query_id``) column
+    (other columns, such as a label, are ignored). Ids must be unique."""
+    table = read_table(source, IDS, source_name(source, name))
+    column = "item_id" if "item_id" in table.columns else "query_id"
+    ids = text_column(table, column)
+    seen: dict[str, int] = {}
+    for i, value in enumerate(ids):
+        if value in seen:
+            raise table.error(i, f"id {value!r} is listed twice (first on line "
+                                 f"{table.lines[seen[value]]}); ids must be unique")
+        seen[value] = i
+    return ids

@@ -1,0 +1,49 @@
+"""Loading runs and qrels: TREC files, CSV/TSV with a header, Parquet."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from ..model import GroundTruth, Run
+from .tables import Layout, numeric_column, read_table, text_column
+from .text import Source, source_name
+
+RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", None),
+             required=("query_id", "item_id", "score"), optional=("rank",),
+             alternatives=(("query_id", "item_id", "rank"), ("query_id", "item_id")))
+QRELS = Layout("qrels", trec=("query_id", None, "item_id", "relevance"),
+               required=("query_id", "item_id", "relevance"))
+
+
+def run_name(label: str) -> str:
+    """A system's name: its file name without extension(s) (``bm25.run.gz`` → ``bm25``)."""
+    stem = PurePath(label).name
+    for suffix in (".gz", ".csv", ".tsv", ".txt", ".parquet", ".run", ".trec", ".res"):
+        stem = stem.removesuffix(suffix)
+    return stem or label
+
+
+def load_run(source: Source, name: str | None = None) -> Run:
+    """A run from a TREC file (``qid Q0 item rank score tag``), a CSV/TSV with header
+    ``query_id,item_id,score[,rank]`` (or ``query_id,item_id[,rank]`` for a bare ranked list) or
+    Parquet with those columns. The TREC rank column is ignored, as trec_eval ignores it."""
+    label = source_name(source, name)
+    table = read_table(source, RUN, label)
+    queries = text_column(table, "query_id")
+    items = text_column(table, "item_id")
+    scores = numeric_column(table, "score") if "score" in table.columns else None
+    ranks = None
+    if scores is None and "rank" in table.columns:
+        ranks = numeric_column(table, "rank")
+    return Run.build(queries, items, scores, ranks, name=run_name(label), source=label)
+
+
+def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
+    """Judgements from a TREC qrels file (``qid 0 item grade``), a CSV/TSV with header
+    ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers; 0 is
+    judged not relevant; negative grades are read as 0 with a warning."""
+    label = source_name(source, name)
+    table = read_table(source, QRELS, label)
+    return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
+                             numeric_column(table, "relevance", whole=True),
+                             name=run_name(label), source=label)

@@ -1,0 +1,200 @@
+"""Reading a table of named columns from TREC whitespace files, CSV/TSV with a header, or Parquet.
+
+Each loader describes its columns once (:class:`Layout`); this module finds them, checks the row
+shapes and the numbers, and reports any problem with the file, line and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
+                   source_name, split_rows, table_delimiter)
+
+ALIASES = {
+    "query_id": ("query_id", "qid", "query", "queryid", "topic"),
+    "item_id": ("item_id", "docno", "doc_id", "docid", "doc", "item", "itemid", "document"),
+    "score": ("score", "sim", "similarity"),
+    "rank": ("rank",),
+    "relevance": ("relevance", "rel", "grade", "judgement", "judgment"),
+    "label": ("label", "clique", "work", "group", "clique_id", "work_id"),
+    "class": ("class", "instrument", "category"),
+    "parent": ("parent", "family", "parent_class"),
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a table holds: ``trec`` lists the column names of the headerless TREC form (None for a
+    column that is read but ignored), ``required`` and ``optional`` the named columns of CSV/TSV
+    and Parquet."""
+
+    what: str
+    trec: tuple[str | None, ...]
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    alternatives: tuple[tuple[str, ...], ...] = ()  # extra header sets allowed (e.g. no score)
+
+
+@dataclass(frozen=True)
+class Table:
+    source: str
+    columns: dict[str, np.ndarray]   # strings, one per row
+    lines: np.ndarray                # line (text) or row (Parquet) number of each row
+    unit: str = "line"               # "line" or "row"
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def error(self, index: int, message: str, column: str | None = None) -> InputError:
+        where = {"line": int(self.lines[index])} if self.unit == "line" else \
+            {"row": int(self.lines[index])}
+        return InputError(message, source=self.source, column=column, **where)
+
+
+def _canonical(name: str) -> str | None:
+    key = name.strip().strip('"').lower().replace(" ", "_")
+    for canonical, names in ALIASES.items():
+        if key in names:
+            return canonical
+    return None
+
+
+def _looks_like_header(first_line: str, delimiter: str | None, layout: Layout) -> bool:
+    cells = first_line.split(delimiter) if delimiter else first_line.split()
+    names = set(layout.required) | set(layout.optional)
+    return any(_canonical(c) in names for c in cells)
+
+
+def read_table(source: Source, layout: Layout, name: str | None = None) -> Table:
+    label = source_name(source, name)
+    data = read_bytes(source, label)
+    if data[:4] == PARQUET_MAGIC:
+        return _read_parquet(data, layout, label)
+    text = load_text(data, label, layout.what)
+    first = first_content_line(text)
+    delimiter = table_delimiter(first, label)
+    if _looks_like_header(first, delimiter, layout) or (delimiter is not None and
+                                                 label.lower().removesuffix(".gz").endswith(
+                                                     (".csv", ".tsv"))):
+        return _read_with_header(split_rows(text, label, delimiter, layout.what), layout)
+    return _read_trec(split_rows(text, label, None, layout.what), layout)
+
+
+def _read_trec(rows, layout: Layout) -> Table:
+    width = len(layout.trec)
+    counts = np.fromiter((len(f) for f in rows.fields), dtype=np.int64, count=len(rows))
+    bad = np.flatnonzero(counts != width)
+    if len(bad):
+        i = int(bad[0])
+        names = " ".join(c or "_" for c in layout.trec)
+        raise InputError(f"expected {width} whitespace-separated fields ({names}) but found "
+                         f"{counts[i]}; a CSV/TSV needs a header row naming its columns",
+                         source=rows.source, line=rows.lines[i])
+    matrix = np.array(rows.fields, dtype=object).reshape(len(rows), width)
+    columns = {c: matrix[:, i] for i, c in enumerate(layout.trec) if c}
+    return Table(rows.source, columns, np.asarray(rows.lines))
+
+
+def _resolve_header(header: list[str], layout: Layout, label: str, line: int) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for index, cell in enumerate(header):
+        canonical = _canonical(cell)
+        if canonical is None:
+            continue
+        if canonical in found:
+            raise InputError(f"the header names column {canonical!r} twice", source=label,
+                             line=line)
+        found[canonical] = index
+    wanted = set(layout.required)
+    allowed = [set(layout.required)] + [set(a) for a in layout.alternatives]
+    if not any(a <= set(found) for a in allowed):
+        options = " or ".join(",".join(a) for a in [layout.required, *layout.alternatives])
+        missing = sorted(wanted - set(found))
+        raise InputError(f"the header lacks column(s) {', '.join(missing)}: a {layout.what} CSV/TSV "
+                         f"needs the header {options}"
+                         + (f"{',' + ','.join(layout.optional) if layout.optional else ''}"),
+                         source=label, line=line)
+    keep = set(layout.required) | set(layout.optional) | {c for a in layout.alternatives for c in a}
+    return {c: i for c, i in found.items() if c in keep}
+
+
+def _read_with_header(rows, layout: Layout) -> Table:
+    header, header_line = rows.fields[0], rows.lines[0]
+    positions = _resolve_header(header, layout, rows.source, header_line)
+    body, lines = rows.fields[1:], np.asarray(rows.lines[1:])
+    if not body:
+        raise InputError(f"has a header but no rows: expected a {layout.what}", source=rows.source)
+    counts = np.fromiter((len(f) for f in body), dtype=np.int64, count=len(body))
+    bad = np.flatnonzero(counts != len(header))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(f"expected {len(header)} fields as in the header but found {counts[i]}",
+                         source=rows.source, line=lines[i])
+    matrix = np.array(body, dtype=object).reshape(len(body), len(header))
+    columns = {c: matrix[:, i] for c, i in positions.items()}
+    return Table(rows.source, columns, lines)
+
+
+def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"cannot read as Parquet ({exc})", source=label) from None
+    names = list(table.column_names)
+    positions = _resolve_header(names, layout, label, None)
+    if table.num_rows == 0:
+        raise InputError(f"has no rows: expected a {layout.what}", source=label)
+    columns = {}
+    for canonical, index in positions.items():
+        column = table.column(index).to_pandas()
+        missing = column.isna().to_numpy()
+        if missing.any():
+            raise InputError("is empty (null)", source=label, row=int(np.flatnonzero(missing)[0]) + 1,
+                             column=names[index])
+        columns[canonical] = column.astype(str).to_numpy(dtype=object)
+        if canonical in ("score", "rank", "relevance") and pd.api.types.is_numeric_dtype(
+                table.column(index).type.to_pandas_dtype()):
+            columns[canonical] = column.to_numpy(dtype=np.float64)
+    return Table(label, columns, np.arange(1, table.num_rows + 1), unit="row")
+
+
+def text_column(table: Table, name: str) -> np.ndarray:
+    values = table.columns[name]
+    empty = np.flatnonzero(pd.Series(values, dtype=object).str.len().to_numpy() == 0)
+    if len(empty):
+        raise table.error(int(empty[0]), "is empty; every row needs a value here", column=name)
+    return values
+
+
+def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
+    """The column as float64; non-numbers, NaN and infinities are errors with their line."""
+    values = table.columns[name]
+    if values.dtype != object:
+        numbers = values.astype(np.float64)
+    else:
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(
+            np.float64)
+    bad = np.flatnonzero(~np.isfinite(numbers))
+    if len(bad):
+        i = int(bad[0])
+        shown = str(values[i]).strip()
+        spelled_special = shown.lower().lstrip("+-") in ("nan", "inf", "infinity")
+        kind = ("not a finite number (NaN and infinity are not allowed)"
+                if spelled_special or np.isinf(numbers[i]) else "not a number")
+        raise table.error(i, f"{name} {str(shown)!r} is {kind}", column=name)
+    if whole:
+        fractional = np.flatnonzero(numbers != np.round(numbers))
+        if len(fractional):
+            i = int(fractional[0])
+            raise table.error(i, f"{name} {values[i]!r} is not a whole number", column=name)
+    return numbers

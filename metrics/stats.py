@@ -1,0 +1,159 @@
+"""Paired comparison of systems on the same queries: the tests come from scipy.stats.
+
+For a measure and two systems A and B, the per-query differences are d = B − A over the queries
+where both have a value. Reported for each test: statistic, p, the Holm-adjusted p when more than
+two systems are compared, the mean difference with a bootstrap confidence interval, Cohen's d for
+paired data (mean(d)/sd(d)), n, and the win/tie/loss counts (B better / equal / worse).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from .errors import InputError
+
+TESTS = ("t", "wilcoxon", "randomization")
+DEFAULT_SEED = 20261121
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    measure: str
+    a: str
+    b: str
+    test: str
+    statistic: float | None
+    p: float | None
+    p_holm: float | None
+    mean_diff: float | None
+    ci: tuple[float | None, float | None]
+    effect_size: float | None
+    n: int
+    wins: int
+    ties: int
+    losses: int
+    seed: int
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["ci"] = list(self.ci)
+        return out
+
+
+def _finite(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def paired_values(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    both = ~np.isnan(a) & ~np.isnan(b)
+    return a[both], b[both]
+
+
+def win_tie_loss(a: np.ndarray, b: np.ndarray, tolerance: float = 1e-12) -> tuple[int, int, int]:
+    diff = b - a
+    ties = np.abs(diff) <= tolerance
+    return int((diff > tolerance).sum()), int(ties.sum()), int((diff < -tolerance).sum())
+
+
+def test_statistic(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEED,
+                   resamples: int = DEFAULT_RESAMPLES) -> tuple[float | None, float | None]:
+    """(statistic, p) of a two-sided paired test of B against A. Identical systems give p = 1."""
+    diff = b - a
+    if len(diff) == 0:
+        return None, None
+    if np.all(diff == 0):
+        return 0.0, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if test == "t":
+            result = stats.ttest_rel(b, a)
+        elif test == "wilcoxon":
+            result = stats.wilcoxon(b, a, zero_method="wilcox")
+        elif test == "randomization":
+            result = stats.permutation_test(
+                (a, b), lambda x, y, axis: np.mean(y - x, axis=axis), vectorized=True,
+                permutation_type="samples", n_resamples=resamples, alternative="two-sided",
+                rng=np.random.default_rng(seed))
+        else:
+            raise InputError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    return _finite(result.statistic), _finite(result.pvalue)
+
+
+def bootstrap_ci(diff: np.ndarray, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
+                 confidence: float = 0.95) -> tuple[float | None, float | None]:
+    """BCa bootstrap interval of the mean difference (scipy.stats.bootstrap)."""
+    if len(diff) == 0:
+        return None, None
+    if np.all(diff == diff[0]) or len(diff) < 2:
+        return float(diff[0]), float(diff[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = stats.bootstrap((diff,), np.mean, confidence_level=confidence,
+                                 n_resamples=resamples, method="BCa",
+                                 rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        low, high = np.percentile(diff, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(low), float(high)
+
+
+def cohens_d(diff: np.ndarray) -> float | None:
+    """Cohen's d for paired data (d_z): mean(d)/sd(d), sd with n − 1; 0 for identical systems."""
+    if len(diff) < 2:
+        return None
+    sd = diff.std(ddof=1)
+    if sd == 0:
+        return 0.0 if diff.mean() == 0 else None
+    return float(diff.mean() / sd)
+
+
+def holm(p_values: list[float | None]) -> list[float | None]:
+    """Holm–Bonferroni step-down adjusted p-values (None stays None)."""
+    indexed = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    indexed.sort()
+    m = len(indexed)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(indexed):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[i] = running
+    return adjusted
+
+
+def compare_systems(per_query: dict[str, dict[str, np.ndarray]], measures: list[str],
+                    tests=TESTS, seed: int = DEFAULT_SEED,
+                    resamples: int = DEFAULT_RESAMPLES) -> list[PairedTest]:
+    """Every pair of systems (in the given order: A before B), every measure and test.
+
+    ``per_query[system][measure]`` holds values aligned on the same queries. Holm's correction is
+    applied within each (measure, test) over the pairs when more than two systems are compared.
+    """
+    systems = list(per_query)
+    rows: list[PairedTest] = []
+    for measure in measures:
+        for test in tests:
+            family = []
+            for name_a, name_b in itertools.combinations(systems, 2):
+                a, b = paired_values(per_query[name_a][measure], per_query[name_b][measure])
+                diff = b - a
+                statistic, p = test_statistic(a, b, test, seed, resamples)
+                wins, ties, losses = win_tie_loss(a, b)
+                family.append(PairedTest(
+                    measure, name_a, name_b, test, statistic, p, p,
+                    float(diff.mean()) if len(diff) else None,
+                    bootstrap_ci(diff, seed, resamples), cohens_d(diff), len(diff), wins, ties,
+                    losses, seed))
+            if len(systems) > 2:
+                adjusted = holm([row.p for row in family])
+                family = [PairedTest(**{**asdict(row), "p_holm": adj, "ci": row.ci})
+                          for row, adj in zip(family, adjusted)]
+            rows.extend(family)
+    return rows
