@@ -1,0 +1,126 @@
+"""Measure names, the registry, tie policies and the tie report."""
+
+import math
+
+import numpy as np
+import pytest
+
+from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
+                     rank_run, split_measure_list)
+from metrics.ranking import judge_scores
+
+
+def test_split_on_commas_outside_parentheses():
+    assert split_measure_list("AP, P@10,DCG(form=jarvelin,base=e)@10,nDCG@10") == [
+        "AP", "P@10", "DCG(form=jarvelin,base=e)@10", "nDCG@10"]
+
+
+@pytest.mark.parametrize("text,printed", [
+    ("AP", "AP"), ("P@10", "P@10"), ("DCG(base=e,form=jarvelin)@10", "DCG(form=jarvelin,base=e)@10"),
+    ("F(beta=2)@5", "F(beta=2)@5"), ("AP(norm=min)@10", "AP(norm=min)@10"),
+    (" nDCG @ 10 ", "nDCG@10"), ("ERR(p=linear)@20", "ERR(p=linear)@20"),
+])
+def test_parse_and_print(text, printed):
+    assert str(parse_measure(text)) == printed
+
+
+@pytest.mark.parametrize("text,words", [
+    ("Foo", "unknown measure 'Foo'"), ("ap", "did you mean AP"), ("P@0", "at least 1"),
+    ("P@x", "not a whole number"), ("Rprec@10", "takes no cutoff"), ("AP(norm=max)", "not one of"),
+    ("AP(x=1)", "has no parameter 'x'"), ("AP(norm)", "name=value"), ("DCG(base=1)", "cannot be 1"),
+    ("AP(rel=1,rel=2)", "given twice"), ("P@10@2", "not a whole number"), ("P(@10", "cannot read"),
+])
+def test_bad_measure_names(text, words):
+    with pytest.raises(MeasureError, match=words):
+        parse_measure(text)
+
+
+def test_unbalanced_parentheses():
+    with pytest.raises(MeasureError, match="unbalanced"):
+        split_measure_list("DCG(form=trec,P@10")
+
+
+def test_every_measure_is_documented():
+    for name, definition in REGISTRY.items():
+        assert definition.meaning and definition.convention and definition.reference, name
+        assert definition.compute.__doc__, name
+
+
+def test_every_measure_runs_on_an_empty_list_and_a_full_one():
+    run = Run.from_dict({"q1": {"a": 2.0, "b": 1.0}})
+    truth = GroundTruth.from_dict({"q1": {"a": 1, "c": 2}, "q2": {"a": 1}})
+    judged = judge(run, truth, collection_size=10)
+    for name, definition in REGISTRY.items():
+        text = name + ("@5" if definition.cutoff == "required" else "")
+        values = evaluate(judged, text).results[text].values
+        assert values.shape == (2,)
+
+
+# ---- ties ---------------------------------------------------------------------------------------
+
+TIED = Run.build(["q"] * 4, ["b", "c", "a", "d"], [1.0, 1.0, 1.0, 0.5])
+
+
+def items(run, ties):
+    ranked = rank_run(run, ties)
+    return ranked.item_ids.tolist()
+
+
+def test_stable_keeps_input_order():
+    assert items(TIED, "stable") == ["b", "c", "a", "d"]
+
+
+def test_id_ascending():
+    assert items(TIED, "id") == ["a", "b", "c", "d"]
+
+
+def test_id_ascending_is_numeric_for_integer_ids():
+    run = Run.build(["q"] * 3, ["10", "9", "100"], [1.0, 1.0, 1.0])
+    assert items(run, "id") == ["9", "10", "100"]
+
+
+def test_trec_is_id_descending_after_float32_rounding():
+    assert items(TIED, "trec") == ["c", "b", "a", "d"]
+    # distinct in float64, equal in float32: trec_eval sees a tie and orders by id descending
+    run = Run.build(["q", "q"], ["a", "b"], [0.1 + 1e-12, 0.1])
+    assert items(run, "stable") == ["a", "b"]
+    assert items(run, "trec") == ["b", "a"]
+
+
+def test_ties_change_measures_and_are_reported():
+    truth = GroundTruth.from_dict({"q": {"a": 1}})
+    assert evaluate(judge(TIED, truth, "stable"), "RR").aggregate()["RR"] == pytest.approx(1 / 3)
+    assert evaluate(judge(TIED, truth, "id"), "RR").aggregate()["RR"] == 1.0
+    report = rank_run(TIED, "stable", cutoffs=(1, 2, 3, 4)).ties
+    assert (report.tied_items, report.tie_groups, report.queries_with_ties) == (3, 1, 1)
+    assert report.straddling == {1: 1, 2: 1, 3: 0, 4: 0}
+    assert "straddle rank 1" in report.describe()
+
+
+def test_no_ties():
+    report = rank_run(Run.build(["q", "q"], ["a", "b"], [2.0, 1.0]), cutoffs=(1,)).ties
+    assert report.tie_groups == 0 and report.describe() == "no score ties"
+
+
+def test_matrix_excludes_the_query_and_breaks_ties():
+    scores = np.array([[9, 1, 1, 0], [1, 9, 2, 3], [1, 2, 9, 1], [0, 3, 1, 9]], dtype=float)
+    ids = ["w", "x", "y", "z"]
+    truth = GroundTruth.from_labels(ids, ["A", "B", "A", "B"])
+    judged = judge_scores(scores, ids, ids, truth, ties="stable")
+    assert judged.items[0].tolist() == ["x", "y", "z"]        # x and y tie: column order
+    assert judge_scores(scores, ids, ids, truth, ties="trec").items[0].tolist() == ["y", "x", "z"]
+    assert judged.grades[0].tolist() == [0, 1, 0]
+    assert judged.collection_size == 3
+    assert evaluate(judged, "FirstRank").results["FirstRank"].values.tolist() == [2, 1, 2, 1]
+    distance = judge_scores(-scores, ids, ids, truth, larger_is_better=False)
+    assert distance.items.tolist() == judged.items.tolist()
+
+
+def test_undefined_values_are_nan_and_excluded():
+    run = Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}})
+    truth = GroundTruth.from_dict({"q1": {"a": 1}, "q2": {"b": 0}})
+    result = evaluate(judge(run, truth), "AP,P@1")
+    assert math.isnan(result.results["AP"].values[1])
+    assert result.undefined() == {"AP": 1, "P@1": 1}
+    assert result.aggregate() == {"AP": 1.0, "P@1": 1.0}
+    assert any("no relevant item" in w for w in result.warnings)
