@@ -35,10 +35,10 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
     and columns are the items of the labels file, in order; the query item is excluded."""
     scores = load_score_matrix(matrix, matrix_name)
-    items, labels = load_labels(labels, labels_name)
-    check_ids(items, scores.shape[0], source_name(labels, labels_name),
-              source_name(matrix, matrix_name))
-    truth = GroundTruth.from_labels(items, labels, name=source_name(labels, labels_name))
+    labels_label = source_name(labels, labels_name)
+    items, item_labels = load_labels(labels, labels_label)
+    check_ids(items, scores.shape[0], labels_label, source_name(matrix, matrix_name))
+    truth = GroundTruth.from_labels(items, item_labels, name=labels_label)
     return judge_scores(scores, items, items, truth, ties, collection_size,
                         name=run_name(source_name(matrix, matrix_name)),
                         larger_is_better=not distance)

@@ -14,7 +14,6 @@ import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
 from .errors import InputError
 
@@ -67,10 +66,12 @@ def test_statistic(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_
                    resamples: int = DEFAULT_RESAMPLES) -> tuple[float | None, float | None]:
     """(statistic, p) of a two-sided paired test of B against A. Identical systems give p = 1."""
     diff = b - a
-    if len(diff) == 0:
+    if len(diff) < 2:
         return None, None
     if np.all(diff == 0):
         return 0.0, 1.0
+    from scipy import stats  # imported here: it takes a second, and only comparisons need it
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if test == "t":
@@ -90,10 +91,12 @@ def test_statistic(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_
 def bootstrap_ci(diff: np.ndarray, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
                  confidence: float = 0.95) -> tuple[float | None, float | None]:
     """BCa bootstrap interval of the mean difference (scipy.stats.bootstrap)."""
-    if len(diff) == 0:
+    if len(diff) < 2:
         return None, None
-    if np.all(diff == diff[0]) or len(diff) < 2:
+    if np.all(diff == diff[0]):
         return float(diff[0]), float(diff[0])
+    from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = stats.bootstrap((diff,), np.mean, confidence_level=confidence,

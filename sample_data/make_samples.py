@@ -199,22 +199,23 @@ def make_covers() -> None:
     # A work's "essence" (melody, harmony) shared by its versions; each version departs from it
     # by an amount that varies from version to version (a faithful cover vs a radical remake).
     works = rng.standard_normal((len(sizes), dim))
-    departure = rng.uniform(0.5, 1.5, n_items)[:, None]
+    departure = rng.uniform(0.4, 1.2, n_items)[:, None]
     versions = works[clique] + departure * rng.standard_normal((n_items, dim))
 
     def system(noise: float, asym: float, rng_sys: np.random.Generator) -> np.ndarray:
         features = unit_rows(versions + noise * rng_sys.standard_normal((n_items, dim)))
         scores = features @ features.T
         scores = scores + asym * rng_sys.standard_normal((n_items, n_items))  # not quite symmetric
-        np.fill_diagonal(scores, 0.0)
-        np.fill_diagonal(scores, scores.max())  # the query matches itself best
         return scores
 
-    system_a = system(noise=1.2, asym=0.07, rng_sys=rng)
-    system_b = system(noise=0.4, asym=0.03, rng_sys=rng)
+    system_a = system(noise=0.75, asym=0.07, rng_sys=rng)
+    system_b = system(noise=0.45, asym=0.03, rng_sys=rng)
     # System A reports its similarities to two decimals for some queries: exact ties in a row.
     coarse = np.sort(rng.choice(n_items, size=n_items // 5, replace=False))
     system_a[coarse] = np.round(system_a[coarse], 2)
+    for scores in (system_a, system_b):  # each item matches itself best (it is never ranked)
+        np.fill_diagonal(scores, -np.inf)
+        np.fill_diagonal(scores, np.round(scores.max(), 2) + 0.01)
     save_npy(folder / "system_a.npy", system_a.astype(np.float32))
     save_npy(folder / "system_b.npy", system_b.astype(np.float32))
 
@@ -268,8 +269,8 @@ def make_instruments() -> None:
                                     tag)
         write_text(folder / f"{tag}.run", lines)
 
-    system(own=1.0, confusion=0.55, noise=0.45, tag="system_a")
-    system(own=1.8, confusion=0.35, noise=0.40, tag="system_b")
+    system(own=0.9, confusion=0.50, noise=0.55, tag="system_a")
+    system(own=1.4, confusion=0.55, noise=0.50, tag="system_b")
 
 
 # ---- 5. Text-to-music retrieval from embeddings (seed 000) --------------------------------------
@@ -280,9 +281,9 @@ INSTRUMENTS = ["piano", "acoustic guitar", "string ensemble", "synthesizer", "sa
                "female vocals"]
 TEMPLATES = [
     "{mood} {genre} with {instrument}",
-    "a {mood} {genre} track led by {instrument}",
+    "{article} {mood} {genre} track led by {instrument}",
     "{instrument} in a {mood} {genre} piece",
-    "{mood} {genre}, mostly {instrument}",
+    "{mood} {genre} played mostly on {instrument}",
     "something {mood}: {genre} featuring {instrument}",
 ]
 EXTRAS = ["", "", "", " and rain sounds", " for a late night drive", " with a slow groove",
@@ -324,7 +325,9 @@ def make_text2music() -> None:
     texts = []
     for qid, (g, m, ins) in zip(query_ids, query_attr):
         template = TEMPLATES[int(rng.integers(len(TEMPLATES)))]
-        text = template.format(mood=MOODS[m], genre=GENRES[g], instrument=INSTRUMENTS[ins])
+        article = "an" if MOODS[m][0] in "aeiou" else "a"
+        text = template.format(article=article, mood=MOODS[m], genre=GENRES[g],
+                               instrument=INSTRUMENTS[ins])
         texts.append([qid, text + EXTRAS[int(rng.integers(len(EXTRAS)))]])
     write_csv(folder / "queries.csv", ["query_id", "text"], texts)
 
@@ -357,7 +360,7 @@ def make_text2music() -> None:
         base = w[0] * genre_v[g] + w[1] * mood_v[m] + w[2] * inst_v[i]
         return base + own * rng.standard_normal((len(attrs), latent))
 
-    for name, dim, weights, noise in (("model_a", 32, (1.0, 0.45, 0.5), 1.15),
+    for name, dim, weights, noise in (("model_a", 32, (1.0, 0.65, 0.5), 0.85),
                                       ("model_b", 48, (1.0, 0.8, 0.7), 0.75)):
         projection = rng.standard_normal((latent, dim)) / np.sqrt(latent)
         queries = embed(query_attr, weights, noise) @ projection
