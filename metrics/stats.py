@@ -62,7 +62,7 @@ def win_tie_loss(a: np.ndarray, b: np.ndarray, tolerance: float = 1e-12) -> tupl
     return int((diff > tolerance).sum()), int(ties.sum()), int((diff < -tolerance).sum())
 
 
-def test_statistic(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEED,
+def paired_test(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEED,
                    resamples: int = DEFAULT_RESAMPLES) -> tuple[float | None, float | None]:
     """(statistic, p) of a two-sided paired test of B against A. Identical systems give p = 1."""
     diff = b - a
@@ -147,7 +147,7 @@ def compare_systems(per_query: dict[str, dict[str, np.ndarray]], measures: list[
             for name_a, name_b in itertools.combinations(systems, 2):
                 a, b = paired_values(per_query[name_a][measure], per_query[name_b][measure])
                 diff = b - a
-                statistic, p = test_statistic(a, b, test, seed, resamples)
+                statistic, p = paired_test(a, b, test, seed, resamples)
                 wins, ties, losses = win_tie_loss(a, b)
                 family.append(PairedTest(
                     measure, name_a, name_b, test, statistic, p, p,

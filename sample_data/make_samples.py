@@ -110,7 +110,7 @@ def make_fmp() -> None:
     write_text(folder / "toys.qrels", combined_qrels)
 
 
-# ---- 2. Serrà's answer sets (seed 004, Tables 1 and 2, with the SPEC §8 reading of Table 1) -----
+# ---- 2. Serrà's answer sets (seed 004, Tables 1 and 2, Table 1 as read in SPEC §8) ---------
 
 SERRA_SETS = {  # answer set: (1-based relevant positions in the list of 14, |R_q|)
     "A1": ([4], 1),
@@ -175,7 +175,7 @@ def clique_sizes(rng: np.random.Generator, total: int) -> list[int]:
     collection: 1 to 14 covers per original, 4.24 on average), summing to ``total``."""
     sizes = [14, 12]  # make sure the largest cliques of the range are present
     while sum(sizes) < total:
-        sizes.append(int(min(14, 2 + rng.geometric(0.33) - 1)))
+        sizes.append(int(min(14, 1 + rng.geometric(0.33))))
     excess = sum(sizes) - total
     while excess > 0:  # trim the last cliques back without going below 2
         i = len(sizes) - 1 - int(np.argmax([s > 2 for s in reversed(sizes)]))
@@ -282,8 +282,8 @@ INSTRUMENTS = ["piano", "acoustic guitar", "string ensemble", "synthesizer", "sa
 TEMPLATES = [
     "{mood} {genre} with {instrument}",
     "{article} {mood} {genre} track led by {instrument}",
-    "{instrument} in a {mood} {genre} piece",
-    "{mood} {genre} played mostly on {instrument}",
+    "{instrument} in {article} {mood} {genre} piece",
+    "{mood} {genre} centred on {instrument}",
     "something {mood}: {genre} featuring {instrument}",
 ]
 EXTRAS = ["", "", "", " and rain sounds", " for a late night drive", " with a slow groove",

@@ -1,0 +1,86 @@
+"""Comparison statistics against scipy called directly, and hand-built cases."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from metrics.stats import (bootstrap_ci, cohens_d, compare_systems, holm, paired_test,
+                           win_tie_loss)
+
+A = np.array([0.20, 0.35, 0.50, 0.10, 0.70, 0.45, 0.30, 0.60, 0.25, 0.40])
+B = np.array([0.30, 0.30, 0.65, 0.25, 0.72, 0.55, 0.30, 0.71, 0.40, 0.38])
+
+
+def test_t_and_wilcoxon_match_scipy():
+    t = stats.ttest_rel(B, A)
+    assert paired_test(A, B, "t") == pytest.approx((t.statistic, t.pvalue))
+    w = stats.wilcoxon(B, A)
+    assert paired_test(A, B, "wilcoxon") == pytest.approx((w.statistic, w.pvalue))
+
+
+def test_randomization_matches_scipy_and_is_seeded():
+    expected = stats.permutation_test((A, B), lambda x, y, axis: np.mean(y - x, axis=axis),
+                                      vectorized=True, permutation_type="samples",
+                                      n_resamples=10_000, rng=np.random.default_rng(7))
+    got = paired_test(A, B, "randomization", seed=7)
+    assert got == pytest.approx((expected.statistic, expected.pvalue))
+    assert paired_test(A, B, "randomization", seed=7) == got
+
+
+def test_randomization_on_more_queries_uses_the_seed():
+    rng = np.random.default_rng(1)
+    a, b = rng.random(40), rng.random(40)
+    first = paired_test(a, b, "randomization", seed=3)
+    assert paired_test(a, b, "randomization", seed=3) == first
+    assert paired_test(a, b, "randomization", seed=4)[1] != first[1]
+
+
+def test_identical_systems():
+    for test in ("t", "wilcoxon", "randomization"):
+        assert paired_test(A, A.copy(), test) == (0.0, 1.0)
+    assert bootstrap_ci(A - A) == (0.0, 0.0)
+    assert cohens_d(A - A) == 0.0
+    assert win_tie_loss(A, A) == (0, len(A), 0)
+
+
+def test_better_on_every_query():
+    better = A + 0.1 + np.linspace(0, 0.05, len(A))
+    _, p = paired_test(A, better, "wilcoxon")
+    assert p == pytest.approx(2 / 2 ** len(A))     # exact two-sided: only the all-positive sign set
+    assert win_tie_loss(A, better) == (len(A), 0, 0)
+    low, high = bootstrap_ci(better - A)
+    assert 0.1 <= low < high <= 0.15
+
+
+def test_effect_size_by_hand():
+    diff = np.array([1.0, 2.0, 3.0])
+    assert cohens_d(diff) == pytest.approx(2.0 / 1.0)
+
+
+def test_bootstrap_matches_scipy():
+    diff = B - A
+    expected = stats.bootstrap((diff,), np.mean, n_resamples=10_000, method="BCa",
+                               rng=np.random.default_rng(11)).confidence_interval
+    assert bootstrap_ci(diff, seed=11) == pytest.approx((expected.low, expected.high))
+
+
+def test_holm_by_hand():
+    # sorted p: .01 .02 .04 -> 3·.01=.03, max(.03, 2·.02=.04)=.04, max(.04, 1·.04)=.04
+    assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm([0.5, None, 0.6]) == [pytest.approx(1.0), None, pytest.approx(1.0)]
+
+
+def test_compare_three_systems_applies_holm():
+    c = A + 0.2
+    rows = compare_systems({"a": {"m": A}, "b": {"m": B}, "c": {"m": c}}, ["m"], ["t"])
+    assert [(r.a, r.b) for r in rows] == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert [r.p_holm for r in rows] == pytest.approx(holm([r.p for r in rows]))
+    two = compare_systems({"a": {"m": A}, "b": {"m": B}}, ["m"], ["t"])
+    assert two[0].p_holm == two[0].p
+
+
+def test_undefined_queries_are_left_out():
+    a = np.array([0.1, np.nan, 0.3, 0.4])
+    b = np.array([0.2, 0.5, np.nan, 0.6])
+    row = compare_systems({"a": {"m": a}, "b": {"m": b}}, ["m"], ["t"])[0]
+    assert row.n == 2 and row.mean_diff == pytest.approx(0.15)
