@@ -30,7 +30,7 @@ DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, as for any bad input
-        sys.stderr.write(f"error: {message} (see python -m metrics {self.prog.split()[-1]} -h)\n")
+        sys.stderr.write(f"error: {message} (see {self.prog} -h)\n")
         raise SystemExit(2)
 
 
@@ -89,7 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cp = sub.add_parser("compare", help="compare two or more runs on the same ground truth")
     cp.add_argument("files", nargs="+", metavar="RUN ... TRUTH",
-                    help="two or more runs, then the qrels (or labels) file")
+                    help="two or more runs, then the qrels (or labels) file, or with --taxonomy "
+                         "the item_id,class annotations")
+    cp.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     cp.add_argument("--test", action="append", choices=TESTS, default=None,
                     help="significance test; repeat for several (default: all three)")
     cp.add_argument("--seed", type=int, default=DEFAULT_SEED,
@@ -97,7 +99,35 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--resamples", type=_collection_size, default=DEFAULT_RESAMPLES,
                     help="permutations and bootstrap resamples (default 10000)")
     _common(cp)
+    ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
+    ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
     return parser
+
+
+def measure_table(fmt: str) -> str:
+    """The registry as a table: name, syntax, meaning, convention, reference."""
+    from .registry import REGISTRY
+
+    rows = []
+    for name, d in REGISTRY.items():
+        params = ",".join(f"{k}={p.default if not isinstance(p.default, float) else f'{p.default:g}'}"
+                          for k, p in d.params.items())
+        syntax = name + (f"({params})" if params else "") + {"optional": "[@k]", "required": "@k",
+                                                             "none": ""}[d.cutoff]
+        rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
+                     "convention": d.convention, "reference": d.reference,
+                     "needs_collection_size": d.needs_collection_size})
+    if fmt == "json":
+        return json.dumps(rows, indent=2)
+    if fmt == "markdown":
+        lines = ["| syntax (defaults shown) | meaning | convention | reference |",
+                 "| --- | --- | --- | --- |"]
+        def cell(text: str) -> str:
+            return str(text).replace("|", "\\|")
+        lines += [f"| `{r['syntax']}` | {cell(r['meaning'])} | {cell(r['convention'])} | "
+                  f"{cell(r['reference'])} |" for r in rows]
+        return "\n".join(lines)
+    return "\n".join(f"{r['syntax']:<34} {r['meaning']}" for r in rows)
 
 
 def _output(parser: argparse.ArgumentParser) -> None:
@@ -215,12 +245,15 @@ def _emit(text: str, warnings_list, fmt: str) -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "measures":
+        sys.stdout.write(measure_table(args.format) + "\n")
+        return 0
     measures = parse_measures(args.measures)
     if args.command == "compare":
         if len(args.files) < 3:
             raise InputError("compare needs at least two runs and a ground-truth file")
         *runs, truth_path = args.files
-        truth = load_truth(truth_path)
+        truth = _truth(truth_path, args.taxonomy)
         names, per_query, aggregates, warnings_list = [], {}, {}, []
         for path in runs:
             name = run_name(path)

@@ -286,8 +286,8 @@ TEMPLATES = [
     "{mood} {genre} centred on {instrument}",
     "something {mood}: {genre} featuring {instrument}",
 ]
-EXTRAS = ["", "", "", " and rain sounds", " for a late night drive", " with a slow groove",
-          " and soft percussion", " for studying"]
+EXTRAS = ["", "", "", " for a late night drive", " for studying", " for a rainy afternoon",
+          " to dance to", " for a road trip"]
 
 
 def make_text2music() -> None:

@@ -6,4 +6,5 @@ per query computed for all queries at once on the queries × ranks grade matrix;
 that is undefined for that query.
 """
 
-from . import confusion, graded, rank_based, set_based  # noqa: F401  (registration)
+# registration order is the order of `python -m metrics measures` and the README table
+from . import set_based, rank_based, graded, confusion  # noqa: F401,I001

@@ -1,0 +1,72 @@
+"""The bundled datasets of ``sample_data/`` (see its README), each loaded as judged rankings, one
+per system."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .answer_sets import judged_answer_sets
+from .loaders import load_qrels, load_taxonomy
+from .model import JudgedRanking
+from .pipelines import judge_embeddings, judge_matrix, judge_run_file
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+@dataclass(frozen=True)
+class Sample:
+    key: str
+    title: str
+    description: str
+    load: Callable[[str], dict[str, JudgedRanking]]   # ties -> {system: judged ranking}
+
+
+def _fmp(ties):
+    d = SAMPLE_DIR / "fmp"
+    return {"fmp": judge_run_file(d / "toys.run", load_qrels(d / "toys.qrels"), ties)}
+
+
+def _serra(ties):
+    return {"answer sets": judged_answer_sets()}
+
+
+def _covers(ties):
+    d = SAMPLE_DIR / "covers"
+    return {s: judge_matrix(d / f"{s}.npy", d / "labels.csv", ties) for s in
+            ("system_a", "system_b")}
+
+
+def _instruments(ties):
+    d = SAMPLE_DIR / "instruments"
+    truth = load_taxonomy(d / "taxonomy.csv", d / "annotations.csv")
+    return {s: judge_run_file(d / f"{s}.run", truth, ties) for s in ("system_a", "system_b")}
+
+
+def _text2music(ties):
+    d = SAMPLE_DIR / "text2music"
+    truth = load_qrels(d / "qrels.csv")
+    return {m: judge_embeddings(d / f"{m}_queries.npy", d / "query_ids.txt", d / f"{m}_items.npy",
+                                d / "item_ids.txt", truth, "cosine", ties, name=m)
+            for m in ("model_a", "model_b")}
+
+
+SAMPLES = {s.key: s for s in [
+    Sample("fmp", "FMP toy examples (Müller, C7S3)",
+           "Two queries from FMP's notebook: relevant at ranks 1, 2, 4, 8 and 2, 3, 5, 6.", _fmp),
+    Sample("serra", "Serrà's six answer sets (2007)",
+           "|A| = 14, |D| = 2054: the answer sets behind Table 2 of the cover-song paper.", _serra),
+    Sample("covers", "Cover songs: all-vs-all similarity",
+           "A synthetic collection in cliques, two systems' similarity matrices.", _covers),
+    Sample("instruments", "Instrument retrieval with a two-level taxonomy",
+           "Relevance 2 for the query instrument, 1 for a sibling (seed 003); two systems.",
+           _instruments),
+    Sample("text2music", "Text-to-music retrieval from embeddings",
+           "Text queries against music items, two embedding models, cosine similarity.",
+           _text2music),
+]}
+
+
+def load_sample(key: str, ties: str = "stable") -> dict[str, JudgedRanking]:
+    return SAMPLES[key].load(ties)
