@@ -175,6 +175,10 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         out["aggregate_method"] = how
         out["num_queries"] = len(result.query_ids)
         out["undefined"] = undefined
+        ties = result.ties
+        out["ties"] = {"tied_items": ties.tied_items, "tie_groups": ties.tie_groups,
+                       "queries_with_ties": ties.queries_with_ties,
+                       "straddling": {str(k): ties.straddling(k) for k in result.cutoffs}}
         return json.dumps(out, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()

@@ -9,7 +9,7 @@ import pandas as pd
 
 from . import measures  # noqa: F401  (registers the measures)
 from .errors import MeasureError
-from .model import JudgedRanking
+from .model import JudgedRanking, TieReport
 from .registry import Measure, parse_measures
 
 AGGREGATES = ("mean", "median", "std")
@@ -52,6 +52,8 @@ class EvaluationResult:
     query_ids: np.ndarray
     results: dict[str, MeasureResult]
     warnings: tuple[str, ...] = field(default=())
+    ties: TieReport = field(default_factory=TieReport)
+    cutoffs: tuple[int, ...] = ()
 
     @property
     def measures(self) -> list[str]:
@@ -95,4 +97,9 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         values = np.where(no_relevant, np.nan, values)
         results[str(measure)] = MeasureResult(str(measure), values, definition.convention,
                                               definition.higher_is_better)
-    return EvaluationResult(judged.query_ids, results, tuple(warnings))
+    cutoffs = tuple(sorted({m.cutoff for m in parsed if m.cutoff is not None}))
+    straddled = [k for k in cutoffs if judged.ties.straddling(k)]
+    if straddled:
+        warnings.append(f"score ties: {judged.ties.describe(straddled)}; the tie policy decides "
+                        f"what counts at these cutoffs")
+    return EvaluationResult(judged.query_ids, results, tuple(warnings), judged.ties, cutoffs)

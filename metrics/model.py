@@ -237,6 +237,36 @@ class GroundTruth:
 
 
 @dataclass(frozen=True, eq=False)
+class TieReport:
+    """Groups of equal score (as the tie policy compares them) within a query's list: their first
+    and last 0-based positions. A group *straddles* cutoff k when it has items on both sides of it,
+    so the tie policy decides what is counted at k."""
+
+    tied_items: int = 0
+    queries_with_ties: int = 0
+    first_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    last_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def tie_groups(self) -> int:
+        return len(self.first_positions)
+
+    def straddling(self, cutoff: int) -> int:
+        return int(((self.first_positions < cutoff) & (self.last_positions >= cutoff)).sum())
+
+    def describe(self, cutoffs=()) -> str:
+        if not self.tie_groups:
+            return "no score ties"
+        text = (f"{self.tied_items} items in {self.tie_groups} groups of equal score, in "
+                f"{self.queries_with_ties} queries")
+        if not cutoffs:
+            return text
+        cut = [f"{self.straddling(k)} straddle rank {k}" for k in sorted(set(cutoffs))
+               if self.straddling(k)]
+        return text + ("; " + ", ".join(cut) if cut else "; none straddles a cutoff")
+
+
+@dataclass(frozen=True, eq=False)
 class JudgedRanking:
     """Ground-truth queries × ranks matrix of grades, the single input of every measure.
 
@@ -255,6 +285,7 @@ class JudgedRanking:
     scores: np.ndarray | None = None    # queries × ranks scores (NaN past the end)
     warnings: tuple[str, ...] = field(default=())
     name: str = "run"
+    ties: TieReport = field(default_factory=TieReport)
 
     @property
     def num_queries(self) -> int:
@@ -296,7 +327,8 @@ class JudgedRanking:
         return JudgedRanking(
             self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
             self.collection_size, None if self.items is None else self.items[rows],
-            None if self.scores is None else self.scores[rows], self.warnings, self.name)
+            None if self.scores is None else self.scores[rows], self.warnings, self.name,
+            self.ties)
 
     @classmethod
     def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],
@@ -305,7 +337,7 @@ class JudgedRanking:
         """Answer sets given as grade lists (1 relevant, 0 not; every item judged) and R_q per
         query — Serrà's Table 1 is of this form. With ``collection_size``, every item of the
         collection that is not relevant counts as judged non-relevant."""
-        depth = max((len(x) for x in lists), default=0)
+        depth = max(max((len(x) for x in lists), default=0), 1)
         grades = np.full((len(lists), depth), PAD, dtype=np.int16)
         for i, row in enumerate(lists):
             grades[i, : len(row)] = row

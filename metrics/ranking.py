@@ -19,28 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run
+from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
 
 TIE_POLICIES = ("stable", "id", "trec")
-
-
-@dataclass(frozen=True)
-class TieReport:
-    """How many score ties a ranking has, and how many tie groups straddle each cutoff (an item of
-    the group above the cutoff and another below it, so the policy changes the measure at k)."""
-
-    tied_items: int = 0
-    tie_groups: int = 0
-    queries_with_ties: int = 0
-    straddling: dict[int, int] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        if not self.tie_groups:
-            return "no score ties"
-        text = (f"{self.tied_items} items in {self.tie_groups} groups of equal score, in "
-                f"{self.queries_with_ties} queries")
-        cut = [f"{n} straddle rank {k}" for k, n in sorted(self.straddling.items()) if n]
-        return text + ("; " + ", ".join(cut) if cut else "; none straddles a cutoff")
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +33,7 @@ class RankedRun:
     offsets: np.ndarray
     item_ids: np.ndarray
     scores: np.ndarray | None
-    ties: TieReport
+    ties: str = "stable"        # the policy the ranking was made with
     name: str = "run"
     warnings: tuple[str, ...] = ()
 
@@ -79,30 +60,28 @@ def check_policy(ties: str) -> None:
         raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
 
 
-def tie_report(query_codes: np.ndarray, positions: np.ndarray, compared: np.ndarray | None,
-               cutoffs=()) -> TieReport:
-    """Tie statistics of rows already in rank order (``compared`` as the policy compares scores)."""
+def tie_report(query_codes: np.ndarray, positions: np.ndarray,
+               compared: np.ndarray | None) -> TieReport:
+    """Tie groups of rows already in rank order (``compared``: scores as the policy compares them;
+    None for bare lists, which have no ties)."""
     if compared is None or len(compared) < 2:
-        return TieReport(straddling={k: 0 for k in cutoffs})
+        return TieReport()
     same = (query_codes[1:] == query_codes[:-1]) & (compared[1:] == compared[:-1])
+    if not same.any():
+        return TieReport()
     in_tie = np.zeros(len(compared), dtype=bool)
     in_tie[1:] |= same
     in_tie[:-1] |= same
-    if not in_tie.any():
-        return TieReport(straddling={k: 0 for k in cutoffs})
     starts = np.ones(len(compared), dtype=bool)
     starts[1:] = ~same
     group = np.cumsum(starts) - 1
     tied_groups = np.unique(group[in_tie])
-    first_pos = positions[starts][tied_groups]
-    sizes = np.bincount(group)[tied_groups]
-    last_pos = first_pos + sizes - 1
-    straddle = {int(k): int(((first_pos < k) & (last_pos >= k)).sum()) for k in cutoffs}
-    return TieReport(int(in_tie.sum()), len(tied_groups),
-                     len(np.unique(query_codes[in_tie])), straddle)
+    first = positions[starts][tied_groups]
+    last = first + np.bincount(group)[tied_groups] - 1
+    return TieReport(int(in_tie.sum()), len(np.unique(query_codes[in_tie])), first, last)
 
 
-def rank_run(run: Run, ties: str = "stable", cutoffs=()) -> RankedRun:
+def rank_run(run: Run, ties: str = "stable") -> RankedRun:
     """Sort every query's items into its ranking under a tie policy."""
     check_policy(ties)
     q_codes, q_uniques = pd.factorize(run.query_ids, sort=False)
@@ -122,15 +101,11 @@ def rank_run(run: Run, ties: str = "stable", cutoffs=()) -> RankedRun:
         order = np.lexsort((row, run.ranks, q_codes))
     else:
         order = np.lexsort((row, q_codes))
-    q_sorted = q_codes[order]
     counts = np.bincount(q_codes, minlength=len(q_uniques))
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    positions = np.arange(n) - offsets[q_sorted]
-    sorted_compared = None if compared is None else compared[order]
-    report = tie_report(q_sorted, positions, sorted_compared, cutoffs)
     return RankedRun(np.asarray(q_uniques, dtype=object), offsets, run.item_ids[order],
-                     None if run.scores is None else run.scores[order], report, run.name,
-                     run.warnings)
+                     None if run.scores is None else run.scores[order],
+                     ties if run.scores is not None else "stable", run.name, run.warnings)
 
 
 def _grades_of(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray) -> np.ndarray:
@@ -180,7 +155,8 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     q = row_query[keep]
     items = ranked.item_ids[keep]
     scores = None if ranked.scores is None else ranked.scores[keep]
-    judged = _assemble(truth, q, items, scores, collection_size, ranked.name, warnings)
+    judged = _assemble(truth, q, items, scores, collection_size, ranked.name, warnings,
+                       ranked.ties)
     missing = np.setdiff1d(np.arange(len(truth.query_ids)), np.unique(q))
     if len(missing):
         judged = _with_warning(judged, f"{ranked.name}: {len(missing)} ground-truth quer(ies) are "
@@ -196,11 +172,12 @@ def _with_warning(judged: JudgedRanking, message: str) -> JudgedRanking:
 
 def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
               scores: np.ndarray | None, collection_size: int | None, name: str,
-              warnings: list[str]) -> JudgedRanking:
+              warnings: list[str], ties: str) -> JudgedRanking:
     """Build the queries × ranks matrices from rows already grouped by query in rank order."""
     n_queries = len(truth.query_ids)
     lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
-    depth = int(lengths.max()) if n_queries and len(query_index) else 0
+    # at least one (padding) column, so that every measure sees a well-formed matrix
+    depth = max(int(lengths.max()) if n_queries and len(query_index) else 0, 1)
     # rows of one query are contiguous, but queries may come in any order
     block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
         if len(query_index) else np.zeros(0, dtype=np.int64)
@@ -223,8 +200,10 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
             raise InputError(f"collection size {collection_size} is smaller than query "
                              f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
                              f"relevant items; give the real number of items in the collection")
+    report = tie_report(query_index, positions,
+                        None if scores is None else policy_scores(scores, ties))
     return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
-                         score_matrix, tuple(warnings), name)
+                         score_matrix, tuple(warnings), name, report)
 
 
 def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
@@ -251,7 +230,5 @@ def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTru
     ranked = RankedRun(
         query_ids, np.arange(n_q + 1) * n_items, item_ids[order].ravel(),
         np.take_along_axis(scores, order, axis=1).ravel() * (1 if larger_is_better else -1),
-        tie_report(np.repeat(np.arange(n_q), n_items), np.tile(np.arange(n_items), n_q),
-                   np.take_along_axis(compared, order, axis=1).ravel()),
-        name)
+        ties, name)
     return judge(ranked, truth, collection_size=collection_size, warn_self=False)

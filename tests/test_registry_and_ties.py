@@ -91,15 +91,26 @@ def test_ties_change_measures_and_are_reported():
     truth = GroundTruth.from_dict({"q": {"a": 1}})
     assert evaluate(judge(TIED, truth, "stable"), "RR").aggregate()["RR"] == pytest.approx(1 / 3)
     assert evaluate(judge(TIED, truth, "id"), "RR").aggregate()["RR"] == 1.0
-    report = rank_run(TIED, "stable", cutoffs=(1, 2, 3, 4)).ties
+    report = judge(TIED, truth, "stable").ties
     assert (report.tied_items, report.tie_groups, report.queries_with_ties) == (3, 1, 1)
-    assert report.straddling == {1: 1, 2: 1, 3: 0, 4: 0}
-    assert "straddle rank 1" in report.describe()
+    assert [report.straddling(k) for k in (1, 2, 3, 4)] == [1, 1, 0, 0]
+    assert "straddle rank 1" in report.describe([1, 3])
+    result = evaluate(judge(TIED, truth), "P@2,P@3")
+    assert any("1 straddle rank 2" in w for w in result.warnings)
+    assert not any("rank 3" in w for w in result.warnings)
 
 
 def test_no_ties():
-    report = rank_run(Run.build(["q", "q"], ["a", "b"], [2.0, 1.0]), cutoffs=(1,)).ties
+    truth = GroundTruth.from_dict({"q": {"a": 1}})
+    report = judge(Run.build(["q", "q"], ["a", "b"], [2.0, 1.0]), truth).ties
     assert report.tie_groups == 0 and report.describe() == "no score ties"
+
+
+def test_trec_ties_counted_in_float32():
+    truth = GroundTruth.from_dict({"q": {"a": 1}})
+    run = Run.build(["q", "q", "q"], ["a", "b", "c"], [0.1 + 1e-12, 0.1, 0.05])
+    assert judge(run, truth, "stable").ties.tie_groups == 0
+    assert judge(run, truth, "trec").ties.straddling(1) == 1
 
 
 def test_matrix_excludes_the_query_and_breaks_ties():

@@ -142,7 +142,7 @@ def bpref_star(j, cutoff, rel=1):
     """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
     relevant, above, r = _bpref_terms(j, cutoff, rel)
     denom = (j.retrieved(cutoff) + r)[:, None]
-    term = 1.0 - above / denom
+    term = 1.0 - divide(above, denom, where_zero=0.0)
     return divide((term * relevant).sum(axis=1), r)
 
 
