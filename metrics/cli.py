@@ -175,6 +175,7 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         out["aggregate_method"] = how
         out["num_queries"] = len(result.query_ids)
         out["undefined"] = undefined
+        out["conventions"] = {m: r.convention for m, r in result.results.items()}
         ties = result.ties
         out["ties"] = {"tied_items": ties.tied_items, "tie_groups": ties.tie_groups,
                        "queries_with_ties": ties.queries_with_ties,
