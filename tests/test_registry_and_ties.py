@@ -135,3 +135,14 @@ def test_undefined_values_are_nan_and_excluded():
     assert result.undefined() == {"AP": 1, "P@1": 1}
     assert result.aggregate() == {"AP": 1.0, "P@1": 1.0}
     assert any("no relevant item" in w for w in result.warnings)
+
+
+def test_ap_normalisations_by_hand():
+    run = Run.from_dict({"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
+    truth = GroundTruth.from_dict({"q1": {"a": 1, "b": 1, "c": 1, "d": 1}, "q2": {"e": 1}})
+    got = evaluate(judge(run, truth), "AP,AP(norm=retrieved),AP(norm=min),AP(norm=min)@2")
+    values = {m: r.values.tolist() for m, r in got.results.items()}
+    assert values["AP"] == pytest.approx([(1 + 2 / 3) / 4, 0.0])
+    assert values["AP(norm=retrieved)"] == pytest.approx([(1 + 2 / 3) / 2, 0.0])
+    assert values["AP(norm=min)"] == pytest.approx([(1 + 2 / 3) / 3, 0.0])   # min(|A|=3, R=4)
+    assert values["AP(norm=min)@2"] == pytest.approx([1 / 2, 0.0])          # min(k=2, R=4)

@@ -28,9 +28,9 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     if norm == "retrieved":
         value = divide(total, rel_matrix.sum(axis=1), where_zero=0.0)
         return np.where(r_q == 0, np.nan, value)
-    if norm == "min":
+    if norm == "min":  # an empty list scores 0, like the other normalisations
         k = j.lengths if cutoff is None else cutoff
-        return divide(total, np.minimum(k, r_q))
+        return np.where(r_q == 0, np.nan, divide(total, np.minimum(k, r_q), where_zero=0.0))
     return divide(total, r_q)
 
 
