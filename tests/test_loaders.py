@@ -213,3 +213,11 @@ def test_taxonomy_errors(tmp_path):
     three_levels = write(tmp_path, "t3.csv", "class,parent\nmusic,\nstrings,music\nviolin,strings\n")
     with pytest.raises(InputError, match="two levels"):
         load_taxonomy(three_levels, notes)
+
+
+def test_taxonomy_class_listed_twice(tmp_path):
+    tax = write(tmp_path, "t.csv", "class,parent\nstrings,\nviolin,strings\nviolin,winds\n")
+    notes = write(tmp_path, "n.csv", "item_id,class\nx1,violin\n")
+    with pytest.raises(InputError, match=r"t.csv, line 4: class 'violin' is listed twice "
+                                         r"\(first on line 3\)"):
+        load_taxonomy(tax, notes)

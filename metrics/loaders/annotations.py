@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import GroundTruth
-from .tables import Layout, read_table, text_column
+from .tables import Layout, check_unique, read_table, text_column
 from .text import Source, source_name
 
 LABELS = Layout("labels file", trec=("item_id", "label"), required=("item_id", "label"))
@@ -22,12 +22,7 @@ def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np
     table = read_table(source, LABELS, label)
     items = text_column(table, "item_id")
     labels = text_column(table, "label")
-    seen: dict[str, int] = {}
-    for i, item in enumerate(items):
-        if item in seen:
-            raise table.error(i, f"item {item!r} is listed twice (first on line "
-                                 f"{table.lines[seen[item]]}); each item needs exactly one label")
-        seen[item] = i
+    check_unique(table, items, "item", "each item needs exactly one label")
     return items, labels
 
 
@@ -44,11 +39,8 @@ def load_taxonomy(taxonomy: Source, annotations: Source, taxonomy_name: str | No
     tax = read_table(taxonomy, TAXONOMY, tax_label)
     classes = text_column(tax, "class")
     parents = tax.columns["parent"]
-    parent_of: dict[str, str] = {}
-    for i, (cls, parent) in enumerate(zip(classes, parents)):
-        if cls in parent_of:
-            raise tax.error(i, f"class {cls!r} is listed twice; give each class one parent")
-        parent_of[cls] = parent
+    check_unique(tax, classes, "class", "give each class one parent")
+    parent_of: dict[str, str] = dict(zip(classes, parents))
     for i, parent in enumerate(parents):
         if parent and parent_of.get(parent, "") != "":
             raise tax.error(i, f"parent {parent!r} has a parent itself; the taxonomy must have two "

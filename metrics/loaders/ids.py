@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tables import Layout, read_table, text_column
+from .tables import Layout, check_unique, read_table, text_column
 from .text import Source, source_name
 
 IDS = Layout("id list", trec=("item_id",), required=("item_id",),
@@ -17,10 +17,5 @@ def load_ids(source: Source, name: str | None = None) -> np.ndarray:
     table = read_table(source, IDS, source_name(source, name))
     column = "item_id" if "item_id" in table.columns else "query_id"
     ids = text_column(table, column)
-    seen: dict[str, int] = {}
-    for i, value in enumerate(ids):
-        if value in seen:
-            raise table.error(i, f"id {value!r} is listed twice (first on line "
-                                 f"{table.lines[seen[value]]}); ids must be unique")
-        seen[value] = i
+    check_unique(table, ids, "id", "ids must be unique")
     return ids

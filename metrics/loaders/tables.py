@@ -198,3 +198,13 @@ def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
             i = int(fractional[0])
             raise table.error(i, f"{name} {values[i]!r} is not a whole number", column=name)
     return numbers
+
+
+def check_unique(table: Table, values: np.ndarray, what: str, hint: str) -> None:
+    """Every value once: a repeat is an error naming both lines."""
+    seen: dict[str, int] = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            raise table.error(i, f"{what} {value!r} is listed twice (first on "
+                                 f"{table.unit} {table.lines[seen[value]]}); {hint}")
+        seen[value] = i

@@ -157,9 +157,16 @@ def bpref_uncapped(j, cutoff, rel=1):
     return divide((term * relevant).sum(axis=1), r)
 
 
-def _relevant_ranks(j, cutoff, rel):
+def _relevant_rank_statistic(j, cutoff, rel, reduce):
+    """``reduce`` (np.nanmedian or np.nanmean) of the ranks of the retrieved relevant items; NaN
+    for queries with none."""
     relevant = j.relevant(rel, cutoff)
-    return np.where(relevant, rank_matrix(j, relevant.shape[1]), np.nan), relevant.any(axis=1)
+    ranks = np.where(relevant, rank_matrix(j, relevant.shape[1]), np.nan)
+    found = relevant.any(axis=1)
+    out = np.full(j.num_queries, np.nan)
+    if found.any():
+        out[found] = reduce(ranks[found], axis=1)
+    return out
 
 
 @register("FirstRank", meaning="rank of the first relevant item (mean over queries: MIREX MR1)",
@@ -178,11 +185,7 @@ def first_rank(j, cutoff, rel=1):
           formula=r"\mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
 def median_rank(j, cutoff, rel=1):
     """Median of the ranks of the retrieved relevant items; NaN when there is none."""
-    ranks, found = _relevant_ranks(j, cutoff, rel)
-    out = np.full(j.num_queries, np.nan)
-    if found.any():
-        out[found] = np.nanmedian(ranks[found], axis=1)
-    return out
+    return _relevant_rank_statistic(j, cutoff, rel, np.nanmedian)
 
 
 @register("MeanRank", meaning="mean rank of the retrieved relevant items (Da-TACOS 'MR')",
@@ -191,8 +194,4 @@ def median_rank(j, cutoff, rel=1):
           formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL})
 def mean_rank(j, cutoff, rel=1):
     """Mean of the ranks of the retrieved relevant items; NaN when there is none."""
-    ranks, found = _relevant_ranks(j, cutoff, rel)
-    out = np.full(j.num_queries, np.nan)
-    if found.any():
-        out[found] = np.nanmean(ranks[found], axis=1)
-    return out
+    return _relevant_rank_statistic(j, cutoff, rel, np.nanmean)
