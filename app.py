@@ -4,10 +4,12 @@ import streamlit as st
 
 from dashboard.state import sidebar
 
-st.set_page_config(page_title="Music Retrieval Evaluation", page_icon="🎼", layout="wide")
+st.set_page_config(page_title="Music Retrieval Evaluation", page_icon=":material/library_music:", layout="wide")
 
-navigation = st.navigation([
-    st.Page("pages/overview.py", title="Overview", icon="📊", default=True),
-])
 sidebar()
+navigation = st.navigation([
+    st.Page("pages/data.py", title="Data", icon=":material/folder_open:", default=True),
+    st.Page("pages/explorer.py", title="Query explorer", icon=":material/manage_search:", url_path="explorer"),
+    st.Page("pages/curves.py", title="Curves", icon=":material/show_chart:", url_path="curves"),
+])
 navigation.run()

@@ -1,61 +1,122 @@
-"""The sidebar's shared state and the cached work every page needs."""
+"""The sidebar's shared state and the cached work every page needs.
+
+A *source* is a hashable tuple naming the data: ``("sample", key)`` or ``("upload", kind,
+files, collection_size, distance, similarity)`` with the uploaded files' names and bytes, so
+cached results are keyed by file content and never shared between different uploads.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from metrics import MeasureError, evaluate, parse_measures
+from metrics import InputError, MeasureError, evaluate, parse_measures
+from metrics.evaluate import EvaluationResult
 from metrics.model import JudgedRanking
+from metrics.pipelines import judge_upload
 from metrics.ranking import TIE_POLICIES
+from metrics.registry import Measure, with_relevance_threshold
 from metrics.samples import SAMPLES, load_sample
 
-DEFAULT_SAMPLE = "fmp"
+UPLOAD = "upload"
 DEFAULT_MEASURES = "AP,P@10,R@10,RR,nDCG@10,Rprec,Bpref"
-
-DEFAULTS = {"sample": DEFAULT_SAMPLE, "ties": "stable", "measures": DEFAULT_MEASURES}
+DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
+            "threshold": 1}
 
 
 def init_state() -> None:
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
+    if st.session_state["sample"] == UPLOAD and "upload" not in st.session_state:
+        st.session_state["sample"] = DEFAULTS["sample"]
 
 
-def sidebar() -> None:
-    """Dataset, measures and tie policy; the keys live in session_state, so they survive page
-    switches."""
-    init_state()
-    with st.sidebar:
-        st.selectbox("Dataset", list(SAMPLES), key="sample",
-                     format_func=lambda k: SAMPLES[k].title)
-        st.caption(SAMPLES[st.session_state["sample"]].description)
-        st.text_input("Measures", key="measures",
-                      help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
-        st.selectbox("Ties", TIE_POLICIES, key="ties",
-                     help="stable: input order; id: item id ascending; trec: as trec_eval")
+def source() -> tuple:
+    key = st.session_state["sample"]
+    return st.session_state["upload"] if key == UPLOAD else ("sample", key)
 
 
-@st.cache_data(show_spinner="Loading the dataset…")
-def cached_sample(key: str, ties: str) -> dict[str, JudgedRanking]:
-    return load_sample(key, ties)
+def source_title(key: str) -> str:
+    return "Uploaded files" if key == UPLOAD else SAMPLES[key].title
 
 
-@st.cache_data(show_spinner="Evaluating…")
-def cached_aggregate(key: str, ties: str, measures: str) -> pd.DataFrame:
-    rows = {}
-    for system, judged in cached_sample(key, ties).items():
-        result = evaluate(judged, measures)
-        rows[system] = {**result.aggregate("mean"), "queries": judged.num_queries}
-    table = pd.DataFrame(rows).T
-    table["queries"] = table["queries"].astype(int)
-    return table
+@st.cache_data(show_spinner="Loading and ranking…", max_entries=16)
+def load_source(src: tuple, ties: str) -> dict[str, JudgedRanking]:
+    if src[0] == "sample":
+        return load_sample(src[1], ties)
+    _, kind, files, collection_size, distance, similarity = src
+    grouped: dict[str, list[tuple[str, bytes]]] = {}
+    for role, name, content in files:
+        grouped.setdefault(role, []).append((name, content))
+    return judge_upload(kind, grouped, ties, collection_size, distance, similarity)
 
 
-def measures_or_error() -> str | None:
-    """The sidebar's measure list, or None after showing what is wrong with it."""
-    text = st.session_state.get("measures", DEFAULT_MEASURES)
+@st.cache_data(show_spinner="Evaluating…", max_entries=64)
+def evaluate_source(src: tuple, ties: str, measures: str) -> dict[str, EvaluationResult]:
+    return {system: evaluate(judged, measures) for system, judged in load_source(src, ties).items()}
+
+
+def rankings() -> dict[str, JudgedRanking] | None:
+    """The current data, or None after an ``st.error`` saying what is wrong."""
     try:
-        return ",".join(str(m) for m in parse_measures(text))
+        return load_source(source(), st.session_state["ties"])
+    except InputError as exc:
+        st.error(f"Cannot load the data: {exc}")
+        return None
+
+
+def measure_list() -> list[Measure] | None:
+    """The sidebar's measures with the relevance threshold applied, or None after an error."""
+    try:
+        parsed = parse_measures(st.session_state.get("measures", DEFAULT_MEASURES))
     except MeasureError as exc:
         st.error(f"Measures: {exc}")
         return None
+    return with_relevance_threshold(parsed, int(st.session_state["threshold"]))
+
+
+def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
+    try:
+        return evaluate_source(source(), st.session_state["ties"],
+                               ",".join(str(m) for m in measures))
+    except InputError as exc:  # MeasureError included (e.g. TN without |D|)
+        st.error(str(exc))
+        return None
+
+
+def aggregate_table(results: dict[str, EvaluationResult]) -> pd.DataFrame:
+    rows = {system: r.aggregate("mean") for system, r in results.items()}
+    table = pd.DataFrame(rows).T.reset_index(names="system")
+    table["queries"] = [len(r.query_ids) for r in results.values()]
+    return table
+
+
+def sidebar() -> None:
+    """Dataset, measures, cutoff K, relevance threshold and tie policy. Their keys live in
+    session_state and the sidebar is drawn on every page, so they survive page switches."""
+    init_state()
+    options = list(SAMPLES) + ([UPLOAD] if "upload" in st.session_state else [])
+    with st.sidebar:
+        st.selectbox("Dataset", options, key="sample", format_func=source_title)
+        if st.session_state["sample"] != UPLOAD:
+            st.caption(SAMPLES[st.session_state["sample"]].description)
+        st.text_input("Measures", key="measures",
+                      help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
+        data = None
+        try:
+            data = load_source(source(), st.session_state["ties"])
+        except InputError:
+            pass  # the page says what is wrong
+        depth = max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)
+        top_grade = max((j.max_grade for j in (data or {}).values()), default=1)
+        st.session_state["cutoff"] = min(max(int(st.session_state["cutoff"]), 1), max(depth, 1))
+        if depth > 1:
+            st.slider("Cutoff K", 1, depth, key="cutoff",
+                      help="the top K items count as retrieved (confusion matrix, measures at K)")
+        st.session_state["threshold"] = min(int(st.session_state["threshold"]), max(top_grade, 1))
+        if top_grade > 1:
+            st.number_input("Relevance threshold", 1, top_grade, key="threshold", step=1,
+                            help="lowest grade that binary measures count as relevant")
+        st.selectbox("Ties", TIE_POLICIES, key="ties",
+                     help="equal scores: stable = input order, id = item id ascending, "
+                          "trec = as trec_eval (float32 scores, id descending)")

@@ -286,6 +286,7 @@ class JudgedRanking:
     warnings: tuple[str, ...] = field(default=())
     name: str = "run"
     ties: TieReport = field(default_factory=TieReport)
+    run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
 
     @property
     def num_queries(self) -> int:
@@ -328,7 +329,7 @@ class JudgedRanking:
             self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
             self.collection_size, None if self.items is None else self.items[rows],
             None if self.scores is None else self.scores[rows], self.warnings, self.name,
-            self.ties)
+            self.ties, self.run_only_queries)
 
     @classmethod
     def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .errors import InputError
 from .loaders import (load_array, load_ids, load_label_truth, load_labels, load_qrels, load_run,
-                      load_score_matrix, run_name, similarity)
+                      load_score_matrix, load_taxonomy, run_name, similarity)
 from .loaders.arrays import check_embeddings, check_ids
 from .loaders.text import Source, source_name
 from .model import GroundTruth, JudgedRanking
@@ -47,15 +47,80 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
                      ties: str = "stable", collection_size: int | None = None,
-                     name: str | None = None) -> JudgedRanking:
-    """Rank all items for every query by embedding similarity (cosine, dot or negative Euclidean)."""
-    queries = load_array(query_embeddings)
-    items = load_array(item_embeddings)
-    q_label, d_label = source_name(query_embeddings), source_name(item_embeddings)
-    check_embeddings(queries, items, q_label, d_label)
-    qids, dids = load_ids(query_ids), load_ids(item_ids)
-    check_ids(qids, queries.shape[0], source_name(query_ids), q_label)
-    check_ids(dids, items.shape[0], source_name(item_ids), d_label)
-    scores = similarity(queries, items, kind)
-    return judge_scores(scores, qids, dids, truth, ties, collection_size,
-                        name=name or run_name(q_label))
+                     name: str | None = None, names: dict[str, str] | None = None
+                     ) -> JudgedRanking:
+    """Rank all items for every query by embedding similarity (cosine, dot or negative Euclidean).
+    ``names`` gives file names for uploaded bytes, by argument name."""
+    names = names or {}
+    label = {role: source_name(src, names.get(role)) for role, src in (
+        ("query_embeddings", query_embeddings), ("query_ids", query_ids),
+        ("item_embeddings", item_embeddings), ("item_ids", item_ids))}
+    queries = load_array(query_embeddings, label["query_embeddings"])
+    items = load_array(item_embeddings, label["item_embeddings"])
+    check_embeddings(queries, items, label["query_embeddings"], label["item_embeddings"])
+    qids = load_ids(query_ids, label["query_ids"])
+    dids = load_ids(item_ids, label["item_ids"])
+    check_ids(qids, queries.shape[0], label["query_ids"], label["query_embeddings"])
+    check_ids(dids, items.shape[0], label["item_ids"], label["item_embeddings"])
+    return judge_scores(similarity(queries, items, kind), qids, dids, truth, ties,
+                        collection_size, name=name or run_name(label["query_embeddings"]))
+
+
+UPLOAD_KINDS = {
+    "runs+qrels": "Runs and qrels (TREC, CSV/TSV or Parquet)",
+    "runs+labels": "Runs and clique labels (item_id,label)",
+    "runs+taxonomy": "Runs, a class taxonomy and item annotations",
+    "matrices+labels": "All-vs-all score matrices (.npy) and labels",
+    "embeddings+qrels": "Query and item embeddings (.npy) with id lists and qrels",
+}
+
+
+def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: str = "stable",
+                 collection_size: int | None = None, distance: bool = False,
+                 similarity_kind: str = "cosine") -> dict[str, JudgedRanking]:
+    """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system.
+
+    Roles: ``runs``, ``qrels``, ``labels``, ``taxonomy``, ``annotations``, ``matrices``,
+    ``query_embeddings``, ``query_ids``, ``item_embeddings``, ``item_ids``.
+    """
+    def one(role: str) -> tuple[bytes, str]:
+        given = files.get(role) or []
+        if len(given) != 1:
+            raise InputError(f"upload one {role.replace('_', ' ')} file")
+        name, content = given[0]
+        return content, name
+
+    def systems(role: str) -> list[tuple[str, bytes]]:
+        given = files.get(role) or []
+        if not given:
+            raise InputError(f"upload at least one file of {role}")
+        return given
+
+    if kind == "matrices+labels":
+        labels, labels_name = one("labels")
+        return {run_name(name): judge_matrix(content, labels, ties, distance, collection_size,
+                                             name, labels_name)
+                for name, content in systems("matrices")}
+    if kind == "embeddings+qrels":
+        content, name = one("qrels")
+        truth = load_qrels(content, name)
+        parts = {role: one(role) for role in ("query_embeddings", "query_ids", "item_embeddings",
+                                              "item_ids")}
+        judged = judge_embeddings(*(parts[r][0] for r in parts), truth, similarity_kind, ties,
+                                  collection_size, names={r: parts[r][1] for r in parts})
+        return {judged.name: judged}
+    if kind == "runs+qrels":
+        truth = load_qrels(*one("qrels"))
+    elif kind == "runs+labels":
+        truth = load_label_truth(*one("labels"))
+    elif kind == "runs+taxonomy":
+        (tax, tax_name), (notes, notes_name) = one("taxonomy"), one("annotations")
+        truth = load_taxonomy(tax, notes, tax_name, notes_name)
+    else:
+        raise InputError(f"unknown kind of upload {kind!r}")
+    out = {}
+    for name, content in systems("runs"):
+        run = load_run(content, name)
+        key = run.name if run.name not in out else name
+        out[key] = judge(run, truth, ties, collection_size)
+    return out

@@ -157,6 +157,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     scores = None if ranked.scores is None else ranked.scores[keep]
     judged = _assemble(truth, q, items, scores, collection_size, ranked.name, warnings,
                        ranked.ties)
+    object.__setattr__(judged, "run_only_queries", int(run_only.sum()))
     missing = np.setdiff1d(np.arange(len(truth.query_ids)), np.unique(q))
     if len(missing):
         judged = _with_warning(judged, f"{ranked.name}: {len(missing)} ground-truth quer(ies) are "

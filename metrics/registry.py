@@ -214,3 +214,17 @@ def parse_measures(spec: str | list[str] | tuple) -> list[Measure]:
             seen.add(str(m))
             unique.append(m)
     return unique
+
+
+def with_relevance_threshold(measures: list[Measure], threshold: int) -> list[Measure]:
+    """Give every binary measure that does not set ``rel`` itself the threshold ``rel=t``."""
+    if threshold <= 1:
+        return list(measures)
+    out = []
+    for m in measures:
+        if "rel" in m.definition.params and all(k != "rel" for k, _ in m.params):
+            order = list(m.definition.params)
+            params = sorted([*m.params, ("rel", threshold)], key=lambda kv: order.index(kv[0]))
+            m = Measure(m.name, tuple(params), m.cutoff)
+        out.append(m)
+    return out

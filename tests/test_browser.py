@@ -13,7 +13,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
-PAGES = [("", "Overview", "Mean over queries")]  # url path, title, text the page shows
+PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "At cutoff K"),
+         ("curves", "Curves", "Precision")]  # url path, navigation title, text the page shows
+SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
+                 "Cover songs: all-vs-all similarity",
+                 "Instrument retrieval with a two-level taxonomy",
+                 "Text-to-music retrieval from embeddings"]
 
 pytestmark = pytest.mark.browser
 
@@ -62,41 +67,85 @@ def browser():
 
 
 def wait_for_app(page):
+    """Wait until the script run has finished and the figures have drawn."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-    # Streamlit shows a running indicator while the script runs
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(400)  # a click's rerun may not have started yet
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=90_000)
+    page.wait_for_timeout(1200)
+
+
+def open_page(browser, url):
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    wait_for_app(page)
+    return page, errors
+
+
+def assert_healthy(page, errors, text):
+    page.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]') && "
+                           "document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes(t)", arg=text, timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not errors, errors
+
+
+def shoot(page, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def choose_sample(page, title):
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name=title).click()
+    wait_for_app(page)
+
+
+def go(page, title):
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    wait_for_app(page)
 
 
 @pytest.mark.parametrize("path,title,text", PAGES)
 def test_every_page_opens_without_exception(app_url, browser, path, title, text):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{app_url}/{path}")
-    wait_for_app(page)
-    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=60_000)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{title.lower().replace(' ', '_')}.png"), full_page=True)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert text in page.inner_text('[data-testid="stMain"]')
-    assert not errors, errors
+    page, errors = open_page(browser, f"{app_url}/{path}")
+    assert_healthy(page, errors, text)
+    shoot(page, title.lower().replace(" ", "_"))
     page.close()
 
 
-def test_switching_sample_keeps_working(app_url, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(app_url)
+@pytest.mark.parametrize("index", range(len(SAMPLE_TITLES)))
+def test_every_page_on_every_sample(app_url, browser, index):
+    page, errors = open_page(browser, app_url)
+    choose_sample(page, SAMPLE_TITLES[index])
+    for path, title, text in PAGES:
+        go(page, title)
+        assert_healthy(page, errors, text)
+        assert page.locator('[data-testid="stAlertContentError"]').count() == 0, title
+        shoot(page, f"sample{index}_{path or 'data'}")
+    page.close()
+
+
+def test_upload_trec_files(app_url, browser, tmp_path):
+    run = tmp_path / "mysystem.run"
+    run.write_text("".join(f"q{q} Q0 d{d} {d} {20 - d} me\n" for q in (1, 2) for d in range(1, 11)))
+    qrels = tmp_path / "my.qrels"
+    qrels.write_text("q1 0 d2 1\nq1 0 d5 2\nq1 0 d3 0\nq2 0 d9 1\n")
+    page, errors = open_page(browser, app_url)
+    page.get_by_text("Upload your own runs and ground truth").click()
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files(str(run))
+    inputs.nth(1).set_input_files(str(qrels))
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Evaluate these files").click()
     wait_for_app(page)
-    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
-    page.get_by_role("option", name="Cover songs: all-vs-all similarity").click()
-    wait_for_app(page)
-    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=60_000)
-    page.wait_for_timeout(1000)
-    page.screenshot(path=str(ARTIFACTS / "overview_covers.png"), full_page=True)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_function("() => document.body.innerText.includes('in cliques')",
-                           timeout=60_000)
-    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    assert_healthy(page, errors, "Uploaded files")
+    page.wait_for_function("() => document.body.innerText.includes('mysystem')", timeout=60_000)
+    shoot(page, "upload_data")
+    for path, title, text in PAGES[1:]:
+        go(page, title)
+        assert_healthy(page, errors, text)
+        shoot(page, f"upload_{path}")
     page.close()

@@ -18,7 +18,7 @@ QRELS = Layout("qrels", trec=("query_id", None, "item_id", "relevance"),
 def run_name(label: str) -> str:
     """A system's name: its file name without extension(s) (``bm25.run.gz`` → ``bm25``)."""
     stem = PurePath(label).name
-    for suffix in (".gz", ".csv", ".tsv", ".txt", ".parquet", ".run", ".trec", ".res"):
+    for suffix in (".gz", ".csv", ".tsv", ".txt", ".parquet", ".npy", ".run", ".trec", ".res"):
         stem = stem.removesuffix(suffix)
     return stem or label
 

@@ -1,0 +1,7 @@
+"""Plotly figure factories: data in, ``plotly.graph_objects.Figure`` out. No Streamlit here."""
+
+from .figures import (confusion_matrix_figure, interpolated_pr_figure, lift_curves_figure,
+                      pr_curve_figure, pr_curves_figure, rank_strip_figure, roc_figure)
+
+__all__ = ["confusion_matrix_figure", "interpolated_pr_figure", "lift_curves_figure",
+           "pr_curve_figure", "pr_curves_figure", "rank_strip_figure", "roc_figure"]

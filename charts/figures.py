@@ -1,0 +1,177 @@
+"""Figures of the dashboard. Every function takes plain arrays and labels and returns a Figure;
+labels that come from user data are passed to Plotly as text (never as HTML templates)."""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from metrics.curves import RECALL_LEVELS
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf"]
+MEAN_STYLE = dict(color="black", width=3)
+_LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
+               legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+
+
+def _unit_axes(fig: go.Figure, x_title: str, y_title: str) -> go.Figure:
+    fig.update_xaxes(title=x_title, range=[-0.02, 1.05])
+    fig.update_yaxes(title=y_title, range=[-0.02, 1.05])
+    fig.update_layout(**_LAYOUT)
+    return fig
+
+
+def _safe(text) -> str:
+    """Plotly renders a few HTML tags in names and titles; show user text literally."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
+                    bep: float | None = None, fmax: tuple[float, float, int] | None = None,
+                    interpolated: Sequence[float] | None = None, title: str = "") -> go.Figure:
+    """One query's PR curve (points r = 1..|A|), with the break-even point (P = R) and F_max
+    (given as (recall, precision, rank)) marked, and optionally the 11-point interpolation."""
+    recall = np.asarray(recall, dtype=float)
+    precision = np.asarray(precision, dtype=float)
+    ranks = np.arange(1, len(recall) + 1)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines+markers", name="P(r), R(r)",
+                             line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
+                             hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
+                                           "P = %{y:.3f}<extra></extra>"))
+    if interpolated is not None:
+        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines",
+                                 line=dict(color="gray", shape="hv"), name="interpolated"))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
+                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+    if bep is not None and np.isfinite(bep):
+        fig.add_trace(go.Scatter(x=[bep], y=[bep], mode="markers", name=f"break-even {bep:.3f}",
+                                 marker=dict(size=18, symbol="circle-open", color="green",
+                                             line=dict(width=3))))
+    if fmax is not None and np.isfinite(fmax[0]):
+        r, p, rank = fmax
+        f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
+        fig.add_trace(go.Scatter(x=[r], y=[p], mode="markers",
+                                 name=f"F_max {f:.3f} (rank {rank})",
+                                 marker=dict(size=16, symbol="star-open", color="orange",
+                                             line=dict(width=3))))
+    fig.update_layout(title=_safe(title))
+    return _unit_axes(fig, "recall R(r)", "precision P(r)")
+
+
+def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
+                     mean: Mapping[str, Sequence[float]] | None = None,
+                     title: str = "") -> go.Figure:
+    """Raw PR curves of several queries (``{label: (recall, precision)}``) with optional mean
+    11-point interpolated curves (``{system: precision at RECALL_LEVELS}``) drawn thick."""
+    fig = go.Figure()
+    for i, (label, (recall, precision)) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines", name=_safe(label),
+                                 opacity=0.45, line=dict(width=1, dash="dashdot",
+                                                         color=PALETTE[i % len(PALETTE)])))
+    for i, (system, values) in enumerate((mean or {}).items()):
+        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=values, mode="lines+markers",
+                                 name=f"mean interpolated: {_safe(system)}",
+                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
+                                           if len(mean) > 1 else "black")))
+    fig.update_layout(title=_safe(title))
+    return _unit_axes(fig, "recall", "precision")
+
+
+def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequence[float]], *,
+                           mean: Mapping[str, Sequence[float]] | None = None,
+                           title: str = "") -> go.Figure:
+    """11-point interpolated PR curves (step-free lines at the recall levels), with means."""
+    fig = go.Figure()
+    for i, (label, values) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers", name=_safe(label),
+                                 opacity=0.5, line=dict(width=1, color=PALETTE[i % len(PALETTE)])))
+    for i, (system, values) in enumerate((mean or {}).items()):
+        fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers",
+                                 name=f"mean: {_safe(system)}",
+                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
+                                           if len(mean) > 1 else "black")))
+    fig.update_layout(title=_safe(title))
+    return _unit_axes(fig, "recall level", "interpolated precision")
+
+
+def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
+                       mean: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+                       title: str = "") -> go.Figure:
+    """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q, per query dash-dotted, means
+    solid (``mean`` maps a system to (grid, mean curve))."""
+    fig = go.Figure()
+    for i, (label, (x, y)) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=_safe(label), opacity=0.6,
+                                 line=dict(width=1.5, dash="dashdot",
+                                           color=PALETTE[i % len(PALETTE)])))
+    for i, (system, (grid, values)) in enumerate((mean or {}).items()):
+        fig.add_trace(go.Scatter(x=grid, y=values, mode="lines", name=f"mean: {_safe(system)}",
+                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
+                                           if len(mean) > 1 else "black")))
+    fig.update_layout(title=_safe(title))
+    return _unit_axes(fig, "share of the answer list r/|A|", "share of relevant found TP(r)/R_q")
+
+
+def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], float]], *,
+               title: str = "") -> go.Figure:
+    """ROC curves ``{label: (fpr, tpr, auc)}`` with the chance diagonal; the AUC is in the legend."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+    for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=f"{_safe(label)} (AUC {auc:.3f})",
+                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+    fig.update_layout(title=_safe(title))
+    return _unit_axes(fig, "false positive rate", "true positive rate")
+
+
+def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *,
+                            k: int | None = None) -> go.Figure:
+    """The 2×2 confusion matrix at cutoff k: rows actual relevant / not, columns retrieved in the
+    top k / not. TN is shown as '?' when |D| is unknown."""
+    values = [[tp, fn], [fp, tn if tn is not None else np.nan]]
+    text = [[f"TP = {tp:g}", f"FN = {fn:g}"],
+            [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ? (|D| unknown)"]]
+    shade = [[1.0, 0.35], [0.35, 0.8]]
+    fig = go.Figure(go.Heatmap(
+        z=shade, x=["retrieved (top k)", "not retrieved"], y=["relevant", "not relevant"],
+        text=text, texttemplate="%{text}", textfont=dict(size=18), showscale=False,
+        colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
+        hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(title=f"Confusion matrix at K = {k}" if k else "Confusion matrix",
+                      template="plotly_white", margin=dict(l=100, r=20, t=50, b=40), height=320)
+    return fig
+
+
+def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, *,
+                      num_relevant: int, title: str = "") -> go.Figure:
+    """Where a query's items ended up: one mark per rank, relevant ones large and coloured by
+    grade, so a glance shows whether the relevant items lead the list."""
+    ranks = np.asarray(ranks)
+    grades = np.asarray(grades)
+    relevant = grades >= 1
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ranks[~relevant], y=np.zeros((~relevant).sum()), mode="markers",
+                             name="not relevant / unjudged",
+                             marker=dict(color="lightgray", size=7, symbol="line-ns-open"),
+                             hovertemplate="rank %{x}<extra></extra>"))
+    for g in sorted(set(grades[relevant].tolist())):
+        at = grades == g
+        fig.add_trace(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
+                                 name=f"grade {g}",
+                                 marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
+                                             symbol="diamond"),
+                                 hovertemplate="rank %{x}<extra>grade " + str(g) + "</extra>"))
+    found = int(relevant.sum())
+    fig.update_layout(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
+                                            f"in a list of {length}",
+                      height=170, template="plotly_white", margin=dict(l=20, r=20, t=40, b=30),
+                      legend=dict(orientation="h", y=-0.5))
+    fig.update_yaxes(visible=False, range=[-1, 1])
+    fig.update_xaxes(title="rank", range=[0, max(length, 1) + 1])
+    return fig

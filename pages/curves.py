@@ -1,0 +1,107 @@
+"""Curves: PR (raw and 11-point interpolated, with means), normalised lift and ROC."""
+
+import numpy as np
+import streamlit as st
+
+from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
+from dashboard.state import rankings
+from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curves,
+                            mean_interpolated_precision, rank_curves, roc_curves)
+
+MAX_LINES = 40   # more single-query lines than this make a figure unreadable
+
+st.title("Curves")
+data = rankings()
+if data is None:
+    st.stop()
+threshold = int(st.session_state["threshold"])
+systems = st.multiselect("Systems", list(data), default=list(data), key="curve_systems")
+if not systems:
+    st.info("Choose at least one system.")
+    st.stop()
+all_queries = list(data[systems[0]].query_ids)
+mode = st.radio("Queries", ["all (means)", "choose"], horizontal=True, key="curve_mode")
+chosen = all_queries
+if mode == "choose":
+    chosen = st.multiselect("Queries", all_queries, default=all_queries[:1], key="curve_queries")
+    if not chosen:
+        st.info("Choose at least one query.")
+        st.stop()
+show_lines = mode == "choose" or len(all_queries) <= MAX_LINES
+
+
+def label(system: str, query: str) -> str:
+    return f"{query}" if len(systems) == 1 else f"{system}: {query}"
+
+
+def rows(system: str) -> np.ndarray:
+    index = {q: i for i, q in enumerate(data[system].query_ids)}
+    return np.array([index[q] for q in chosen if q in index], dtype=int)
+
+
+pr_tab, interp_tab, lift_tab, roc_tab = st.tabs(
+    ["PR curves", "11-point interpolated", "Normalised lift", "ROC"])
+
+with pr_tab:
+    lines, means = {}, {}
+    for system in systems:
+        subset = data[system].subset(rows(system))
+        curves = rank_curves(subset, threshold)
+        if show_lines:
+            for i, query in enumerate(subset.query_ids):
+                n = int(subset.lengths[i])
+                lines[label(system, query)] = (curves.recall[i, :n], curves.precision[i, :n])
+        means[system] = mean_interpolated_precision(subset, threshold)
+    st.plotly_chart(pr_curves_figure(lines, mean=means, title="Precision–recall"),
+                    width="stretch")
+    st.caption("Thin lines: P(r) against R(r) per query. Thick: mean of the 11-point "
+               "interpolated curves over the chosen queries with a relevant item.")
+
+with interp_tab:
+    lines, means = {}, {}
+    for system in systems:
+        subset = data[system].subset(rows(system))
+        values = interpolated_precision(subset, threshold)
+        if show_lines:
+            for i, query in enumerate(subset.query_ids):
+                if not np.isnan(values[i]).any():
+                    lines[label(system, query)] = values[i]
+        means[system] = mean_interpolated_precision(subset, threshold)
+    st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, lines, mean=means,
+                                           title="Interpolated precision at 11 recall levels"),
+                    width="stretch")
+
+with lift_tab:
+    lines, means = {}, {}
+    for system in systems:
+        subset = data[system].subset(rows(system))
+        lift = lift_curves(subset, threshold)
+        if show_lines:
+            for i, query in enumerate(subset.query_ids):
+                ok = ~np.isnan(lift.x[i]) & ~np.isnan(lift.y[i])
+                lines[label(system, query)] = (lift.x[i, ok], lift.y[i, ok])
+        means[system] = (lift.grid, lift.mean)
+    st.plotly_chart(lift_curves_figure(lines, mean=means, title="Normalised lift (Serrà 2007)"),
+                    width="stretch")
+    st.caption("x = r/|A|, y = TP(r)/R_q: the steeper towards (0, 1), the better.")
+
+with roc_tab:
+    missing = [s for s in systems if data[s].collection_size is None]
+    if missing:
+        st.info("ROC needs the collection size |D|, which is unknown for "
+                + ", ".join(missing) + ". Upload the data with a collection size.")
+    lines = {}
+    for system in [s for s in systems if s not in missing]:
+        subset = data[system].subset(rows(system))
+        roc = roc_curves(subset, threshold)
+        defined = ~np.isnan(roc.auc)
+        if show_lines:
+            for i, query in enumerate(subset.query_ids):
+                if defined[i]:
+                    lines[label(system, query)] = (roc.fpr[i], roc.tpr[i], roc.auc[i])
+        if defined.any():
+            st.metric(f"Mean AUC — {system}", f"{roc.auc[defined].mean():.4f}")
+    if lines:
+        st.plotly_chart(roc_figure(lines, title="ROC along the ranking"), width="stretch")
+    st.caption("Unretrieved items are taken to follow the list in unknown order, so each curve "
+               "ends with a straight line to (1, 1).")

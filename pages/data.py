@@ -1,0 +1,88 @@
+"""Data: pick a bundled sample or upload runs and ground truth; validation summary and means."""
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.state import (UPLOAD, aggregate_table, evaluations, load_source, measure_list,
+                             rankings, source_title)
+from metrics import InputError
+from metrics.inspect import dataset_summary
+from metrics.pipelines import UPLOAD_KINDS
+
+ROLES = {
+    "runs+qrels": [("runs", "Run files", True), ("qrels", "Qrels", False)],
+    "runs+labels": [("runs", "Run files", True), ("labels", "Labels CSV (item_id,label)", False)],
+    "runs+taxonomy": [("runs", "Run files", True), ("taxonomy", "Taxonomy CSV (class,parent)",
+                                                     False),
+                      ("annotations", "Annotations CSV (item_id,class)", False)],
+    "matrices+labels": [("matrices", "Score matrices (.npy, N×N)", True),
+                        ("labels", "Labels CSV in row order (item_id,label)", False)],
+    "embeddings+qrels": [("query_embeddings", "Query embeddings (.npy)", False),
+                         ("query_ids", "Query ids (one per line)", False),
+                         ("item_embeddings", "Item embeddings (.npy)", False),
+                         ("item_ids", "Item ids (one per line)", False),
+                         ("qrels", "Qrels (query_id,item_id,relevance)", False)],
+}
+
+
+def use_upload() -> None:
+    """Button callback: read the uploaders, load once to validate, then switch the dataset."""
+    kind = st.session_state["upload_kind"]
+    files = []
+    for role, _, _ in ROLES[kind]:
+        given = st.session_state.get(f"upload_{kind}_{role}")
+        for f in (given if isinstance(given, list) else [given] if given else []):
+            files.append((role, f.name, f.getvalue()))
+    size = st.session_state.get("upload_collection_size") or None
+    candidate = ("upload", kind, tuple(files), int(size) if size else None,
+                 bool(st.session_state.get("upload_distance")),
+                 st.session_state.get("upload_similarity", "cosine"))
+    try:
+        load_source(candidate, st.session_state["ties"])
+    except InputError as exc:
+        st.session_state["upload_error"] = str(exc)
+        return
+    st.session_state.pop("upload_error", None)
+    st.session_state["upload"] = candidate
+    st.session_state["sample"] = UPLOAD
+
+
+st.title("Data")
+with st.expander("Upload your own runs and ground truth",
+                 expanded=st.session_state["sample"] == UPLOAD):
+    kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
+                    key="upload_kind", horizontal=True)
+    for role, label, many in ROLES[kind]:
+        st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
+    left, right = st.columns(2)
+    left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
+                      min_value=0, step=1, key="upload_collection_size")
+    if kind == "matrices+labels":
+        right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
+    if kind == "embeddings+qrels":
+        right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
+    st.button("Evaluate these files", on_click=use_upload, type="primary")
+    if "upload_error" in st.session_state:
+        st.error(f"Cannot use these files: {st.session_state['upload_error']}")
+
+st.subheader(source_title(st.session_state["sample"]))
+data = rankings()
+measures = measure_list()
+if data is not None:
+    summary = pd.DataFrame({system: dataset_summary(j, int(st.session_state["threshold"]))
+                            for system, j in data.items()}).astype(str)
+    st.markdown("**Validation summary**")
+    st.dataframe(summary, width="stretch")
+    for warning in sorted({w for j in data.values() for w in j.warnings}):
+        st.warning(warning)
+if data is not None and measures:
+    results = evaluations(measures)
+    if results is not None:
+        st.markdown("**Mean over queries** (queries without a relevant item are left out)")
+        table = aggregate_table(results)
+        st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch")
+        st.download_button("Download CSV", table.to_csv(index=False).encode(),
+                           "aggregate.csv", "text/csv")
+        for warning in sorted({w for r in results.values() for w in r.warnings
+                               if w.startswith("score ties")}):
+            st.info(warning)

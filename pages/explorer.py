@@ -1,0 +1,96 @@
+"""Query explorer: find the query that fails and see where its relevant items ended up."""
+
+import numpy as np
+import streamlit as st
+
+from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
+from dashboard.state import evaluations, measure_list, rankings
+from dashboard.teaching import worked_measures
+from metrics.curves import interpolated_precision
+from metrics.inspect import confusion_at, query_table
+from metrics.measures.graded import ideal_grades
+
+st.title("Query explorer")
+data, measures = rankings(), measure_list()
+results = evaluations(measures) if data is not None and measures else None
+if not results:
+    st.stop()
+
+threshold, k = int(st.session_state["threshold"]), int(st.session_state["cutoff"])
+systems = list(data)
+system = st.selectbox("System", systems, key="explorer_system") if len(systems) > 1 \
+    else systems[0]
+judged, result = data[system], results[system]
+
+names = result.measures
+sort_by = st.selectbox("Sort queries by", names, key="sort_by",
+                       help="worst first; queries where the measure is undefined come last")
+per_query = result.per_query()
+worst_first = per_query.sort_values(
+    sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
+    kind="stable")
+with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
+    st.dataframe(worst_first.style.format(precision=4, na_rep="undefined"), hide_index=True,
+                 width="stretch", height=260)
+    st.download_button("Download CSV", worst_first.to_csv(index=False).encode(),
+                       f"{system}_per_query.csv", "text/csv")
+
+order = worst_first["query_id"].tolist()
+values = dict(zip(per_query["query_id"], per_query[sort_by]))
+if st.session_state.get("query") not in order:
+    st.session_state["query"] = order[0]
+query_id = st.selectbox(
+    "Query", order, key="query",
+    format_func=lambda q: f"{q}  ({sort_by} = "
+                          f"{'undefined' if np.isnan(values[q]) else format(values[q], '.4f')})")
+q = int(np.flatnonzero(judged.query_ids == query_id)[0])
+
+table = query_table(judged, q, threshold)
+r_q = int(judged.num_relevant(threshold)[q])
+st.plotly_chart(rank_strip_figure(table["rank"], table["grade"].fillna(-1).astype(int),
+                                  int(judged.lengths[q]), num_relevant=r_q), width="stretch")
+if r_q == 0:
+    st.warning("This query has no relevant item in the ground truth: its measures are undefined.")
+
+left, right = st.columns([3, 2])
+with left:
+    st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in the ground truth "
+                f"(relevant rows in green)")
+    styled = table.style.apply(
+        lambda row: ["background-color: #d9f2d9" if row["χ"] == 1 else "" for _ in row], axis=1
+    ).format({c: "{:.4g}" for c in ["score"] if c in table}
+             | {"P(r)": "{:.3f}", "R(r)": "{:.3f}", "F(r)": "{:.3f}"}, na_rep="")
+    st.dataframe(styled, hide_index=True, width="stretch", height=420)
+    st.download_button("Download CSV", table.to_csv(index=False).encode(),
+                       f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
+with right:
+    n = len(table)
+    recall, precision, f = (table["R(r)"].to_numpy(float), table["P(r)"].to_numpy(float),
+                            table["F(r)"].to_numpy(float))
+    bep = None
+    if r_q:
+        hits = float(table["χ"].iloc[:r_q].sum())
+        bep = hits / r_q
+    best = int(np.nanargmax(f)) if n and r_q and np.nanmax(f) > 0 else None
+    fmax = (recall[best], precision[best], best + 1) if best is not None else None
+    interpolated = interpolated_precision(judged.subset(np.array([q])), threshold)[0] \
+        if r_q else None
+    st.plotly_chart(pr_curve_figure(recall, precision, bep=bep, fmax=fmax,
+                                    interpolated=interpolated, title=f"PR curve of {query_id}"),
+                    width="stretch")
+    if bep is not None:
+        st.caption(f"Break-even point: P(R_q) = R(R_q) at r = R_q = {r_q}: {bep:.4f}. "
+                   + (f"F_max = {f[best]:.4f} at rank {best + 1}." if best is not None else ""))
+
+st.subheader(f"At cutoff K = {k}")
+counts = confusion_at(judged, q, k, threshold)
+one = judged.subset(np.array([q]))
+col_matrix, col_formulas = st.columns([2, 3])
+with col_matrix:
+    st.plotly_chart(confusion_matrix_figure(*counts, k=k), width="stretch")
+    st.caption("Move **Cutoff K** in the sidebar: the top K items count as retrieved.")
+with col_formulas:
+    grades = one.grades[0, : int(one.lengths[0])]
+    for worked in worked_measures(table["χ"].to_numpy(), grades, r_q, k,
+                                  ideal_grades(one, None)[0], counts, judged.collection_size):
+        st.latex(worked.latex)
