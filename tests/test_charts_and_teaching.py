@@ -1,0 +1,74 @@
+"""Figure factories (checked on fig.data / fig.layout) and the worked formulas of the explorer."""
+
+import numpy as np
+import pytest
+
+from charts import (confusion_matrix_figure, interpolated_pr_figure, lift_curves_figure,
+                    pr_curve_figure, pr_curves_figure, rank_strip_figure, roc_figure)
+from dashboard.teaching import worked_measures
+from metrics import evaluate
+from metrics.answer_sets import judged_answer_sets
+from metrics.curves import RECALL_LEVELS
+from metrics.inspect import confusion_at, query_table
+from metrics.measures.graded import ideal_grades
+
+
+def test_pr_curve_marks_break_even_and_fmax():
+    recall = [0.25, 0.5, 0.5, 0.75]
+    precision = [1.0, 1.0, 2 / 3, 0.75]
+    fig = pr_curve_figure(recall, precision, bep=0.75, fmax=(0.75, 0.75, 4), title="q <b>1</b>")
+    names = [t.name for t in fig.data]
+    assert names[0] == "P(r), R(r)" and list(fig.data[0].x) == recall
+    bep = next(t for t in fig.data if t.name.startswith("break-even"))
+    assert (bep.x[0], bep.y[0]) == (0.75, 0.75)
+    star = next(t for t in fig.data if t.name.startswith("F_max"))
+    assert star.name == "F_max 0.750 (rank 4)"
+    assert fig.layout.title.text == "q &lt;b&gt;1&lt;/b&gt;"     # user text shown literally
+    assert fig.layout.xaxis.title.text == "recall R(r)"
+
+
+def test_multi_curve_figures():
+    fig = pr_curves_figure({"q1": ([0.5, 1], [1, 0.5])}, mean={"A": np.ones(11),
+                                                               "B": np.zeros(11)})
+    assert [t.name for t in fig.data] == ["q1", "mean interpolated: A", "mean interpolated: B"]
+    assert fig.data[1].line.width == 3
+    fig = interpolated_pr_figure(RECALL_LEVELS, {"q": np.ones(11)}, mean={"A": np.ones(11)})
+    assert len(fig.data) == 2 and list(fig.data[0].x) == list(RECALL_LEVELS)
+    fig = lift_curves_figure({"A1": ([0, 0.5, 1], [0, 1, 1])}, mean={"s": ([0, 1], [0, 1])})
+    assert fig.data[1].name == "mean: s" and fig.data[0].line.dash == "dashdot"
+    fig = roc_figure({"q": ([0, 0.5, 1], [0, 1, 1], 0.75)})
+    assert fig.data[1].name == "q (AUC 0.750)" and fig.data[0].name == "chance"
+
+
+def test_confusion_matrix_figure():
+    fig = confusion_matrix_figure(3, 1, 1, 95, k=4)
+    assert list(fig.data[0].text[0]) == ["TP = 3", "FN = 1"]
+    assert list(fig.data[0].text[1]) == ["FP = 1", "TN = 95"]
+    assert fig.layout.title.text == "Confusion matrix at K = 4"
+    unknown = confusion_matrix_figure(3, 1, 1, None, k=4)
+    assert unknown.data[0].text[1][1] == "TN = ? (|D| unknown)"
+
+
+def test_rank_strip_separates_relevant_items():
+    fig = rank_strip_figure([1, 2, 3, 4], [1, 0, -1, 2], 4, num_relevant=3)
+    by_name = {t.name: list(t.x) for t in fig.data}
+    assert by_name == {"not relevant / unjudged": [2, 3], "grade 1": [1], "grade 2": [4]}
+    assert fig.layout.title.text == "2 of 3 relevant items retrieved in a list of 4"
+
+
+@pytest.mark.parametrize("query", range(6))
+@pytest.mark.parametrize("k", [1, 4, 8, 14])
+def test_worked_formulas_agree_with_the_engine(query, k):
+    judged = judged_answer_sets()
+    one = judged.subset(np.array([query]))
+    table = query_table(judged, query)
+    counts = confusion_at(judged, query, k)
+    worked = {w.name: w for w in worked_measures(
+        table["χ"].to_numpy(), one.grades[0, :14], int(one.num_relevant()[0]), k,
+        ideal_grades(one, None)[0], counts, judged.collection_size)}
+    engine = evaluate(one, f"P@{k},R@{k},F@{k},AP@{k},RR@{k},nDCG@{k},Accuracy@{k},"
+                           f"Specificity@{k},Fallout@{k}").aggregate()
+    for name, value in engine.items():
+        assert worked[name].value == pytest.approx(value), name
+        assert worked[name].latex.endswith(f"{value:.4f}".rstrip("0").rstrip(".")) or \
+            worked[name].latex.endswith(f"{value:g}"), (name, worked[name].latex)
