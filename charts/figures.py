@@ -175,3 +175,51 @@ def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, 
     fig.update_yaxes(visible=False, range=[-1, 1])
     fig.update_xaxes(title="rank", range=[0, max(length, 1) + 1])
     return fig
+
+
+def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Sequence[str], *,
+                          name_a: str, name_b: str, measure: str) -> go.Figure:
+    """Per-query values of system A (x) against B (y) with the diagonal: points above it are
+    queries where B is better. Each point carries its query id (customdata) for selection."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    diff = b - a
+    colour = np.where(diff > 1e-12, PALETTE[2], np.where(diff < -1e-12, PALETTE[1], "gray"))
+    finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
+    low = min(0.0, float(finite.min())) if len(finite) else 0.0
+    high = max(1.0, float(finite.max())) if len(finite) else 1.0
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[low, high], y=[low, high], mode="lines", name="A = B",
+                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+    fig.add_trace(go.Scatter(
+        x=a, y=b, mode="markers", name="queries", customdata=[_safe(q) for q in queries],
+        marker=dict(color=colour, size=9, opacity=0.75, line=dict(width=0.5, color="white")),
+        hovertemplate="query %{customdata}<br>" + _safe(name_a) + " %{x:.4f}<br>"
+                      + _safe(name_b) + " %{y:.4f}<extra></extra>"))
+    fig.update_layout(title=f"{_safe(measure)} per query", **_LAYOUT)
+    fig.update_xaxes(title=f"{_safe(name_a)} (A)")
+    fig.update_yaxes(title=f"{_safe(name_b)} (B)", scaleanchor="x", scaleratio=1)
+    return fig
+
+
+def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: str,
+                      name_b: str, measure: str) -> go.Figure:
+    """Per-query differences B − A sorted from B's largest loss to its largest win, coloured by
+    win (green), tie (gray) and loss (red), with the counts in the title."""
+    diff = np.asarray(diff, dtype=float)
+    order = np.argsort(diff, kind="stable")
+    d = diff[order]
+    labels = [_safe(queries[i]) for i in order]
+    wins, ties, losses = int((d > 1e-12).sum()), int((np.abs(d) <= 1e-12).sum()), \
+        int((d < -1e-12).sum())
+    colour = np.where(d > 1e-12, PALETTE[2], np.where(d < -1e-12, PALETTE[1], "gray"))
+    fig = go.Figure(go.Bar(x=np.arange(1, len(d) + 1), y=d, marker_color=colour,
+                           customdata=labels, name="B − A",
+                           hovertemplate="query %{customdata}<br>B − A = %{y:.4f}<extra></extra>"))
+    fig.update_layout(title=f"{_safe(measure)}: {_safe(name_b)} − {_safe(name_a)} per query — "
+                            f"{wins} wins, {ties} ties, {losses} losses for B",
+                      template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
+                      showlegend=False, bargap=0.1)
+    fig.update_xaxes(title="queries, sorted by difference")
+    fig.update_yaxes(title="B − A")
+    return fig

@@ -120,3 +120,13 @@ def sidebar() -> None:
         st.selectbox("Ties", TIE_POLICIES, key="ties",
                      help="equal scores: stable = input order, id = item id ascending, "
                           "trec = as trec_eval (float32 scores, id descending)")
+
+
+@st.cache_data(show_spinner="Running the significance tests…", max_entries=32)
+def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int):
+    """Paired tests of every pair of systems on one measure (cached per data and seed)."""
+    from metrics.stats import TESTS, compare_systems
+
+    results = evaluate_source(src, ties, measures)
+    per_query = {system: {measure: r.results[measure].values} for system, r in results.items()}
+    return compare_systems(per_query, [measure], TESTS, seed)

@@ -64,3 +64,33 @@ def judged_answer_sets(positions: dict[str, list[int]] | None = None,
     return JudgedRanking.from_relevance(
         [answer_set_grades(positions[n], length) for n in names],
         [num_relevant[n] for n in names], collection_size, names)
+
+
+def table2(judged: JudgedRanking):
+    """Serrà's Table 2 layout: one row per printed measure, one column per answer set."""
+    import pandas as pd
+
+    from .evaluate import evaluate
+
+    result = evaluate(judged, list(TABLE2_MEASURES.values()))
+    return pd.DataFrame({row: result.results[m].values for row, m in TABLE2_MEASURES.items()},
+                        index=list(judged.query_ids)).T
+
+
+def parse_positions(text: str, length: int, name: str = "answer set") -> list[int]:
+    """'1 2 3 5' (spaces or commas) -> [1, 2, 3, 5], each a rank within 1..length, no repeats."""
+    from .errors import InputError
+
+    positions = []
+    for token in str(text or "").replace(",", " ").split():
+        try:
+            value = int(token)
+        except ValueError:
+            raise InputError(f"{name}: relevant position {token!r} is not a whole number") \
+                from None
+        if not 1 <= value <= length:
+            raise InputError(f"{name}: relevant position {value} is outside 1..{length}")
+        if value in positions:
+            raise InputError(f"{name}: relevant position {value} is given twice")
+        positions.append(value)
+    return sorted(positions)

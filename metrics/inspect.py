@@ -60,3 +60,19 @@ def confusion_at(judged: JudgedRanking, query: int, cutoff: int, threshold: int 
     one = judged.subset(np.array([query]))
     tp, fp, fn, tn = counts(one, cutoff, threshold)
     return float(tp[0]), float(fp[0]), float(fn[0]), None if tn is None else float(tn[0])
+
+
+def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,
+                 threshold: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One query's two rankings, each with every item's rank in the other system (missing when
+    the other did not retrieve it)."""
+    tables = []
+    for judged in (a, b):
+        rows = np.flatnonzero(judged.query_ids == query_id)
+        tables.append(query_table(judged, int(rows[0]), threshold) if len(rows) else
+                      pd.DataFrame(columns=["rank", "item", "grade", "χ"]))
+    for mine, other in ((tables[0], tables[1]), (tables[1], tables[0])):
+        where = dict(zip(other["item"], other["rank"]))
+        mine["rank in other"] = pd.array([where.get(i) for i in mine["item"]], dtype="Int64")
+    keep = ["rank", "item", "grade", "χ", "rank in other"]
+    return tables[0][keep], tables[1][keep]

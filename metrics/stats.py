@@ -160,3 +160,35 @@ def compare_systems(per_query: dict[str, dict[str, np.ndarray]], measures: list[
                           for row, adj in zip(family, adjusted)]
             rows.extend(family)
     return rows
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How well a measure orders the answer sets as the user prefers them."""
+
+    measure: str
+    tau: float | None
+    p: float | None
+    tied_pairs: int          # pairs of answer sets the measure cannot tell apart
+
+
+def order_agreement(values: dict[str, np.ndarray], preferred: list[str], names: list[str],
+                    higher_is_better: dict[str, bool]) -> list[Agreement]:
+    """Kendall's τ-b (scipy.stats.kendalltau) between the preferred order of the answer sets
+    (first = best) and each measure's order, best agreement first; ties in a measure are counted
+    and handled by τ-b."""
+    from scipy import stats
+
+    position = {name: i for i, name in enumerate(preferred)}
+    preference = np.array([-position[n] for n in names], dtype=float)   # larger = better
+    out = []
+    for measure, raw in values.items():
+        scores = np.asarray(raw, dtype=float) * (1 if higher_is_better.get(measure, True) else -1)
+        defined = ~np.isnan(scores)
+        tied = sum(1 for i in range(len(scores)) for j in range(i + 1, len(scores))
+                   if defined[i] and defined[j] and scores[i] == scores[j])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = stats.kendalltau(preference[defined], scores[defined])
+        out.append(Agreement(measure, _finite(result.statistic), _finite(result.pvalue), tied))
+    return sorted(out, key=lambda a: -(a.tau if a.tau is not None else -2))

@@ -8,7 +8,8 @@ from streamlit.testing.v1 import AppTest
 from metrics.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py"]
+PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
+         "pages/compare.py"]
 
 
 # AppTest.switch_page loses the sidebar drawn by app.py in this Streamlit version, so a page is
@@ -100,7 +101,7 @@ def test_bad_upload_shows_an_error():
     candidate = ("upload", "runs+qrels", (("runs", "bad.run", b"q1 Q0 d1 1 high s\n"),
                                            ("qrels", "q.qrels", b"q1 0 d1 1\n")), None, False,
                  "cosine")
-    for page in PAGES:
+    for page in [p for p in PAGES if p != "pages/answer_sets.py"]:  # that page has its own data
         at = app(page, upload=candidate, sample="upload")
         assert not at.exception
         assert any("bad.run, line 1, column 'score': score 'high' is not a number" in e.value
@@ -117,3 +118,68 @@ def test_good_upload_is_evaluated():
     table = at.dataframe[1].value.set_index("system")
     assert table.loc["mine", "AP"] == pytest.approx(0.5 / 2)
     assert table.loc["mine", "RR"] == pytest.approx(0.5)
+
+
+def test_answer_sets_page_shows_paper_beside_ours():
+    # at.dataframe[0] is the answer-set editor, [1] Table 2, [2] the agreement
+    at = app("pages/answer_sets.py")
+    table = at.dataframe[1].value
+    assert {"A1", "A1 (paper)", "A6", "A6 (paper)"} <= set(table.columns)
+    assert table.loc["FN", "A6"] == 4 and table.loc["FN", "A6 (paper)"] == 14
+    assert table.loc["bpref", "A1"] == pytest.approx(-2.0)
+    assert table.loc["bpref", "our measure"] == "BprefUncapped"
+    errata = " ".join(m.value for m in at.markdown)
+    assert "FN, A6" in errata and "Specificity, A1" in errata
+
+
+def test_answer_sets_agreement_puts_the_bpref_variants_first():
+    at = app("pages/answer_sets.py")
+    agreement = at.dataframe[2].value
+    assert set(agreement["measure"][:2]) == {"bpref-10", "bpref*"}
+    assert agreement["Kendall τ"][:2].tolist() == pytest.approx([1.0, 1.0])
+    at.text_input(key="preferred_order").set_value("A6, A5, A4, A3, A2, A1").run()
+    reversed_order = at.dataframe[2].value
+    assert reversed_order["measure"].iloc[-1] in ("bpref-10", "bpref*")
+    assert reversed_order["Kendall τ"].iloc[-1] == pytest.approx(-1.0)
+
+
+def test_answer_sets_without_the_papers_collection_size_hide_the_paper():
+    at = app("pages/answer_sets.py")
+    at.number_input(key="answer_collection_size").set_value(5000).run()
+    table = at.dataframe[1].value
+    assert "A1 (paper)" not in table.columns
+    assert table.loc["TN", "A1"] == 5000 - 14
+
+
+def test_compare_page_statistics_match_scipy():
+    from scipy import stats
+
+    from metrics import evaluate
+    from metrics.samples import load_sample
+    at = app("pages/compare.py", sample="instruments", measures="AP,nDCG@10")
+    assert not at.exception and not at.error
+    tests = at.dataframe[0].value.set_index("test")
+    data = load_sample("instruments")
+    a = evaluate(data["system_a"], "AP").results["AP"].values
+    b = evaluate(data["system_b"], "AP").results["AP"].values
+    assert tests.loc["t", "p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
+    assert tests.loc["wilcoxon", "p"] == pytest.approx(stats.wilcoxon(b, a).pvalue)
+    assert tests.loc["t", "mean B − A"] == pytest.approx((b - a).mean())
+    assert tests.loc["t", "wins"] + tests.loc["t", "ties"] + tests.loc["t", "losses"] == len(a)
+
+
+def test_compare_side_by_side_changes_with_the_query():
+    at = app("pages/compare.py", sample="covers", measures="AP")
+    first = at.selectbox(key="compare_query").value
+    tables = at.dataframe
+    left, right = tables[-2].value, tables[-1].value
+    assert "rank in other" in left.columns and len(left) == len(right) == 299
+    other = at.selectbox(key="compare_query").options[1]
+    at.selectbox(key="compare_query").set_value(other).run()
+    assert at.selectbox(key="compare_query").value == other != first
+
+
+def test_compare_needs_two_systems():
+    at = app("pages/compare.py", sample="fmp")
+    assert not at.exception
+    assert "one system" in at.info[0].value

@@ -1,0 +1,143 @@
+"""Answer sets: Serrà's Table 2 reproduced beside the paper, and which measure agrees with the
+order we value."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from charts import lift_curves_figure, pr_curves_figure
+from metrics import InputError
+from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
+                                 judged_answer_sets, parse_positions, table2)
+from metrics.curves import lift_curves, mean_interpolated_precision, rank_curves
+from metrics.registry import parse_measure
+from metrics.samples import SAMPLE_DIR
+from metrics.stats import order_agreement
+
+st.title("Answer sets")
+st.markdown(
+    "Serrà (2007) ranks six answer sets of a cover-song system from most to least valuable and "
+    "asks which evaluation measure orders them the same way. Each answer set lists |A| items; "
+    "*relevant positions* are the ranks of the covers it found, *R_q* the covers in the whole "
+    "collection. Edit them or add your own rows.")
+
+
+@st.cache_data
+def paper_sets() -> pd.DataFrame:
+    frame = pd.read_csv(SAMPLE_DIR / "serra" / "answer_sets.csv", dtype=str,
+                        keep_default_na=False)
+    frame["num_relevant"] = frame["num_relevant"].astype(int)
+    return frame
+
+
+@st.cache_data
+def paper_table() -> pd.DataFrame:
+    return pd.read_csv(SAMPLE_DIR / "serra" / "table2.csv", index_col="measure")
+
+
+left, right = st.columns([3, 1])
+with left:
+    edited = st.data_editor(
+        paper_sets(), num_rows="dynamic", key="answer_sets_editor", hide_index=True,
+        column_config={
+            "answer_set": st.column_config.TextColumn("answer set", required=True),
+            "relevant_positions": st.column_config.TextColumn(
+                "relevant positions", help="ranks of the relevant items, e.g. 1 2 3 5"),
+            "num_relevant": st.column_config.NumberColumn("R_q", min_value=0, step=1,
+                                                          required=True)})
+with right:
+    length = st.number_input("|A| (answer list length)", 1, 1000, ANSWER_SET_LENGTH,
+                             key="answer_length")
+    size = st.number_input("|D| (collection size)", 1, 10**9, COLLECTION_SIZE,
+                           key="answer_collection_size")
+
+try:
+    edited = edited.dropna(subset=["answer_set"])
+    names = [str(n).strip() for n in edited["answer_set"]]
+    if len(set(names)) != len(names) or not names or "" in names:
+        raise InputError("answer set names must be unique and not empty")
+    positions = {n: parse_positions(p, int(length), n)
+                 for n, p in zip(names, edited["relevant_positions"])}
+    relevant = {n: int(r) for n, r in zip(names, edited["num_relevant"].fillna(0))}
+    judged = judged_answer_sets(positions, relevant, int(length), int(size))
+except (InputError, ValueError) as exc:
+    st.error(f"Answer sets: {exc}")
+    st.stop()
+
+computed = table2(judged)
+paper = paper_table()
+as_printed = (int(length) == ANSWER_SET_LENGTH and int(size) == COLLECTION_SIZE)
+original = paper_sets().set_index("answer_set")
+
+st.subheader("Table 2: computed beside the paper")
+display = pd.DataFrame(index=computed.index)
+differs = pd.DataFrame(False, index=computed.index, columns=[])
+for name in computed.columns:
+    display[name] = computed[name]
+    unchanged = (as_printed and name in original.index and name in paper.columns
+                 and positions[name] == parse_positions(original.loc[name, "relevant_positions"],
+                                                        ANSWER_SET_LENGTH)
+                 and relevant[name] == int(original.loc[name, "num_relevant"]))
+    if unchanged:
+        display[f"{name} (paper)"] = paper[name]
+        digits = {row: 0 if row in ("TP", "FP", "FN", "TN") else
+                  1 if row == "Break-even point" else 3 for row in computed.index}
+        differs[name] = [round(computed.loc[row, name], digits[row]) != paper.loc[row, name]
+                         for row in computed.index]
+display.insert(0, "our measure", [TABLE2_MEASURES[row] for row in display.index])
+
+
+def highlight(frame: pd.DataFrame) -> pd.DataFrame:
+    styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    for name in differs.columns:
+        styles.loc[differs[name], name] = "background-color: #fde0dd"
+    return styles
+
+
+st.dataframe(display.style.apply(highlight, axis=None).format(precision=3, na_rep="—"),
+             width="stretch", height=680)
+st.download_button("Download CSV", display.to_csv().encode(), "table2.csv", "text/csv")
+st.caption("Red cells: the computed value, rounded to the paper's precision, differs from the "
+           "printed one. Conventions: " + "; ".join(f"{row} = {m}" for row, m in
+                                                    TABLE2_MEASURES.items()
+                                                    if row in ("AP", "RR", "DCG", "bpref")) + ".")
+shown = [(row, a, why) for (row, a), why in ERRATA.items() if a in differs.columns]
+if shown:
+    with st.expander(f"Why {len(shown)} cells differ from the paper (errata)", expanded=True):
+        for row, a, why in shown:
+            st.markdown(f"- **{row}, {a}**: {why}")
+
+st.subheader("Which measure agrees with what we value?")
+order_text = st.text_input("Your preferred order, best first", ", ".join(names),
+                           key="preferred_order")
+preferred = [x.strip() for x in order_text.replace(";", ",").split(",") if x.strip()]
+if sorted(preferred) != sorted(names):
+    st.error("List every answer set exactly once, e.g. " + ", ".join(names))
+else:
+    higher = {row: parse_measure(m).definition.higher_is_better
+              for row, m in TABLE2_MEASURES.items()}
+    agreement = order_agreement({row: computed.loc[row].to_numpy() for row in computed.index},
+                                preferred, list(computed.columns), higher)
+    frame = pd.DataFrame([{"measure": a.measure, "Kendall τ": a.tau, "p": a.p,
+                           "pairs it cannot tell apart": a.tied_pairs} for a in agreement])
+    st.dataframe(frame.style.format({"Kendall τ": "{:.3f}", "p": "{:.3g}"}, na_rep="—"),
+                 hide_index=True, width="stretch")
+    st.download_button("Download CSV", frame.to_csv(index=False).encode(), "agreement.csv",
+                       "text/csv", key="download_agreement")
+    st.caption("Kendall's τ-b (scipy.stats.kendalltau) between your order and each measure's "
+               "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
+
+st.subheader("Curves of the answer sets")
+lift = lift_curves(judged)
+curves = rank_curves(judged)
+c1, c2 = st.columns(2)
+with c1:
+    lines = {n: (lift.x[i][~np.isnan(lift.x[i])], lift.y[i][~np.isnan(lift.y[i])])
+             for i, n in enumerate(judged.query_ids)}
+    st.plotly_chart(lift_curves_figure(lines, mean={"mean": (lift.grid, lift.mean)},
+                                       title="Normalised lift curves"), width="stretch")
+with c2:
+    pr = {n: (curves.recall[i, : int(judged.lengths[i])],
+              curves.precision[i, : int(judged.lengths[i])]) for i, n in enumerate(judged.query_ids)}
+    st.plotly_chart(pr_curves_figure(pr, mean={"mean": mean_interpolated_precision(judged)},
+                                     title="PR curves"), width="stretch")

@@ -1,0 +1,106 @@
+"""Compare systems: per-query scatter and differences, significance tests, mean curves, and one
+query's two rankings side by side."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
+from dashboard.state import compare_source, evaluations, measure_list, rankings, source
+from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
+from metrics.inspect import side_by_side
+from metrics.stats import DEFAULT_SEED
+
+st.title("Compare systems")
+data, measures = rankings(), measure_list()
+results = evaluations(measures) if data is not None and measures else None
+if not results:
+    st.stop()
+systems = list(data)
+if len(systems) < 2:
+    st.info("This dataset has one system. Choose a sample with two systems (cover songs, "
+            "instruments, text-to-music) or upload two or more runs on the Data page.")
+    st.stop()
+
+threshold = int(st.session_state["threshold"])
+c1, c2, c3 = st.columns(3)
+name_a = c1.selectbox("System A", systems, index=0, key="compare_a")
+name_b = c2.selectbox("System B", systems, index=1, key="compare_b")
+names = results[name_a].measures
+measure = c3.selectbox("Measure", names, key="compare_measure")
+if name_a == name_b:
+    st.warning("Choose two different systems.")
+    st.stop()
+
+queries = results[name_a].query_ids
+a = results[name_a].results[measure].values
+b = results[name_b].results[measure].values
+both = ~np.isnan(a) & ~np.isnan(b)
+
+left, right = st.columns(2)
+with left:
+    event = st.plotly_chart(
+        paired_scatter_figure(a[both], b[both], queries[both], name_a=name_a, name_b=name_b,
+                              measure=measure),
+        width="stretch", on_select="rerun", selection_mode="points", key="compare_scatter")
+    points = [p for p in (event.selection.points if event else []) if p.get("curve_number") == 1]
+    if points:
+        st.session_state["compare_query"] = queries[both][points[0]["point_index"]]
+    st.caption("Click a point to open that query below. Above the diagonal: B is better.")
+with right:
+    st.plotly_chart(difference_figure(b[both] - a[both], queries[both], name_a=name_a,
+                                      name_b=name_b, measure=measure), width="stretch")
+
+st.subheader("How sure are we?")
+seed = st.number_input("Seed of the randomisation test and the bootstrap", value=DEFAULT_SEED,
+                       step=1, key="compare_seed")
+tests = compare_source(source(), st.session_state["ties"], ",".join(str(m) for m in measures),
+                       measure, int(seed))
+frame = pd.DataFrame([{
+    "A": t.a, "B": t.b, "test": t.test, "mean B − A": t.mean_diff,
+    "95% CI low": t.ci[0], "95% CI high": t.ci[1], "statistic": t.statistic, "p": t.p,
+    **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
+    "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
+    for t in tests])
+st.dataframe(frame.style.format(precision=4, na_rep="—").format({"p": "{:.4g}"}),
+             hide_index=True, width="stretch")
+st.download_button("Download CSV", frame.to_csv(index=False).encode(), "tests.csv", "text/csv")
+st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
+           "t-test, Wilcoxon signed-rank, and a randomisation test with 10,000 seeded "
+           "permutations; the interval is a BCa bootstrap of the mean difference; Cohen's d is "
+           "mean/sd of the differences. "
+           + ("Holm's correction is over the system pairs. " if len(systems) > 2 else "")
+           + "wins count queries where B beats A.")
+
+st.subheader("Mean PR curves")
+means = {s: mean_interpolated_precision(data[s], threshold) for s in systems}
+st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, {}, mean=means,
+                                       title="Mean 11-point interpolated precision"),
+                width="stretch")
+
+st.subheader("One query, both rankings")
+order = list(queries[both][np.argsort(-(np.abs(b[both] - a[both])), kind="stable")]) + \
+    [q for q in queries if q not in set(queries[both])]
+if st.session_state.get("compare_query") not in order:
+    st.session_state["compare_query"] = order[0]
+query_id = st.selectbox("Query (largest difference first)", order, key="compare_query")
+row = int(np.flatnonzero(queries == query_id)[0])
+values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
+                       for s in (name_a, name_b)}, index=names)
+st.dataframe(values.T.style.format(precision=4, na_rep="undefined"), width="stretch")
+table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
+
+
+def show(table: pd.DataFrame, title: str, other: str) -> None:
+    only = int(table["rank in other"].isna().sum())
+    st.markdown(f"**{title}** — {only} of {len(table)} items not retrieved by {other}")
+    st.dataframe(table.style.apply(
+        lambda r: ["background-color: #d9f2d9" if r["χ"] == 1 else "" for _ in r], axis=1),
+        hide_index=True, width="stretch", height=400)
+
+
+col_a, col_b = st.columns(2)
+with col_a:
+    show(table_a, f"A: {name_a}", name_b)
+with col_b:
+    show(table_b, f"B: {name_b}", name_a)
