@@ -216,8 +216,7 @@ def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: 
     fig = go.Figure(go.Bar(x=np.arange(1, len(d) + 1), y=d, marker_color=colour,
                            customdata=labels, name="B − A",
                            hovertemplate="query %{customdata}<br>B − A = %{y:.4f}<extra></extra>"))
-    fig.update_layout(title=f"{_safe(measure)}: {_safe(name_b)} − {_safe(name_a)} per query — "
-                            f"{wins} wins, {ties} ties, {losses} losses for B",
+    fig.update_layout(title=f"{_safe(measure)}, B − A: {wins} wins, {ties} ties, {losses} losses",
                       template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
                       showlegend=False, bargap=0.1)
     fig.update_xaxes(title="queries, sorted by difference")

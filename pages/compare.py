@@ -62,8 +62,10 @@ frame = pd.DataFrame([{
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
     "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
     for t in tests])
-st.dataframe(frame.style.format(precision=4, na_rep="—").format({"p": "{:.4g}"}),
-             hide_index=True, width="stretch")
+decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "statistic",
+                                   "Cohen's d"]}
+st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
+                                na_rep="—"), hide_index=True, width="stretch")
 st.download_button("Download CSV", frame.to_csv(index=False).encode(), "tests.csv", "text/csv")
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
            "t-test, Wilcoxon signed-rank, and a randomisation test with 10,000 seeded "

@@ -72,3 +72,19 @@ def test_worked_formulas_agree_with_the_engine(query, k):
         assert worked[name].value == pytest.approx(value), name
         assert worked[name].latex.endswith(f"{value:.4f}".rstrip("0").rstrip(".")) or \
             worked[name].latex.endswith(f"{value:g}"), (name, worked[name].latex)
+
+
+def test_paired_scatter_and_differences():
+    from charts import difference_figure, paired_scatter_figure
+
+    a, b = [0.2, 0.5, 0.9], [0.4, 0.5, 0.1]
+    fig = paired_scatter_figure(a, b, ["q1", "q2", "<q3>"], name_a="A", name_b="B", measure="AP")
+    points = fig.data[1]
+    assert list(points.x) == a and list(points.y) == b
+    assert list(points.customdata) == ["q1", "q2", "&lt;q3&gt;"]
+    assert list(points.marker.color) == ["#2ca02c", "gray", "#d62728"]   # win, tie, loss for B
+    fig = difference_figure(np.array(b) - np.array(a), ["q1", "q2", "q3"], name_a="A",
+                            name_b="B", measure="AP")
+    assert list(fig.data[0].y) == pytest.approx([-0.8, 0.0, 0.2])
+    assert list(fig.data[0].customdata) == ["q3", "q2", "q1"]
+    assert fig.layout.title.text == "AP, B − A: 1 wins, 1 ties, 1 losses"
