@@ -29,23 +29,27 @@ def _as_str_array(values: Iterable) -> np.ndarray:
     return np.asarray([str(v) for v in values], dtype=object)
 
 
-def first_occurrence(keys_a: np.ndarray, keys_b: np.ndarray) -> np.ndarray:
-    """Boolean mask keeping the first row of each (a, b) pair."""
-    frame = pd.DataFrame({"a": keys_a, "b": keys_b})
-    return ~frame.duplicated(keep="first").to_numpy()
+def first_occurrence(keys: np.ndarray) -> np.ndarray | None:
+    """Boolean mask keeping the first row of each key, or None when no key repeats."""
+    duplicated = pd.Series(keys).duplicated(keep="first").to_numpy()
+    return ~duplicated if duplicated.any() else None
 
 
 @dataclass(frozen=True, eq=False)
 class Run:
     """A system's output: one row per (query, item), with a score unless it is a bare ranked list.
 
-    Rows keep their input order, which is what the ``stable`` tie policy falls back on. For a bare
-    list, ``ranks`` (if given) or the input order is the ranking. Duplicated (query, item) pairs
-    are dropped by :meth:`build`, keeping the first occurrence, with a warning.
+    Ids are stored once each (``query_vocab``, ``item_vocab``) and rows refer to them by integer
+    codes, so a run of ten million lines holds no Python string per line. Rows keep their input
+    order, which is what the ``stable`` tie policy falls back on. For a bare list, ``ranks`` (if
+    given) or the input order is the ranking. Duplicated (query, item) pairs are dropped by
+    :meth:`build`, keeping the first occurrence, with a warning.
     """
 
-    query_ids: np.ndarray
-    item_ids: np.ndarray
+    query_codes: np.ndarray
+    query_vocab: np.ndarray
+    item_codes: np.ndarray
+    item_vocab: np.ndarray
     scores: np.ndarray | None = None
     ranks: np.ndarray | None = None
     name: str = "run"
@@ -54,8 +58,17 @@ class Run:
     @classmethod
     def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",
               source: str | None = None) -> "Run":
-        q = _as_str_array(query_ids)
-        d = _as_str_array(item_ids)
+        q_codes, q_vocab = pd.factorize(_as_str_array(query_ids), sort=False)
+        d_codes, d_vocab = pd.factorize(_as_str_array(item_ids), sort=False)
+        return cls.from_codes(q_codes, np.asarray(q_vocab, dtype=object), d_codes,
+                              np.asarray(d_vocab, dtype=object), scores, ranks, name, source)
+
+    @classmethod
+    def from_codes(cls, query_codes, query_vocab, item_codes, item_vocab, scores=None,
+                   ranks=None, name: str = "run", source: str | None = None) -> "Run":
+        """Rows given as codes into unique id lists (query codes in first-appearance order)."""
+        q = np.asarray(query_codes, dtype=np.int64)
+        d = np.asarray(item_codes, dtype=np.int64)
         if len(q) != len(d):
             raise InputError("query and item columns differ in length", source=source)
         s = None if scores is None else np.asarray(scores, dtype=np.float64)
@@ -64,17 +77,17 @@ class Run:
             bad = int(np.flatnonzero(~np.isfinite(s))[0])
             raise InputError(f"score {s[bad]} is not a finite number", source=source, row=bad + 1)
         warnings = []
-        keep = first_occurrence(q, d)
-        if not keep.all():
-            dropped = int((~keep).sum())
+        keep = first_occurrence(q * max(len(item_vocab), 1) + d)
+        if keep is not None:
             example = int(np.flatnonzero(~keep)[0])
             warnings.append(
-                f"{source or name}: {dropped} duplicated (query, item) pair(s) dropped, the first "
-                f"occurrence kept (first duplicate: query {q[example]!r}, item {d[example]!r})")
+                f"{source or name}: {int((~keep).sum())} duplicated (query, item) pair(s) "
+                f"dropped, the first occurrence kept (first duplicate: query "
+                f"{query_vocab[q[example]]!r}, item {item_vocab[d[example]]!r})")
             q, d = q[keep], d[keep]
             s = None if s is None else s[keep]
             r = None if r is None else r[keep]
-        return cls(q, d, s, r, name, tuple(warnings))
+        return cls(q, query_vocab, d, item_vocab, s, r, name, tuple(warnings))
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
@@ -93,11 +106,20 @@ class Run:
         return cls.build(q, d, name=name)
 
     @property
+    def query_ids(self) -> np.ndarray:
+        """The query id of every row (materialised: meant for small runs and tests)."""
+        return self.query_vocab[self.query_codes]
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        return self.item_vocab[self.item_codes]
+
+    @property
     def has_scores(self) -> bool:
         return self.scores is not None
 
     def __len__(self) -> int:
-        return len(self.query_ids)
+        return len(self.query_codes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,8 +163,9 @@ class GroundTruth:
                 f"{source or name}: {int(negative.sum())} negative grade(s) read as 0 (judged "
                 f"not relevant), as trec_eval does")
             g = np.where(negative, 0, g)
-        keep = first_occurrence(q, d)
-        if not keep.all():
+        keep = first_occurrence(pd.factorize(q)[0].astype(np.int64) * (len(d) + 1)
+                                + pd.factorize(d)[0])
+        if keep is not None:
             example = int(np.flatnonzero(~keep)[0])
             warnings.append(
                 f"{source or name}: {int((~keep).sum())} duplicated (query, item) judgement(s) "
@@ -281,12 +304,21 @@ class JudgedRanking:
     lengths: np.ndarray
     grade_counts: np.ndarray
     collection_size: int | None = None
-    items: np.ndarray | None = None     # queries × ranks item ids (object), for display
-    scores: np.ndarray | None = None    # queries × ranks scores (NaN past the end)
+    item_codes: np.ndarray | None = None  # queries × ranks codes into item_vocab (-1 past the end)
+    scores: np.ndarray | None = None      # queries × ranks scores (NaN past the end)
     warnings: tuple[str, ...] = field(default=())
     name: str = "run"
     ties: TieReport = field(default_factory=TieReport)
     run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
+    item_vocab: np.ndarray | None = None
+
+    @cached_property
+    def items(self) -> np.ndarray | None:
+        """queries × ranks item ids (None past the end), built on first use: for display."""
+        if self.item_codes is None or self.item_vocab is None:
+            return None
+        vocab = np.append(np.asarray(self.item_vocab, dtype=object), None)
+        return vocab[self.item_codes]  # code -1 picks the appended None
 
     @property
     def num_queries(self) -> int:
@@ -327,9 +359,9 @@ class JudgedRanking:
         """The same judged ranking restricted to some queries (an index or boolean mask)."""
         return JudgedRanking(
             self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
-            self.collection_size, None if self.items is None else self.items[rows],
+            self.collection_size, None if self.item_codes is None else self.item_codes[rows],
             None if self.scores is None else self.scores[rows], self.warnings, self.name,
-            self.ties, self.run_only_queries)
+            self.ties, self.run_only_queries, self.item_vocab)
 
     @classmethod
     def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],

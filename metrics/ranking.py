@@ -31,7 +31,8 @@ class RankedRun:
 
     query_ids: np.ndarray
     offsets: np.ndarray
-    item_ids: np.ndarray
+    item_codes: np.ndarray      # codes into item_vocab, in rank order
+    item_vocab: np.ndarray
     scores: np.ndarray | None
     ties: str = "stable"        # the policy the ranking was made with
     name: str = "run"
@@ -40,6 +41,10 @@ class RankedRun:
     @property
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        return self.item_vocab[self.item_codes]
 
 
 def _id_order_key(ids: np.ndarray) -> np.ndarray:
@@ -81,42 +86,55 @@ def tie_report(query_codes: np.ndarray, positions: np.ndarray,
     return TieReport(int(in_tie.sum()), len(np.unique(query_codes[in_tie])), first, last)
 
 
+def _already_ranked(q_codes: np.ndarray, compared: np.ndarray) -> bool:
+    """True when rows come grouped by query (in first-appearance order) with strictly decreasing
+    scores: then every policy gives the input order and no sort is needed (TREC runs usually
+    arrive like this)."""
+    if len(q_codes) < 2:
+        return True
+    same_query = q_codes[1:] == q_codes[:-1]
+    return bool(np.all(q_codes[1:] >= q_codes[:-1])
+                and np.all(~same_query | (compared[1:] < compared[:-1])))
+
+
 def rank_run(run: Run, ties: str = "stable") -> RankedRun:
     """Sort every query's items into its ranking under a tie policy."""
     check_policy(ties)
-    q_codes, q_uniques = pd.factorize(run.query_ids, sort=False)
+    q_codes = run.query_codes
     n = len(run)
     row = np.arange(n)
-    compared = None
     if run.scores is not None:
         compared = policy_scores(run.scores, ties)
-        if ties == "stable":
-            tiebreak = row
-        elif ties == "id":
-            tiebreak = _id_order_key(run.item_ids)
-        else:  # trec: docno descending
-            tiebreak = -pd.factorize(run.item_ids, sort=True)[0]
-        order = np.lexsort((row, tiebreak, -compared, q_codes))
+        if _already_ranked(q_codes, compared):
+            order = row
+        elif ties == "stable":
+            order = np.lexsort((-compared, q_codes))  # lexsort is stable: input order breaks ties
+        else:
+            vocab_key = (_id_order_key(run.item_vocab) if ties == "id"
+                         else -pd.factorize(run.item_vocab, sort=True)[0])  # trec: id descending
+            order = np.lexsort((vocab_key[run.item_codes], -compared, q_codes))
     elif run.ranks is not None:
-        order = np.lexsort((row, run.ranks, q_codes))
+        order = np.lexsort((run.ranks, q_codes))
     else:
-        order = np.lexsort((row, q_codes))
-    counts = np.bincount(q_codes, minlength=len(q_uniques))
+        order = np.argsort(q_codes, kind="stable")
+    counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    return RankedRun(np.asarray(q_uniques, dtype=object), offsets, run.item_ids[order],
+    return RankedRun(run.query_vocab, offsets, run.item_codes[order], run.item_vocab,
                      None if run.scores is None else run.scores[order],
                      ties if run.scores is not None else "stable", run.name, run.warnings)
 
 
-def _grades_of(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray) -> np.ndarray:
-    """Grade of each (truth query index, item id) row: judged grade, 0 for unlisted items when
+def _grades_of(truth: GroundTruth, query_index: np.ndarray, item_codes: np.ndarray,
+               item_vocab: np.ndarray) -> np.ndarray:
+    """Grade of each (truth query index, item code) row: judged grade, 0 for unlisted items when
     the truth judges everything, else UNJUDGED."""
-    codes, _ = pd.factorize(np.concatenate([truth.pair_item, item_ids]))
+    codes, _ = pd.factorize(np.concatenate([truth.pair_item, item_vocab]))
     width = int(codes.max()) + 1 if len(codes) else 1
     truth_keys = truth.pair_query * width + codes[: len(truth.pair_item)]
     order = np.argsort(truth_keys, kind="stable")
     sorted_keys = truth_keys[order]
-    keys = query_index.astype(np.int64) * width + codes[len(truth.pair_item):]
+    vocab_codes = codes[len(truth.pair_item):]
+    keys = query_index.astype(np.int64) * width + vocab_codes[item_codes]
     at = np.searchsorted(sorted_keys, keys)
     at_clipped = np.minimum(at, max(len(sorted_keys) - 1, 0))
     found = (at < len(sorted_keys)) & (sorted_keys[at_clipped] == keys) if len(sorted_keys) else \
@@ -147,16 +165,18 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     keep = row_query >= 0
     if truth.self_items is not None:
         is_self = np.zeros(len(row_query), dtype=bool)
-        is_self[keep] = ranked.item_ids[keep] == truth.self_items[row_query[keep]]
+        self_code = pd.Index(ranked.item_vocab).get_indexer(truth.self_items)  # -1: not in run
+        is_self[keep] = ranked.item_codes[keep] == self_code[row_query[keep]]
         if is_self.any() and warn_self:
             warnings.append(f"{ranked.name}: {int(is_self.sum())} quer(ies) retrieved themselves; "
                             f"the query item was removed from its own ranking")
         keep &= ~is_self
-    q = row_query[keep]
-    items = ranked.item_ids[keep]
-    scores = None if ranked.scores is None else ranked.scores[keep]
-    judged = _assemble(truth, q, items, scores, collection_size, ranked.name, warnings,
-                       ranked.ties)
+    whole = bool(keep.all())  # skip copying ten million rows when nothing is dropped
+    q = row_query if whole else row_query[keep]
+    items = ranked.item_codes if whole else ranked.item_codes[keep]
+    scores = ranked.scores if ranked.scores is None or whole else ranked.scores[keep]
+    judged = _assemble(truth, q, items, ranked.item_vocab, scores, collection_size, ranked.name,
+                       warnings, ranked.ties)
     object.__setattr__(judged, "run_only_queries", int(run_only.sum()))
     missing = np.setdiff1d(np.arange(len(truth.query_ids)), np.unique(q))
     if len(missing):
@@ -172,8 +192,8 @@ def _with_warning(judged: JudgedRanking, message: str) -> JudgedRanking:
 
 
 def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
-              scores: np.ndarray | None, collection_size: int | None, name: str,
-              warnings: list[str], ties: str) -> JudgedRanking:
+              item_vocab: np.ndarray, scores: np.ndarray | None, collection_size: int | None,
+              name: str, warnings: list[str], ties: str) -> JudgedRanking:
     """Build the queries × ranks matrices from rows already grouped by query in rank order."""
     n_queries = len(truth.query_ids)
     lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
@@ -185,8 +205,9 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
     block_len = np.diff(np.r_[block_start, len(query_index)])
     positions = np.arange(len(query_index)) - np.repeat(block_start, block_len)
     grades = np.full((n_queries, depth), PAD, dtype=np.int16)
-    grades[query_index, positions] = _grades_of(truth, query_index, items)
-    item_matrix = np.full((n_queries, depth), None, dtype=object)
+    grades[query_index, positions] = _grades_of(truth, query_index, items, item_vocab)
+    item_matrix = np.full((n_queries, depth), -1,
+                          dtype=np.int32 if len(item_vocab) < 2**31 else np.int64)
     item_matrix[query_index, positions] = items
     score_matrix = np.full((n_queries, depth), np.nan)
     if scores is not None:
@@ -204,7 +225,7 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
     report = tie_report(query_index, positions,
                         None if scores is None else policy_scores(scores, ties))
     return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
-                         score_matrix, tuple(warnings), name, report)
+                         score_matrix, tuple(warnings), name, report, item_vocab=item_vocab)
 
 
 def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
@@ -229,7 +250,7 @@ def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTru
     # the query item, where it is among the columns, is removed by judge()
     order = column_order[np.argsort(-compared[:, column_order], axis=1, kind="stable")]
     ranked = RankedRun(
-        query_ids, np.arange(n_q + 1) * n_items, item_ids[order].ravel(),
+        query_ids, np.arange(n_q + 1) * n_items, order.ravel(), item_ids,
         np.take_along_axis(scores, order, axis=1).ravel() * (1 if larger_is_better else -1),
         ties, name)
     return judge(ranked, truth, collection_size=collection_size, warn_self=False)
