@@ -86,37 +86,41 @@ def tie_report(query_codes: np.ndarray, positions: np.ndarray,
     return TieReport(int(in_tie.sum()), len(np.unique(query_codes[in_tie])), first, last)
 
 
-def _already_ranked(q_codes: np.ndarray, compared: np.ndarray) -> bool:
-    """True when rows come grouped by query (in first-appearance order) with strictly decreasing
-    scores: then every policy gives the input order and no sort is needed (TREC runs usually
-    arrive like this)."""
-    if len(q_codes) < 2:
-        return True
-    same_query = q_codes[1:] == q_codes[:-1]
-    return bool(np.all(q_codes[1:] >= q_codes[:-1])
-                and np.all(~same_query | (compared[1:] < compared[:-1])))
+def _tie_order(item_ids: np.ndarray, ties: str) -> np.ndarray:
+    """Sort keys of some items under a tie policy (stable needs none: input order stands)."""
+    if ties == "id":
+        return _id_order_key(item_ids)
+    return -pd.factorize(item_ids, sort=True)[0]  # trec: id descending
 
 
 def rank_run(run: Run, ties: str = "stable") -> RankedRun:
-    """Sort every query's items into its ranking under a tie policy."""
+    """Sort every query's items into its ranking under a tie policy.
+
+    Rows are first put in (query, score descending) order — no sort at all when the run already
+    comes that way, as TREC runs do — and then only the groups of tied scores are reordered by
+    the policy, so item ids are compared only where ties exist."""
     check_policy(ties)
     q_codes = run.query_codes
     n = len(run)
-    row = np.arange(n)
-    if run.scores is not None:
-        compared = policy_scores(run.scores, ties)
-        if _already_ranked(q_codes, compared):
-            order = row
-        elif ties == "stable":
-            order = np.lexsort((-compared, q_codes))  # lexsort is stable: input order breaks ties
-        else:
-            vocab_key = (_id_order_key(run.item_vocab) if ties == "id"
-                         else -pd.factorize(run.item_vocab, sort=True)[0])  # trec: id descending
-            order = np.lexsort((vocab_key[run.item_codes], -compared, q_codes))
-    elif run.ranks is not None:
-        order = np.lexsort((run.ranks, q_codes))
+    if run.scores is None:
+        order = (np.lexsort((run.ranks, q_codes)) if run.ranks is not None
+                 else np.argsort(q_codes, kind="stable"))
     else:
-        order = np.argsort(q_codes, kind="stable")
+        compared = policy_scores(run.scores, ties)
+        grouped = n < 2 or bool(np.all(q_codes[1:] >= q_codes[:-1]) and np.all(
+            (q_codes[1:] != q_codes[:-1]) | (compared[1:] <= compared[:-1])))
+        order = np.arange(n) if grouped else np.lexsort((-compared, q_codes))  # stable
+        if ties != "stable" and n > 1:
+            q_sorted, s_sorted = q_codes[order], compared[order]
+            same = (q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
+            if same.any():
+                tied = np.zeros(n, dtype=bool)
+                tied[1:] |= same
+                tied[:-1] |= same
+                group = np.cumsum(np.r_[True, ~same])  # one id per run of equal scores
+                rows = np.flatnonzero(tied)
+                key = _tie_order(run.item_vocab[run.item_codes[order[rows]]], ties)
+                order[rows] = order[rows[np.lexsort((key, group[rows]))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
     return RankedRun(run.query_vocab, offsets, run.item_codes[order], run.item_vocab,

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from ..model import GroundTruth, Run
+from .fast import read_columns
 from .tables import Layout, numeric_column, read_table, text_column
-from .text import Source, source_name
+from .text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", None),
              required=("query_id", "item_id", "score"), optional=("rank",),
@@ -28,7 +29,13 @@ def load_run(source: Source, name: str | None = None) -> Run:
     ``query_id,item_id,score[,rank]`` (or ``query_id,item_id[,rank]`` for a bare ranked list) or
     Parquet with those columns. The TREC rank column is ignored, as trec_eval ignores it."""
     label = source_name(source, name)
-    table = read_table(source, RUN, label)
+    data = read_bytes(source, label)
+    fast = _fast_trec(data, RUN, {"score": "float64"})
+    if fast is not None:
+        (q_codes, q_vocab), (d_codes, d_vocab) = fast["query_id"], fast["item_id"]
+        return Run.from_codes(q_codes, q_vocab, d_codes, d_vocab, fast["score"],
+                              name=run_name(label), source=label)
+    table = read_table(data, RUN, label)
     queries = text_column(table, "query_id")
     items = text_column(table, "item_id")
     scores = numeric_column(table, "score") if "score" in table.columns else None
@@ -43,7 +50,23 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers; 0 is
     judged not relevant; negative grades are read as 0 with a warning."""
     label = source_name(source, name)
-    table = read_table(source, QRELS, label)
+    data = read_bytes(source, label)
+    fast = _fast_trec(data, QRELS, {"relevance": "int64"})
+    if fast is not None:
+        (q_codes, q_vocab), (d_codes, d_vocab) = fast["query_id"], fast["item_id"]
+        return GroundTruth.build(q_vocab[q_codes], d_vocab[d_codes], fast["relevance"],
+                                 name=run_name(label), source=label)
+    table = read_table(data, QRELS, label)
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
                              numeric_column(table, "relevance", whole=True),
                              name=run_name(label), source=label)
+
+
+def _fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
+    """The pyarrow fast path, for headerless TREC files only (see :mod:`.fast`)."""
+    if data[:4] == PARQUET_MAGIC:
+        return None
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    if any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno")):
+        return None  # a header: the CSV reader's job
+    return read_columns(data, layout.trec, numeric)
