@@ -20,7 +20,8 @@ from .errors import InputError
 from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import run_name
 from .loaders.annotations import load_taxonomy
-from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_truth
+from .pipelines import (evaluate_matrix_by_counting, judge_embeddings, judge_matrix,
+                        judge_run_file, load_truth)
 from .ranking import TIE_POLICIES
 from .registry import parse_measures
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
@@ -280,6 +281,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         judged = judge_run_file(args.run, _truth(args.truth, args.taxonomy), args.ties,
                                 args.collection_size)
     elif args.command == "evaluate-matrix":
+        from .allvsall import streamable
+        if streamable(measures) and args.collection_size is None:
+            result = evaluate_matrix_by_counting(args.matrix, args.labels, measures, args.ties,
+                                                 args.distance)
+            _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
+                  result.warnings, args.format)
+            return 0
         judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
                               args.collection_size)
     else:

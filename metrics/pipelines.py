@@ -44,6 +44,23 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
                         larger_is_better=not distance)
 
 
+def evaluate_matrix_by_counting(matrix: Source, labels: Source, measures, ties: str = "stable",
+                                distance: bool = False, matrix_name: str | None = None,
+                                labels_name: str | None = None):
+    """All-vs-all evaluation without sorting rows (see :mod:`metrics.allvsall`); the matrix is
+    memory-mapped when it is a plain .npy file."""
+    from .allvsall import evaluate_ranks, relevant_ranks
+    from .loaders.arrays import open_score_matrix
+
+    scores = open_score_matrix(matrix, matrix_name)
+    labels_label = source_name(labels, labels_name)
+    items, item_labels = load_labels(labels, labels_label)
+    check_ids(items, scores.shape[0], labels_label, source_name(matrix, matrix_name))
+    ranks = relevant_ranks(scores, item_labels, items, ties, larger_is_better=not distance,
+                           source=source_name(matrix, matrix_name))
+    return evaluate_ranks(ranks, items, measures, list_length=len(items) - 1)
+
+
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
                      ties: str = "stable", collection_size: int | None = None,

@@ -83,3 +83,28 @@ def check_ids(ids: np.ndarray, rows: int, ids_label: str, array_label: str) -> N
     if len(ids) != rows:
         raise InputError(f"lists {len(ids)} ids but {array_label} has {rows} rows; the ids must "
                          f"name the rows in order", source=ids_label)
+
+
+def open_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
+    """An N×N matrix memory-mapped from a plain ``.npy`` file (so a matrix larger than memory can
+    be streamed), or loaded like :func:`load_score_matrix` from bytes or a gzipped file. Values
+    are checked for NaN and infinity by whoever streams through them."""
+    label = source_name(source, name)
+    if isinstance(source, (bytes, bytearray)):
+        return load_score_matrix(source, name)
+    with open(source, "rb") as handle:
+        head = handle.read(6)
+    if head != NUMPY_MAGIC:
+        return load_score_matrix(source, name)
+    try:
+        matrix = np.load(source, mmap_mode="r", allow_pickle=False)
+    except ValueError as exc:
+        raise InputError(f"cannot be memory-mapped as a numeric .npy ({exc})",
+                         source=label) from None
+    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
+        raise InputError(f"has dtype {matrix.dtype}; a numeric (float) array is needed",
+                         source=label)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
+        raise InputError(f"has shape {matrix.shape}; an all-vs-all matrix must be square (N×N)",
+                         source=label)
+    return matrix
