@@ -303,6 +303,7 @@ def main() -> None:
                                   str(paths["labels"]), "-"))
             scaling.append(("all-vs-all", f"N = {n:,}", t["wall"]))
     report = write_report(run_results, matrix_results, scaling, args.quick)
+    report += "\n" + (HERE / "scale_notes.md").read_text()
     Path(args.out).write_text(report + "\n")
     print(report)
 

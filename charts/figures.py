@@ -29,6 +29,14 @@ def _safe(text) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: str) -> None:
+    """Thick mean curves, one per system (black when there is only one)."""
+    for i, (system, (x, y)) in enumerate(means.items()):
+        colour = PALETTE[i % len(PALETTE)] if len(means) > 1 else "black"
+        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=f"{prefix}: {_safe(system)}",
+                                 line=dict(MEAN_STYLE, color=colour)))
+
+
 def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                     bep: float | None = None, fmax: tuple[float, float, int] | None = None,
                     interpolated: Sequence[float] | None = None, title: str = "") -> go.Figure:
@@ -72,11 +80,8 @@ def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
         fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines", name=_safe(label),
                                  opacity=0.45, line=dict(width=1, dash="dashdot",
                                                          color=PALETTE[i % len(PALETTE)])))
-    for i, (system, values) in enumerate((mean or {}).items()):
-        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=values, mode="lines+markers",
-                                 name=f"mean interpolated: {_safe(system)}",
-                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
-                                           if len(mean) > 1 else "black")))
+    _add_means(fig, {s: (RECALL_LEVELS, v) for s, v in (mean or {}).items()},
+               "mean interpolated", "lines+markers")
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall", "precision")
 
@@ -89,11 +94,7 @@ def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequenc
     for i, (label, values) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers", name=_safe(label),
                                  opacity=0.5, line=dict(width=1, color=PALETTE[i % len(PALETTE)])))
-    for i, (system, values) in enumerate((mean or {}).items()):
-        fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers",
-                                 name=f"mean: {_safe(system)}",
-                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
-                                           if len(mean) > 1 else "black")))
+    _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers")
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall level", "interpolated precision")
 
@@ -108,10 +109,7 @@ def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[floa
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=_safe(label), opacity=0.6,
                                  line=dict(width=1.5, dash="dashdot",
                                            color=PALETTE[i % len(PALETTE)])))
-    for i, (system, (grid, values)) in enumerate((mean or {}).items()):
-        fig.add_trace(go.Scatter(x=grid, y=values, mode="lines", name=f"mean: {_safe(system)}",
-                                 line=dict(MEAN_STYLE, color=PALETTE[i % len(PALETTE)]
-                                           if len(mean) > 1 else "black")))
+    _add_means(fig, mean or {}, "mean", "lines")
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "share of the answer list r/|A|", "share of relevant found TP(r)/R_q")
 
