@@ -69,7 +69,33 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
                 return None
             out[name] = values
         else:
-            encoded = column.dictionary_encode().combine_chunks()
-            codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-            out[name] = (codes, np.asarray(encoded.dictionary.to_pylist(), dtype=object))
+            out[name] = _encode(column.combine_chunks())
     return out
+
+
+def _int32_view(array) -> np.ndarray:
+    """The values of a pyarrow int32 array without nulls, as a numpy view (no conversion)."""
+    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array),
+                         offset=array.offset * 4)
+
+
+def _encode(column) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, unique values in first-appearance order) of a pyarrow string array.
+
+    A column whose equal values stand together — the query column of a TREC file — is encoded
+    from its runs, without hashing every line."""
+    import pyarrow.compute as pc
+
+    n = len(column)
+    if n > 1:
+        changes = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(
+            zero_copy_only=False)
+        starts = np.flatnonzero(np.r_[True, changes])
+        if len(starts) * 2 < n:
+            values = column.take(starts).to_numpy(zero_copy_only=False)
+            if len(set(values)) == len(values):  # every value forms exactly one run
+                codes = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+                return codes, values.astype(object)
+    encoded = column.dictionary_encode()
+    return (_int32_view(encoded.indices).astype(np.int64),
+            encoded.dictionary.to_numpy(zero_copy_only=False).astype(object))
