@@ -179,25 +179,18 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     q = row_query if whole else row_query[keep]
     items = ranked.item_codes if whole else ranked.item_codes[keep]
     scores = ranked.scores if ranked.scores is None or whole else ranked.scores[keep]
-    judged = _assemble(truth, q, items, ranked.item_vocab, scores, collection_size, ranked.name,
-                       warnings, ranked.ties)
-    object.__setattr__(judged, "run_only_queries", int(run_only.sum()))
-    missing = np.setdiff1d(np.arange(len(truth.query_ids)), np.unique(q))
+    missing = np.flatnonzero(np.bincount(q, minlength=len(truth.query_ids)) == 0)
     if len(missing):
-        judged = _with_warning(judged, f"{ranked.name}: {len(missing)} ground-truth quer(ies) are "
-                                       f"not in the run and score 0 where a measure has a value "
-                                       f"for an empty list (first: {truth.query_ids[missing[0]]!r})")
-    return judged
-
-
-def _with_warning(judged: JudgedRanking, message: str) -> JudgedRanking:
-    object.__setattr__(judged, "warnings", judged.warnings + (message,))
-    return judged
+        warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
+                        f"and score 0 where a measure has a value for an empty list (first: "
+                        f"{truth.query_ids[missing[0]]!r})")
+    return _assemble(truth, q, items, ranked.item_vocab, scores, collection_size, ranked.name,
+                     warnings, ranked.ties, int(run_only.sum()))
 
 
 def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
               item_vocab: np.ndarray, scores: np.ndarray | None, collection_size: int | None,
-              name: str, warnings: list[str], ties: str) -> JudgedRanking:
+              name: str, warnings: list[str], ties: str, run_only: int = 0) -> JudgedRanking:
     """Build the queries × ranks matrices from rows already grouped by query in rank order."""
     n_queries = len(truth.query_ids)
     lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
@@ -229,7 +222,7 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
     report = tie_report(query_index, positions,
                         None if scores is None else policy_scores(scores, ties))
     return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
-                         score_matrix, tuple(warnings), name, report, item_vocab=item_vocab)
+                         score_matrix, tuple(warnings), name, report, run_only, item_vocab)
 
 
 def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
