@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.evaluate import EvaluationResult
 from metrics.model import JudgedRanking
@@ -61,7 +62,7 @@ def rankings() -> dict[str, JudgedRanking] | None:
     try:
         return load_source(source(), st.session_state["ties"])
     except InputError as exc:
-        st.error(f"Cannot load the data: {exc}")
+        st.error(f"Cannot load the data: {md(exc)}")
         return None
 
 
@@ -70,7 +71,7 @@ def measure_list() -> list[Measure] | None:
     try:
         parsed = parse_measures(st.session_state.get("measures", DEFAULT_MEASURES))
     except MeasureError as exc:
-        st.error(f"Measures: {exc}")
+        st.error(f"Measures: {md(exc)}")
         return None
     return with_relevance_threshold(parsed, int(st.session_state["threshold"]))
 
@@ -80,7 +81,7 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
         return evaluate_source(source(), st.session_state["ties"],
                                ",".join(str(m) for m in measures))
     except InputError as exc:  # MeasureError included (e.g. TN without |D|)
-        st.error(str(exc))
+        st.error(md(exc))
         return None
 
 
@@ -100,7 +101,11 @@ def sidebar() -> None:
         st.selectbox("Dataset", options, key="sample", format_func=source_title)
         if st.session_state["sample"] != UPLOAD:
             st.caption(SAMPLES[st.session_state["sample"]].description)
-        st.text_input("Measures", key="measures",
+        # the text box has a key of its own, copied to "measures" on change: a text_input whose
+        # key is also set through session_state came back empty after reruns (Streamlit 1.67)
+        st.text_input("Measures", value=st.session_state["measures"], key="measures_box",
+                      on_change=lambda: st.session_state.update(
+                          measures=st.session_state["measures_box"]),
                       help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
         data = None
         try:

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dashboard.safe import md
 from charts import lift_curves_figure, pr_curves_figure
 from metrics import InputError
 from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
@@ -61,7 +62,7 @@ try:
     relevant = {n: int(r) for n, r in zip(names, edited["num_relevant"].fillna(0))}
     judged = judged_answer_sets(positions, relevant, int(length), int(size))
 except (InputError, ValueError) as exc:
-    st.error(f"Answer sets: {exc}")
+    st.error(f"Answer sets: {md(exc)}")
     st.stop()
 
 computed = table2(judged)
@@ -112,7 +113,7 @@ order_text = st.text_input("Your preferred order, best first", ", ".join(names),
                            key="preferred_order")
 preferred = [x.strip() for x in order_text.replace(";", ",").split(",") if x.strip()]
 if sorted(preferred) != sorted(names):
-    st.error("List every answer set exactly once, e.g. " + ", ".join(names))
+    st.error("List every answer set exactly once, e.g. " + md(", ".join(names)))
 else:
     higher = {row: parse_measure(m).definition.higher_is_better
               for row, m in TABLE2_MEASURES.items()}

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
+from dashboard.safe import md
 from dashboard.state import rankings
 from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curves,
                             mean_interpolated_precision, rank_curves, roc_curves)
@@ -89,7 +90,7 @@ with roc_tab:
     missing = [s for s in systems if data[s].collection_size is None]
     if missing:
         st.info("ROC needs the collection size |D|, which is unknown for "
-                + ", ".join(missing) + ". Upload the data with a collection size.")
+                + md(", ".join(missing)) + ". Upload the data with a collection size.")
     lines = {}
     for system in [s for s in systems if s not in missing]:
         subset = data[system].subset(rows(system))
@@ -100,7 +101,7 @@ with roc_tab:
                 if defined[i]:
                     lines[label(system, query)] = (roc.fpr[i], roc.tpr[i], roc.auc[i])
         if defined.any():
-            st.metric(f"Mean AUC — {system}", f"{roc.auc[defined].mean():.4f}")
+            st.metric(f"Mean AUC — {md(system)}", f"{roc.auc[defined].mean():.4f}")
     if lines:
         st.plotly_chart(roc_figure(lines, title="ROC along the ranking"), width="stretch")
     st.caption("Unretrieved items are taken to follow the list in unknown order, so each curve "

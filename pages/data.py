@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from dashboard.safe import md
 from dashboard.state import (UPLOAD, aggregate_table, evaluations, load_source, measure_list,
                              rankings, source_title)
 from metrics import InputError
@@ -63,7 +64,7 @@ with st.expander("Upload your own runs and ground truth",
         right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
     st.button("Evaluate these files", on_click=use_upload, type="primary")
     if "upload_error" in st.session_state:
-        st.error(f"Cannot use these files: {st.session_state['upload_error']}")
+        st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
 
 st.subheader(source_title(st.session_state["sample"]))
 data = rankings()
@@ -74,7 +75,7 @@ if data is not None:
     st.markdown("**Validation summary**")
     st.dataframe(summary, width="stretch")
     for warning in sorted({w for j in data.values() for w in j.warnings}):
-        st.warning(warning)
+        st.warning(md(warning))
 if data is not None and measures:
     results = evaluations(measures)
     if results is not None:
@@ -85,4 +86,4 @@ if data is not None and measures:
                            "aggregate.csv", "text/csv")
         for warning in sorted({w for r in results.values() for w in r.warnings
                                if w.startswith("score ties")}):
-            st.info(warning)
+            st.info(md(warning))

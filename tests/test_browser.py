@@ -150,3 +150,88 @@ def test_upload_trec_files(app_url, browser, tmp_path):
         assert_healthy(page, errors, text)
         shoot(page, f"upload_{path}")
     page.close()
+
+
+def upload(page, run_path, qrels_path):
+    page.get_by_text("Upload your own runs and ground truth").click()
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files(str(run_path))
+    inputs.nth(1).set_input_files(str(qrels_path))
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Evaluate these files").click()
+    wait_for_app(page)
+
+
+HOSTILE = ["<img/src=x/onerror=window.__xss=1>", "<script>window.__xss=2</script>",
+           "[click](javascript:window.__xss=3)"]
+
+
+def test_ids_with_html_and_script_are_shown_as_text(app_url, browser, tmp_path):
+    run = tmp_path / "hostile.run"
+    run.write_text("".join(f"{q} Q0 {q}-d{d} {d} {10 - d} x\n" for q in HOSTILE
+                           for d in range(1, 6)))
+    qrels = tmp_path / "hostile.qrels"
+    qrels.write_text("".join(f"{q} 0 {q}-d2 1\n" for q in HOSTILE) + f"{HOSTILE[0]} 0 zz 1\n"
+                     + "\n".join(f"{q} 0 {q}-d1 0" for q in HOSTILE) + "\n")
+    page, errors = open_page(browser, app_url)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    upload(page, run, qrels)
+    assert_healthy(page, errors, "Uploaded files")
+    for path, title, text in PAGES:
+        if path:
+            go(page, title)
+            assert_healthy(page, errors, text)
+        assert page.evaluate("() => window.__xss") is None, title
+        assert page.locator("img[src='x']").count() == 0
+    go(page, "Query explorer")
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Query").first.click()
+    options = page.get_by_role("option").all_inner_texts()
+    assert any(HOSTILE[0] in o for o in options) and any(HOSTILE[1] in o for o in options)
+    page.keyboard.press("Escape")
+    shoot(page, "hostile_ids")
+    assert not dialogs and page.evaluate("() => window.__xss") is None
+    page.close()
+
+
+def test_two_sessions_never_see_each_others_uploads(app_url, browser, tmp_path):
+    pages = []
+    for name in ("alpha", "beta"):
+        run = tmp_path / f"{name}.run"
+        run.write_text("".join(f"{name}q Q0 d{d} {d} {10 - d} x\n" for d in range(1, 6)))
+        qrels = tmp_path / f"{name}.qrels"
+        qrels.write_text(f"{name}q 0 d{'2' if name == 'alpha' else '4'} 1\n")
+        context = browser.new_context(viewport={"width": 1400, "height": 1100})
+        page = context.new_page()
+        page.goto(app_url)
+        wait_for_app(page)
+        upload(page, run, qrels)
+        pages.append((name, page, context))
+    for name, page, context in pages:
+        go(page, "Data")
+        other = "beta" if name == "alpha" else "alpha"
+        page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=name,
+                               timeout=60_000)
+        text = page.inner_text('[data-testid="stMain"]')
+        assert name in text and other not in text
+        go(page, "Query explorer")
+        shown = page.inner_text('[data-testid="stMain"]') + page.evaluate(
+            "() => Array.from(document.querySelectorAll('input')).map(i => i.value).join(' ')")
+        assert f"{name}q" in shown and f"{other}q" not in shown
+        context.close()
+
+
+def test_sidebar_state_survives_page_switches(app_url, browser):
+    page, errors = open_page(browser, app_url)
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input')
+    box.fill("AP,RR,P@5")
+    box.press("Enter")
+    wait_for_app(page)
+    choose_sample(page, "Serrà's six answer sets (2007)")
+    for _, title, text in PAGES[1:3] + PAGES[:1]:
+        go(page, title)
+        assert_healthy(page, errors, text)
+        assert box.input_value() == "AP,RR,P@5", title
+    assert "P@5" in page.inner_text('[data-testid="stMain"]') or \
+        page.locator('[data-testid="stDataFrame"]').count() >= 2
+    page.close()
