@@ -30,26 +30,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
-        pytest.skip("Debian chromium is not installed (.ci/run installs it)")
+def start_app(*extra):
     port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / f"streamlit_{port}.log"   # a file, not a pipe: a full pipe would stall it
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+         "--server.headless", "true", "--server.address", "127.0.0.1", *extra],
+        cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
             if urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
+                return server, url
         except OSError:
             time.sleep(0.5)
-    else:
-        server.kill()
-        pytest.fail("streamlit did not start: " + server.stdout.read().decode()[-2000:])
+    server.kill()
+    pytest.fail("streamlit did not start: " + log.read_text()[-2000:])
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    server, url = start_app()
     yield url
     server.terminate()
     server.wait(timeout=20)
@@ -57,6 +60,8 @@ def app_url():
 
 @pytest.fixture(scope="module")
 def browser():
+    if not os.path.exists(CHROMIUM) and not os.environ.get("CI"):
+        pytest.skip("Debian chromium is not installed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -235,3 +240,22 @@ def test_sidebar_state_survives_page_switches(app_url, browser):
     assert "P@5" in page.inner_text('[data-testid="stMain"]') or \
         page.locator('[data-testid="stDataFrame"]').count() >= 2
     page.close()
+
+
+def test_upload_past_the_size_limit_says_so(browser, tmp_path):
+    server, url = start_app("--server.maxUploadSize", "1")   # 1 MB instead of the 200 configured
+    try:
+        big = tmp_path / "big.run"
+        big.write_bytes(b"q1 Q0 d1 1 0.5 s\n" * 150_000)   # 2.6 MB
+        page, errors = open_page(browser, url)
+        page.get_by_text("Upload your own runs and ground truth").click()
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').nth(0).set_input_files(
+            str(big))
+        page.wait_for_function("() => document.body.innerText.includes('1.0MB or smaller')",
+                               timeout=30_000)
+        shoot(page, "upload_too_large")
+        assert page.locator('[data-testid="stException"]').count() == 0 and not errors
+        page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

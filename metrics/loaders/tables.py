@@ -113,12 +113,14 @@ def _resolve_header(header: list[str], layout: Layout, label: str, line: int) ->
     wanted = set(layout.required)
     allowed = [set(layout.required)] + [set(a) for a in layout.alternatives]
     if not any(a <= set(found) for a in allowed):
-        options = " or ".join(",".join(a) for a in [layout.required, *layout.alternatives])
         missing = sorted(wanted - set(found))
-        raise InputError(f"the header lacks column(s) {', '.join(missing)}: a {layout.what} CSV/TSV "
-                         f"needs the header {options}"
-                         + (f"{',' + ','.join(layout.optional) if layout.optional else ''}"),
-                         source=label, line=line)
+        message = (f"the header lacks column(s) {', '.join(missing)}: a {layout.what} CSV/TSV "
+                   f"needs a header naming {','.join(layout.required)}")
+        if layout.optional:
+            message += f" (optional: {','.join(layout.optional)})"
+        if layout.alternatives:
+            message += "; or else " + " or ".join(",".join(a) for a in layout.alternatives)
+        raise InputError(message, source=label, line=line)
     keep = set(layout.required) | set(layout.optional) | {c for a in layout.alternatives for c in a}
     return {c: i for c, i in found.items() if c in keep}
 

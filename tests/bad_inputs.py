@@ -1,0 +1,192 @@
+"""The catalogue of hostile and broken inputs: each case is a test (tests/test_bad_inputs.py) and a
+row of docs/bad_inputs.md, which this module writes from the cases' real outcomes:
+
+    python tests/bad_inputs.py > docs/bad_inputs.md
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from metrics import InputError, judge  # noqa: E402
+from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels,  # noqa: E402
+                             load_run, load_score_matrix, load_taxonomy)
+from metrics.loaders.arrays import load_array  # noqa: E402
+from metrics.pipelines import judge_upload  # noqa: E402
+
+RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
+QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
+
+
+def npy(array, allow_pickle=False) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=allow_pickle)
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    what: str           # "run", "qrels", "labels", "ids", "matrix", "array", "embeddings", ...
+    file: str
+    content: bytes
+    outcome: str        # "error", "warning" or "loads"
+    words: str          # what the message must say (for "loads": what must be true)
+    line: int | None = None
+
+
+CASES = [
+    Case("wrong column count (too few)", "run", "a.run", b"q1 Q0 d1 1 0.5 s\nq1 Q0 d2 0.4\n",
+         "error", "expected 6 whitespace-separated fields", 2),
+    Case("wrong column count (too many)", "run", "a.run", b"q1 Q0 d1 1 0.5 s extra\n", "error",
+         "found 7", 1),
+    Case("non-numeric score", "run", "a.run", b"q1 Q0 d1 1 0.5 s\nq1 Q0 d2 2 high s\n", "error",
+         "score 'high' is not a number", 2),
+    Case("NaN score", "run", "a.run", b"q1 Q0 d1 1 nan s\n", "error", "not a finite number", 1),
+    Case("infinite score", "run", "a.run", b"# c\nq1 Q0 d1 1 -inf s\n", "error",
+         "not a finite number", 2),
+    Case("non-numeric grade", "qrels", "a.qrels", b"q1 0 d1 1\nq1 0 d2 yes\n", "error",
+         "relevance 'yes' is not a number", 2),
+    Case("NaN grade", "qrels", "a.qrels", b"q1 0 d1 NaN\n", "error", "not a finite number", 1),
+    Case("fractional grade", "qrels", "a.qrels", b"q1 0 d1 0.5\n", "error",
+         "not a whole number", 1),
+    Case("negative grade", "qrels", "a.qrels", b"q1 0 d1 -1\nq1 0 d2 1\n", "warning",
+         "negative grade(s) read as 0"),
+    Case("empty file", "run", "a.run", b"", "error", "is empty"),
+    Case("only comments and blank lines", "run", "a.run", b"# nothing\n\n", "error", "is empty"),
+    Case("header-only CSV", "run", "a.csv", b"query_id,item_id,score\n", "error",
+         "header but no rows"),
+    Case("CSV row shorter than its header", "run", "a.csv",
+         b"query_id,item_id,score\nq1,d1,0.5\nq1,d2\n", "error", "expected 3 fields", 3),
+    Case("CSV header without an item column", "run", "a.csv", b"query_id,score\nq1,0.5\n",
+         "error", "lacks column(s) item_id", 1),
+    Case("empty id", "run", "a.csv", b"query_id,item_id,score\nq1,,0.5\n", "error", "is empty", 2),
+    Case("UTF-8 byte-order mark", "run", "a.run", b"\xef\xbb\xbf" + RUN, "loads", "3 rows"),
+    Case("Windows line endings", "run", "a.run", RUN.replace(b"\n", b"\r\n"), "loads", "3 rows"),
+    Case("mixed tabs and runs of spaces", "run", "a.run",
+         b"q1\tQ0  d1 1\t0.9 s\nq1 Q0\td2 2 0.5   s\nq2 Q0 d3 1 0.7 s\n", "loads", "3 rows"),
+    Case("non-UTF-8 bytes", "run", "a.run", b"q1 Q0 d1 1 0.5 s\nq1 Q0 d\xff 2 0.4 s\n", "error",
+         "not valid UTF-8", 2),
+    Case("gzipped file given as text", "run", "a.run", gzip.compress(RUN), "loads", "3 rows"),
+    Case("damaged gzip", "run", "a.run.gz", b"\x1f\x8b\x08\x00garbage", "error", "gzipped"),
+    Case("binary file given as text", "run", "a.run", npy(np.eye(2)), "error", "binary file"),
+    Case("duplicated (query, item) in a run", "run", "a.run", RUN + b"q1 Q0 d1 3 0.1 s\n",
+         "warning", "1 duplicated (query, item) pair(s) dropped, the first occurrence kept"),
+    Case("duplicated (query, item) in qrels", "qrels", "a.qrels", QRELS + b"q1 0 d1 0\n",
+         "warning", "duplicated (query, item) judgement(s) dropped, the first kept"),
+    Case("query in the run but not in the ground truth", "run+qrels", "a.run",
+         RUN + b"q9 Q0 d1 1 1 s\n", "warning", "1 run quer(ies) not in the ground truth"),
+    Case("query in the ground truth but not in the run", "qrels+run", "a.qrels",
+         QRELS + b"q8 0 d1 1\n", "warning", "1 ground-truth quer(ies) are not in the run"),
+    Case("ids with spaces, quotes and commas (CSV)", "run", "a.csv",
+         b'query_id,item_id,score\n"q 1","it\'s ""quoted"", really",0.5\n', "loads",
+         "query q 1 / item it's \"quoted\", really"),
+    Case("ids with HTML and script", "run", "a.run",
+         b"<script>alert(1)</script> Q0 <img/src=x/onerror=alert(1)> 1 0.5 s\n", "loads",
+         "ids kept as text"),
+    Case("labels file listing an item twice", "labels", "l.csv", b"item_id,label\na,x\nb,x\na,y\n",
+         "error", "listed twice", 4),
+    Case("labels file whose rows do not match the matrix", "matrix+labels", "short.csv",
+         b"item_id,label\na,x\nb,x\n", "error", "lists 2 ids but"),
+    Case("id list with a repeated id", "ids", "ids.txt", b"a\nb\na\n", "error", "listed twice", 3),
+    Case("non-square matrix", "matrix", "m.npy", npy(np.ones((2, 3))), "error", "must be square"),
+    Case("NaN in a matrix", "matrix", "m.npy", npy(np.array([[1.0, np.nan], [0.0, 1.0]])),
+         "error", "index (0, 1) is nan"),
+    Case("text array", "matrix", "m.npy", npy(np.array([["a", "b"], ["c", "d"]])), "error",
+         "dtype <U1"),
+    Case("object (pickled) .npy", "array", "p.npy", npy(np.array([{"x": 1}], dtype=object), True),
+         "error", "pickled"),
+    Case("not a .npy at all", "array", "x.npy", b"hello", "error", "not a .npy file"),
+    Case("embeddings of mismatched dimension", "embeddings", "queries.npy", npy(np.ones((2, 3))),
+         "error", "dimension 3"),
+    Case("taxonomy class missing", "taxonomy", "notes.csv", b"item_id,class\nx1,violin\nx2,tuba\n",
+         "error", "class 'tuba' is not in the taxonomy", 3),
+]
+
+
+def run_case(case: Case) -> tuple[str, str]:
+    """('error' | 'warning' | 'loads', message or description) for a case."""
+    try:
+        warnings: tuple[str, ...] = ()
+        if case.what == "run":
+            run = load_run(case.content, case.file)
+            warnings = run.warnings
+            detail = (f"{len(run)} rows" if case.name != "ids with spaces, quotes and commas (CSV)"
+                      else f"query {run.query_ids[0]} / item {run.item_ids[0]}")
+            if case.name == "ids with HTML and script":
+                detail = "ids kept as text" if run.query_ids[0] == "<script>alert(1)</script>" \
+                    else "ids changed"
+        elif case.what == "qrels":
+            truth = load_qrels(case.content, case.file)
+            warnings, detail = truth.warnings, f"{len(truth)} judgements"
+        elif case.what == "run+qrels":
+            judged = judge(load_run(case.content, case.file), load_qrels(QRELS, "q.qrels"))
+            warnings, detail = judged.warnings, ""
+        elif case.what == "qrels+run":
+            judged = judge(load_run(RUN, "r.run"), load_qrels(case.content, case.file))
+            warnings, detail = judged.warnings, ""
+        elif case.what == "labels":
+            load_labels(case.content, case.file)
+            detail = "loaded"
+        elif case.what == "ids":
+            load_ids(case.content, case.file)
+            detail = "loaded"
+        elif case.what == "matrix":
+            load_score_matrix(case.content, case.file)
+            detail = "loaded"
+        elif case.what == "array":
+            load_array(case.content, case.file, ndim=1)
+            detail = "loaded"
+        elif case.what == "matrix+labels":
+            judge_upload("matrices+labels", {"matrices": [("m.npy", npy(np.eye(3)))],
+                                             "labels": [(case.file, case.content)]})
+            detail = "loaded"
+        elif case.what == "embeddings":
+            judge_upload("embeddings+qrels", {
+                "qrels": [("q.csv", b"query_id,item_id,relevance\nq1,d1,1\n")],
+                "query_embeddings": [(case.file, case.content)],
+                "query_ids": [("qids.txt", b"q1\nq2\n")],
+                "item_embeddings": [("items.npy", npy(np.ones((2, 4))))],
+                "item_ids": [("dids.txt", b"d1\nd2\n")]})
+            detail = "loaded"
+        elif case.what == "taxonomy":
+            load_taxonomy(b"class,parent\nstrings,\nviolin,strings\n", case.content, "tax.csv",
+                          case.file)
+            detail = "loaded"
+        else:  # pragma: no cover
+            raise ValueError(case.what)
+    except InputError as exc:
+        return "error", str(exc)
+    if warnings:
+        return "warning", " | ".join(warnings)
+    return "loads", detail
+
+
+def markdown() -> str:
+    lines = ["# Bad inputs and how they are handled", "",
+             "Generated by `python tests/bad_inputs.py` from the cases that "
+             "`tests/test_bad_inputs.py` runs, so it cannot drift. *error*: the command line exits "
+             "2 with this one line on stderr and the app shows it with `st.error`; *warning*: "
+             "the data is used by the stated rule and the warning is shown with its counts; "
+             "*loads*: read as intended.", "",
+             "| case | outcome | message / result |", "| --- | --- | --- |"]
+    for case in CASES:
+        outcome, message = run_case(case)
+        cell = message.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {case.name} | {outcome} | `{cell}` |" if outcome != "loads"
+                     else f"| {case.name} | loads | {cell} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(markdown())
