@@ -8,6 +8,7 @@ import streamlit as st
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.safe import md
 from dashboard.state import compare_source, evaluations, measure_list, rankings, source
+from dashboard.tables import ranked_list_style
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
@@ -97,9 +98,7 @@ table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 def show(table: pd.DataFrame, title: str, other: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
-    st.dataframe(table.style.apply(
-        lambda r: ["background-color: #d9f2d9" if r["χ"] == 1 else "" for _ in r], axis=1),
-        hide_index=True, width="stretch", height=400)
+    st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=400)
 
 
 col_a, col_b = st.columns(2)

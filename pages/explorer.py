@@ -5,6 +5,7 @@ import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from dashboard.state import evaluations, measure_list, rankings
+from dashboard.tables import ranked_list_style
 from dashboard.teaching import worked_measures
 from metrics.curves import interpolated_precision
 from metrics.inspect import confusion_at, query_table
@@ -56,11 +57,7 @@ left, right = st.columns([3, 2])
 with left:
     st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in the ground truth "
                 f"(relevant rows in green)")
-    styled = table.style.apply(
-        lambda row: ["background-color: #d9f2d9" if row["χ"] == 1 else "" for _ in row], axis=1
-    ).format({c: "{:.4g}" for c in ["score"] if c in table}
-             | {"P(r)": "{:.3f}", "R(r)": "{:.3f}", "F(r)": "{:.3f}"}, na_rep="")
-    st.dataframe(styled, hide_index=True, width="stretch", height=420)
+    st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=420)
     st.download_button("Download CSV", table.to_csv(index=False).encode(),
                        f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
 with right:
