@@ -109,6 +109,16 @@ def choose_sample(page, title):
     wait_for_app(page)
 
 
+def upload(page, run_path, qrels_path):
+    page.get_by_text("Upload your own runs and ground truth").click()
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files(str(run_path))
+    inputs.nth(1).set_input_files(str(qrels_path))
+    page.wait_for_timeout(1500)
+    page.get_by_role("button", name="Evaluate these files").click()
+    wait_for_app(page)
+
+
 def go(page, title):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     wait_for_app(page)
@@ -140,13 +150,7 @@ def test_upload_trec_files(app_url, browser, tmp_path):
     qrels = tmp_path / "my.qrels"
     qrels.write_text("q1 0 d2 1\nq1 0 d5 2\nq1 0 d3 0\nq2 0 d9 1\n")
     page, errors = open_page(browser, app_url)
-    page.get_by_text("Upload your own runs and ground truth").click()
-    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    inputs.nth(0).set_input_files(str(run))
-    inputs.nth(1).set_input_files(str(qrels))
-    page.wait_for_timeout(1500)
-    page.get_by_role("button", name="Evaluate these files").click()
-    wait_for_app(page)
+    upload(page, run, qrels)
     assert_healthy(page, errors, "Uploaded files")
     page.wait_for_function("() => document.body.innerText.includes('mysystem')", timeout=60_000)
     shoot(page, "upload_data")
@@ -155,16 +159,6 @@ def test_upload_trec_files(app_url, browser, tmp_path):
         assert_healthy(page, errors, text)
         shoot(page, f"upload_{path}")
     page.close()
-
-
-def upload(page, run_path, qrels_path):
-    page.get_by_text("Upload your own runs and ground truth").click()
-    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    inputs.nth(0).set_input_files(str(run_path))
-    inputs.nth(1).set_input_files(str(qrels_path))
-    page.wait_for_timeout(1500)
-    page.get_by_role("button", name="Evaluate these files").click()
-    wait_for_app(page)
 
 
 HOSTILE = ["<img/src=x/onerror=window.__xss=1>", "<script>window.__xss=2</script>",
