@@ -131,7 +131,43 @@ def job_matrix(method, matrix, labels, out):
     return {"total": time.perf_counter() - t0}
 
 
-JOBS = {"ours": job_ours, "pytrec_eval": job_pytrec, "ranx": job_ranx,
+def job_dashboard(run, qrels, out):
+    """Script time of the query explorer with a W2-sized upload, through AppTest: the first load,
+    switching the query, moving K (medians of 5)."""
+    from streamlit.testing.v1 import AppTest
+
+    frame = ("import runpy\nfrom dashboard.state import sidebar\nsidebar()\n"
+             f"runpy.run_path({str(ROOT / 'pages' / 'explorer.py')!r}, run_name='__main__')\n")
+    import hashlib
+
+    store = {hashlib.sha256(b).hexdigest(): b for b in (Path(run).read_bytes(),
+                                                         Path(qrels).read_bytes())}
+    digests = list(store)
+    source = ("upload", "runs+qrels", (("runs", "run.trec", digests[0]),
+                                       ("qrels", "qrels.graded", digests[1])),
+              None, False, "cosine")
+    at = AppTest.from_string(frame, default_timeout=600)
+    at.session_state["upload_bytes"] = store
+    at.session_state["upload"] = source
+    at.session_state["sample"] = "upload"
+    t0 = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - t0
+    options = at.selectbox(key="query").options
+    switch, cutoff = [], []
+    for i in range(5):
+        t0 = time.perf_counter()
+        at.selectbox(key="query").set_value(options[i + 1].split("  (")[0]).run()
+        switch.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        at.slider(key="cutoff").set_value(5 + i).run()
+        cutoff.append(time.perf_counter() - t0)
+    assert not at.exception
+    return {"first": first, "switch": statistics.median(switch),
+            "cutoff": statistics.median(cutoff)}
+
+
+JOBS = {"ours": job_ours, "dashboard": job_dashboard, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures}
 
 
@@ -204,7 +240,7 @@ def fmt(seconds: float) -> str:
     return f"{seconds:.2f}"
 
 
-def write_report(run_results, matrix_results, scaling, quick: bool) -> str:
+def write_report(run_results, matrix_results, scaling, quick: bool, dashboard=None) -> str:
     lines = ["# Benchmarks", "",
              "Produced by `python benchmarks/run_benchmarks.py" + (" --quick" if quick else "")
              + "` in one run on this machine:", "",
@@ -253,6 +289,16 @@ def write_report(run_results, matrix_results, scaling, quick: bool) -> str:
                          f"{median_of(runs, 'rss_mb'):.0f} |")
         lines += ["", f"Counting is {ours / floor:.2f}× the streaming floor and "
                       f"{sort / ours:.1f}× faster than sorting every row.", ""]
+    if dashboard:
+        lines += ["## Dashboard with a W2-sized run (1,000 queries × 1,000 results)", "",
+                  "Server-side script time of the query explorer, measured with "
+                  "`streamlit.testing.v1.AppTest` (medians of 5; the browser's drawing is not "
+                  "included): ",
+                  "", "| action | seconds | target |", "| --- | --- | --- |",
+                  f"| first load (parse, rank, evaluate; shows a spinner) | "
+                  f"{fmt(dashboard['first'])} | — |",
+                  f"| switch the query | {fmt(dashboard['switch'])} | < 0.5 |",
+                  f"| move K | {fmt(dashboard['cutoff'])} | < 0.3 |", ""]
     if scaling:
         lines += ["## How cost grows", "", "| workload | size | ours, whole process (s) |",
                   "| --- | --- | --- |"]
@@ -277,7 +323,7 @@ def main() -> None:
         return
     repeats = 1 if args.quick else args.repeats
     cache_dir = tempfile.mkdtemp(prefix="numba_warm_")
-    run_results, matrix_results, scaling = [], [], []
+    run_results, matrix_results, scaling, dashboard = [], [], [], None
     sizes = [(1000, "W2 — 1,000 queries × 1,000 results (interactive size)")] if args.quick else \
         [(1000, "W2 — 1,000 queries × 1,000 results (interactive size)"),
          (10000, "W1 — 10,000 queries × 1,000 results (10 M lines)")]
@@ -288,6 +334,9 @@ def main() -> None:
         timed(job_command("ranx", str(paths["run"]), str(paths["graded"]), "-"),
               env=dict(os.environ, NUMBA_CACHE_DIR=cache_dir))
         run_results.append(bench_runs(label, paths, repeats, cache_dir))
+        if queries == 1000:
+            dashboard = timed(job_command("dashboard", str(paths["run"]), str(paths["graded"]),
+                                          "-"))
     for n in ([5000] if args.quick else [10000, 20000]):
         print(f"running W3 N={n}", flush=True)
         matrix_results.append(bench_matrix(n, repeats, seed=n))
@@ -302,7 +351,7 @@ def main() -> None:
             t = timed(job_command("matrix", "counting", str(paths["matrix"]),
                                   str(paths["labels"]), "-"))
             scaling.append(("all-vs-all", f"N = {n:,}", t["wall"]))
-    report = write_report(run_results, matrix_results, scaling, args.quick)
+    report = write_report(run_results, matrix_results, scaling, args.quick, dashboard)
     report += "\n" + (HERE / "scale_notes.md").read_text()
     Path(args.out).write_text(report + "\n")
     print(report)

@@ -1,8 +1,10 @@
 """The sidebar's shared state and the cached work every page needs.
 
 A *source* is a hashable tuple naming the data: ``("sample", key)`` or ``("upload", kind,
-files, collection_size, distance, similarity)`` with the uploaded files' names and bytes, so
-cached results are keyed by file content and never shared between different uploads.
+files, collection_size, distance, similarity)`` where each file is (role, name, sha256 of its
+content), so cached results are keyed by file content and never shared between different uploads.
+The bytes themselves stay in the session (``upload_bytes``, by digest) and reach the cached loader
+as an unhashed argument: hashing a 35 MB upload on every click would cost a third of a second.
 """
 
 from __future__ import annotations
@@ -41,26 +43,36 @@ def source_title(key: str) -> str:
     return "Uploaded files" if key == UPLOAD else SAMPLES[key].title
 
 
-@st.cache_data(show_spinner="Loading and ranking…", max_entries=16)
-def load_source(src: tuple, ties: str) -> dict[str, JudgedRanking]:
+# cache_resource, not cache_data: cache_data hands every rerun a pickled copy, which for a
+# 1,000 × 1,000 run costs about a second per click; these objects are never modified, and the
+# key (the source tuple, holding the files' content) keeps different uploads apart.
+@st.cache_resource(show_spinner="Loading and ranking…", max_entries=16)
+def load_source(src: tuple, ties: str, _store: dict | None = None) -> dict[str, JudgedRanking]:
     if src[0] == "sample":
         return load_sample(src[1], ties)
     _, kind, files, collection_size, distance, similarity = src
     grouped: dict[str, list[tuple[str, bytes]]] = {}
-    for role, name, content in files:
-        grouped.setdefault(role, []).append((name, content))
+    for role, name, content in files:  # content: the bytes, or their digest in _store
+        data = content if isinstance(content, bytes) else (_store or {})[content]
+        grouped.setdefault(role, []).append((name, data))
     return judge_upload(kind, grouped, ties, collection_size, distance, similarity)
 
 
-@st.cache_data(show_spinner="Evaluating…", max_entries=64)
-def evaluate_source(src: tuple, ties: str, measures: str) -> dict[str, EvaluationResult]:
-    return {system: evaluate(judged, measures) for system, judged in load_source(src, ties).items()}
+@st.cache_resource(show_spinner="Evaluating…", max_entries=64)
+def evaluate_source(src: tuple, ties: str, measures: str,
+                    _store: dict | None = None) -> dict[str, EvaluationResult]:
+    return {system: evaluate(judged, measures)
+            for system, judged in load_source(src, ties, _store).items()}
+
+
+def upload_store() -> dict | None:
+    return st.session_state.get("upload_bytes")
 
 
 def rankings() -> dict[str, JudgedRanking] | None:
     """The current data, or None after an ``st.error`` saying what is wrong."""
     try:
-        return load_source(source(), st.session_state["ties"])
+        return load_source(source(), st.session_state["ties"], upload_store())
     except InputError as exc:
         st.error(f"Cannot load the data: {md(exc)}")
         return None
@@ -79,7 +91,7 @@ def measure_list() -> list[Measure] | None:
 def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
     try:
         return evaluate_source(source(), st.session_state["ties"],
-                               ",".join(str(m) for m in measures))
+                               ",".join(str(m) for m in measures), upload_store())
     except InputError as exc:  # MeasureError included (e.g. TN without |D|)
         st.error(md(exc))
         return None
@@ -109,7 +121,7 @@ def sidebar() -> None:
                       help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
         data = None
         try:
-            data = load_source(source(), st.session_state["ties"])
+            data = load_source(source(), st.session_state["ties"], upload_store())
         except InputError:
             pass  # the page says what is wrong
         depth = max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)
@@ -128,10 +140,11 @@ def sidebar() -> None:
 
 
 @st.cache_data(show_spinner="Running the significance tests…", max_entries=32)
-def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int):
+def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int,
+                   _store: dict | None = None):
     """Paired tests of every pair of systems on one measure (cached per data and seed)."""
     from metrics.stats import TESTS, compare_systems
 
-    results = evaluate_source(src, ties, measures)
+    results = evaluate_source(src, ties, measures, _store)
     per_query = {system: {measure: r.results[measure].values} for system, r in results.items()}
     return compare_systems(per_query, [measure], TESTS, seed)

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import pandas as pd
+import streamlit as st
+
+# A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
+# longer than this are shown with a "relevant" tick column instead of coloured rows.
+STYLED_ROWS = 200
 
 RELEVANT_ROW = "background-color: #d9f2d9"
 
@@ -10,10 +15,29 @@ RELEVANT_ROW = "background-color: #d9f2d9"
 def ranked_list_style(table: pd.DataFrame):
     """A Styler of a ranked list (from :func:`metrics.inspect.query_table`) with the grade of an
     unjudged item shown as 'unjudged' and the rows with χ = 1 in green."""
-    shown = table.assign(grade=["unjudged" if pd.isna(g) else str(int(g))
-                                for g in table["grade"]])
+    shown = table.assign(grade=_grades(table))
     numbers = {c: "{:.4g}" for c in ["score"] if c in shown}
     numbers |= {c: "{:.3f}" for c in ["P(r)", "R(r)", "F(r)"] if c in shown}
     return shown.style.apply(
         lambda row: [RELEVANT_ROW if row["χ"] == 1 else "" for _ in row], axis=1
     ).format(numbers, na_rep="")
+
+
+def show_ranked_list(table: pd.DataFrame, height: int) -> None:
+    if len(table) <= STYLED_ROWS:
+        st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=height)
+        return
+    shown = table.assign(grade=_grades(table), relevant=table["χ"].astype(bool))
+    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
+              **{c: st.column_config.NumberColumn(format="%.3f")
+                 for c in ["P(r)", "R(r)", "F(r)"] if c in shown}}
+    st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height)
+
+
+def number_columns(names) -> dict:
+    """Four decimals for measure columns, without the cost of a Styler."""
+    return {name: st.column_config.NumberColumn(format="%.4f") for name in names}
+
+
+def _grades(table: pd.DataFrame) -> list[str]:
+    return ["unjudged" if pd.isna(g) else str(int(g)) for g in table["grade"]]

@@ -7,8 +7,9 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.safe import md
-from dashboard.state import compare_source, evaluations, measure_list, rankings, source
-from dashboard.tables import ranked_list_style
+from dashboard.state import (compare_source, evaluations, measure_list, rankings, source,
+                             upload_store)
+from dashboard.tables import show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
@@ -57,7 +58,7 @@ st.subheader("How sure are we?")
 seed = st.number_input("Seed of the randomisation test and the bootstrap", value=DEFAULT_SEED,
                        step=1, key="compare_seed")
 tests = compare_source(source(), st.session_state["ties"], ",".join(str(m) for m in measures),
-                       measure, int(seed))
+                       measure, int(seed), upload_store())
 frame = pd.DataFrame([{
     "A": t.a, "B": t.b, "test": t.test, "mean B − A": t.mean_diff,
     "95% CI low": t.ci[0], "95% CI high": t.ci[1], "statistic": t.statistic, "p": t.p,
@@ -98,7 +99,7 @@ table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 def show(table: pd.DataFrame, title: str, other: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
-    st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=400)
+    show_ranked_list(table, height=400)
 
 
 col_a, col_b = st.columns(2)

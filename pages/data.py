@@ -1,5 +1,7 @@
 """Data: pick a bundled sample or upload runs and ground truth; validation summary and means."""
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
@@ -29,21 +31,25 @@ ROLES = {
 def use_upload() -> None:
     """Button callback: read the uploaders, load once to validate, then switch the dataset."""
     kind = st.session_state["upload_kind"]
-    files = []
+    files, store = [], {}
     for role, _, _ in ROLES[kind]:
         given = st.session_state.get(f"upload_{kind}_{role}")
         for f in (given if isinstance(given, list) else [given] if given else []):
-            files.append((role, f.name, f.getvalue()))
+            content = f.getvalue()
+            digest = hashlib.sha256(content).hexdigest()
+            store[digest] = content
+            files.append((role, f.name, digest))
     size = st.session_state.get("upload_collection_size") or None
     candidate = ("upload", kind, tuple(files), int(size) if size else None,
                  bool(st.session_state.get("upload_distance")),
                  st.session_state.get("upload_similarity", "cosine"))
     try:
-        load_source(candidate, st.session_state["ties"])
+        load_source(candidate, st.session_state["ties"], store)
     except InputError as exc:
         st.session_state["upload_error"] = str(exc)
         return
     st.session_state.pop("upload_error", None)
+    st.session_state["upload_bytes"] = store
     st.session_state["upload"] = candidate
     st.session_state["sample"] = UPLOAD
 

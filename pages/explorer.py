@@ -5,7 +5,7 @@ import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from dashboard.state import evaluations, measure_list, rankings
-from dashboard.tables import ranked_list_style
+from dashboard.tables import number_columns, show_ranked_list
 from dashboard.teaching import worked_measures
 from metrics.curves import interpolated_precision
 from metrics.inspect import confusion_at, query_table
@@ -31,7 +31,7 @@ worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
 with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
-    st.dataframe(worst_first.style.format(precision=4, na_rep="undefined"), hide_index=True,
+    st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
                  width="stretch", height=260)
     st.download_button("Download CSV", worst_first.to_csv(index=False).encode(),
                        f"{system}_per_query.csv", "text/csv")
@@ -57,7 +57,7 @@ left, right = st.columns([3, 2])
 with left:
     st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in the ground truth "
                 f"(relevant rows in green)")
-    st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=420)
+    show_ranked_list(table, height=420)
     st.download_button("Download CSV", table.to_csv(index=False).encode(),
                        f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
 with right:
