@@ -40,13 +40,6 @@ def rank_curves(j: JudgedRanking, threshold: int = 1, beta: float = 1.0) -> Rank
     return RankCurves(*curves)
 
 
-def pr_points(j: JudgedRanking, query: int, threshold: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """The raw PR curve of one query: (R(r), P(r)) for r = 1..|A|."""
-    curves = rank_curves(j.subset(np.array([query])), threshold)
-    n = int(j.lengths[query])
-    return curves.recall[0, :n], curves.precision[0, :n]
-
-
 def interpolated_precision(j: JudgedRanking, threshold: int = 1,
                            levels: np.ndarray = RECALL_LEVELS) -> np.ndarray:
     """queries × levels: the highest P(r) at any rank whose R(r) reaches the level, 0 if none does
@@ -66,9 +59,11 @@ def interpolated_precision(j: JudgedRanking, threshold: int = 1,
     return out
 
 
-def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1) -> np.ndarray:
-    """The 11-point interpolated PR curve averaged over queries with R_q > 0."""
-    values = interpolated_precision(j, threshold)
+def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1,
+                                values: np.ndarray | None = None) -> np.ndarray:
+    """The 11-point interpolated PR curve averaged over queries with R_q > 0 (``values``: the
+    queries' interpolated precision, when already computed)."""
+    values = interpolated_precision(j, threshold) if values is None else values
     defined = ~np.isnan(values).any(axis=1)
     return values[defined].mean(axis=0) if defined.any() else np.full(len(RECALL_LEVELS), np.nan)
 

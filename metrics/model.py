@@ -114,10 +114,6 @@ class Run:
     def item_ids(self) -> np.ndarray:
         return self.item_vocab[self.item_codes]
 
-    @property
-    def has_scores(self) -> bool:
-        return self.scores is not None
-
     def __len__(self) -> int:
         return len(self.query_codes)
 

@@ -40,49 +40,50 @@ def rows(system: str) -> np.ndarray:
     return np.array([index[q] for q in chosen if q in index], dtype=int)
 
 
+# each system's chosen queries and their interpolated precision, computed once for all tabs
+subsets = {system: data[system].subset(rows(system)) for system in systems}
+interpolated = {system: interpolated_precision(subsets[system], threshold) for system in systems}
+means = {system: mean_interpolated_precision(subsets[system], threshold, interpolated[system])
+         for system in systems}
+
 pr_tab, interp_tab, lift_tab, roc_tab = st.tabs(
     ["PR curves", "11-point interpolated", "Normalised lift", "ROC"])
 
 with pr_tab:
-    lines, means = {}, {}
-    for system in systems:
-        subset = data[system].subset(rows(system))
-        curves = rank_curves(subset, threshold)
+    lines = {}
+    for system, subset in subsets.items():
         if show_lines:
+            curves = rank_curves(subset, threshold)
             for i, query in enumerate(subset.query_ids):
                 n = int(subset.lengths[i])
                 lines[label(system, query)] = (curves.recall[i, :n], curves.precision[i, :n])
-        means[system] = mean_interpolated_precision(subset, threshold)
     st.plotly_chart(pr_curves_figure(lines, mean=means, title="Precision–recall"),
                     width="stretch")
     st.caption("Thin lines: P(r) against R(r) per query. Thick: mean of the 11-point "
                "interpolated curves over the chosen queries with a relevant item.")
 
 with interp_tab:
-    lines, means = {}, {}
-    for system in systems:
-        subset = data[system].subset(rows(system))
-        values = interpolated_precision(subset, threshold)
+    lines = {}
+    for system, subset in subsets.items():
+        values = interpolated[system]
         if show_lines:
             for i, query in enumerate(subset.query_ids):
                 if not np.isnan(values[i]).any():
                     lines[label(system, query)] = values[i]
-        means[system] = mean_interpolated_precision(subset, threshold)
     st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, lines, mean=means,
                                            title="Interpolated precision at 11 recall levels"),
                     width="stretch")
 
 with lift_tab:
-    lines, means = {}, {}
-    for system in systems:
-        subset = data[system].subset(rows(system))
+    lines, lift_means = {}, {}
+    for system, subset in subsets.items():
         lift = lift_curves(subset, threshold)
         if show_lines:
             for i, query in enumerate(subset.query_ids):
                 ok = ~np.isnan(lift.x[i]) & ~np.isnan(lift.y[i])
                 lines[label(system, query)] = (lift.x[i, ok], lift.y[i, ok])
-        means[system] = (lift.grid, lift.mean)
-    st.plotly_chart(lift_curves_figure(lines, mean=means, title="Normalised lift (Serrà 2007)"),
+        lift_means[system] = (lift.grid, lift.mean)
+    st.plotly_chart(lift_curves_figure(lines, mean=lift_means, title="Normalised lift (Serrà 2007)"),
                     width="stretch")
     st.caption("x = r/|A|, y = TP(r)/R_q: the steeper towards (0, 1), the better.")
 
@@ -92,8 +93,9 @@ with roc_tab:
         st.info("ROC needs the collection size |D|, which is unknown for "
                 + md(", ".join(missing)) + ". Upload the data with a collection size.")
     lines = {}
-    for system in [s for s in systems if s not in missing]:
-        subset = data[system].subset(rows(system))
+    for system, subset in subsets.items():
+        if system in missing:
+            continue
         roc = roc_curves(subset, threshold)
         defined = ~np.isnan(roc.auc)
         if show_lines:
