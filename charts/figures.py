@@ -13,6 +13,7 @@ from metrics.curves import RECALL_LEVELS
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf"]
 MEAN_STYLE = dict(color="black", width=3)
+LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
 _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
                legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
 
@@ -78,7 +79,8 @@ def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
     fig = go.Figure()
     for i, (label, (recall, precision)) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines", name=_safe(label),
-                                 opacity=0.45, line=dict(width=1, dash="dashdot",
+                                 opacity=0.45, showlegend=len(curves) <= LEGEND_LINES,
+                                 line=dict(width=1, dash="dashdot",
                                                          color=PALETTE[i % len(PALETTE)])))
     _add_means(fig, {s: (RECALL_LEVELS, v) for s, v in (mean or {}).items()},
                "mean interpolated", "lines+markers")
@@ -93,7 +95,8 @@ def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequenc
     fig = go.Figure()
     for i, (label, values) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers", name=_safe(label),
-                                 opacity=0.5, line=dict(width=1, color=PALETTE[i % len(PALETTE)])))
+                                 opacity=0.5, showlegend=len(curves) <= LEGEND_LINES,
+                                 line=dict(width=1, color=PALETTE[i % len(PALETTE)])))
     _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers")
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall level", "interpolated precision")
@@ -107,6 +110,7 @@ def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[floa
     fig = go.Figure()
     for i, (label, (x, y)) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=_safe(label), opacity=0.6,
+                                 showlegend=len(curves) <= LEGEND_LINES,
                                  line=dict(width=1.5, dash="dashdot",
                                            color=PALETTE[i % len(PALETTE)])))
     _add_means(fig, mean or {}, "mean", "lines")
@@ -122,6 +126,7 @@ def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], floa
                              line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
     for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=f"{_safe(label)} (AUC {auc:.3f})",
+                                 showlegend=len(curves) <= LEGEND_LINES,
                                  line=dict(color=PALETTE[i % len(PALETTE)])))
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "false positive rate", "true positive rate")

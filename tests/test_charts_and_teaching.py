@@ -88,3 +88,12 @@ def test_paired_scatter_and_differences():
     assert list(fig.data[0].y) == pytest.approx([-0.8, 0.0, 0.2])
     assert list(fig.data[0].customdata) == ["q3", "q2", "q1"]
     assert fig.layout.title.text == "AP, B − A: 1 wins, 1 ties, 1 losses"
+
+
+def test_many_query_lines_stay_out_of_the_legend():
+    few = {f"q{i}": ([0, 1], [1, 0]) for i in range(3)}
+    many = {f"q{i}": ([0, 1], [1, 0]) for i in range(20)}
+    assert all(t.showlegend is not False for t in pr_curves_figure(few).data)
+    fig = pr_curves_figure(many, mean={"A": np.ones(11)})
+    assert [t.showlegend for t in fig.data[:20]] == [False] * 20
+    assert fig.data[20].showlegend is not False
