@@ -18,8 +18,10 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from .errors import InputError
+from .idcolumn import IdColumn, hash_ids, mix
 
 PAD = -2        # grade of a position past the end of a query's list
 UNJUDGED = -1   # grade of a retrieved item the ground truth says nothing about
@@ -35,21 +37,60 @@ def first_occurrence(keys: np.ndarray) -> np.ndarray | None:
     return ~duplicated if duplicated.any() else None
 
 
+def _no_key_repeats(query_codes: np.ndarray, keys: np.ndarray) -> bool:
+    """True when no query has the same key twice, decided by sorting each query's keys in a
+    queries × list-length matrix (fast: each row is short and sorted in cache). False when that
+    cannot be decided this way (queries not in contiguous blocks, very uneven list lengths)."""
+    n = len(keys)
+    starts = np.flatnonzero(np.r_[True, query_codes[1:] != query_codes[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    if len(np.unique(query_codes[starts])) != len(starts):
+        return False  # a query in several blocks
+    width = int(lengths.max())
+    if len(starts) * width > 4 * n:
+        return False
+    sentinel = np.iinfo(np.uint64).max
+    if (keys == sentinel).any():
+        return False
+    if (lengths == width).all():
+        table = keys.reshape(len(starts), width)
+    else:
+        table = np.full((len(starts), width), sentinel, dtype=np.uint64)
+        positions = np.arange(n) - np.repeat(starts, lengths)
+        table[np.repeat(np.arange(len(starts)), lengths), positions] = keys
+    table = np.sort(table, axis=1)
+    return not ((table[:, 1:] == table[:, :-1]) & (table[:, 1:] != sentinel)).any()
+
+
+def later_repeats(query_codes: np.ndarray, items: IdColumn) -> np.ndarray | None:
+    """Mask of the rows whose (query, item) pair already occurred on an earlier row, or None when
+    no pair repeats. Keys find the suspects; their ids decide."""
+    if len(query_codes) < 2 or _no_key_repeats(query_codes, items.keys):
+        return None
+    suspect = np.flatnonzero(pd.Series(mix(query_codes, items.keys)).duplicated(keep=False))
+    pairs = pd.DataFrame({"q": query_codes[suspect], "id": items.take(suspect)})
+    repeat = pairs.duplicated(keep="first").to_numpy()
+    if not repeat.any():
+        return None
+    mask = np.zeros(len(query_codes), dtype=bool)
+    mask[suspect[repeat]] = True
+    return mask
+
+
 @dataclass(frozen=True, eq=False)
 class Run:
     """A system's output: one row per (query, item), with a score unless it is a bare ranked list.
 
-    Ids are stored once each (``query_vocab``, ``item_vocab``) and rows refer to them by integer
-    codes, so a run of ten million lines holds no Python string per line. Rows keep their input
-    order, which is what the ``stable`` tie policy falls back on. For a bare list, ``ranks`` (if
-    given) or the input order is the ranking. Duplicated (query, item) pairs are dropped by
-    :meth:`build`, keeping the first occurrence, with a warning.
+    Query ids are stored once each (``query_vocab``) and rows refer to them by code; item ids stay
+    in an :class:`~metrics.idcolumn.IdColumn` in row order, so a run of ten million lines holds no
+    Python string per line. Rows keep their input order, which is what the ``stable`` tie policy
+    falls back on. For a bare list, ``ranks`` (if given) or the input order is the ranking.
+    Duplicated (query, item) pairs are dropped, keeping the first occurrence, with a warning.
     """
 
     query_codes: np.ndarray
     query_vocab: np.ndarray
-    item_codes: np.ndarray
-    item_vocab: np.ndarray
+    items: IdColumn
     scores: np.ndarray | None = None
     ranks: np.ndarray | None = None
     name: str = "run"
@@ -59,17 +100,15 @@ class Run:
     def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",
               source: str | None = None) -> "Run":
         q_codes, q_vocab = pd.factorize(_as_str_array(query_ids), sort=False)
-        d_codes, d_vocab = pd.factorize(_as_str_array(item_ids), sort=False)
-        return cls.from_codes(q_codes, np.asarray(q_vocab, dtype=object), d_codes,
-                              np.asarray(d_vocab, dtype=object), scores, ranks, name, source)
+        return cls.from_columns(q_codes, np.asarray(q_vocab, dtype=object),
+                                IdColumn(_as_str_array(item_ids)), scores, ranks, name, source)
 
     @classmethod
-    def from_codes(cls, query_codes, query_vocab, item_codes, item_vocab, scores=None,
-                   ranks=None, name: str = "run", source: str | None = None) -> "Run":
-        """Rows given as codes into unique id lists (query codes in first-appearance order)."""
+    def from_columns(cls, query_codes, query_vocab, items: IdColumn, scores=None, ranks=None,
+                     name: str = "run", source: str | None = None) -> "Run":
+        """Rows given as query codes (into the unique ``query_vocab``) and an item column."""
         q = np.asarray(query_codes, dtype=np.int64)
-        d = np.asarray(item_codes, dtype=np.int64)
-        if len(q) != len(d):
+        if len(q) != len(items):
             raise InputError("query and item columns differ in length", source=source)
         s = None if scores is None else np.asarray(scores, dtype=np.float64)
         r = None if ranks is None else np.asarray(ranks, dtype=np.float64)
@@ -77,17 +116,18 @@ class Run:
             bad = int(np.flatnonzero(~np.isfinite(s))[0])
             raise InputError(f"score {s[bad]} is not a finite number", source=source, row=bad + 1)
         warnings = []
-        keep = first_occurrence(q * max(len(item_vocab), 1) + d)
-        if keep is not None:
-            example = int(np.flatnonzero(~keep)[0])
+        repeated = later_repeats(q, items)
+        if repeated is not None:
+            example = int(np.flatnonzero(repeated)[0])
             warnings.append(
-                f"{source or name}: {int((~keep).sum())} duplicated (query, item) pair(s) "
+                f"{source or name}: {int(repeated.sum())} duplicated (query, item) pair(s) "
                 f"dropped, the first occurrence kept (first duplicate: query "
-                f"{query_vocab[q[example]]!r}, item {item_vocab[d[example]]!r})")
-            q, d = q[keep], d[keep]
+                f"{query_vocab[q[example]]!r}, item {items.take([example])[0]!r})")
+            keep = ~repeated
+            q, items = q[keep], IdColumn(items.series.filter(pl.Series(keep)))
             s = None if s is None else s[keep]
             r = None if r is None else r[keep]
-        return cls(q, query_vocab, d, item_vocab, s, r, name, tuple(warnings))
+        return cls(q, query_vocab, items, s, r, name, tuple(warnings))
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
@@ -112,7 +152,8 @@ class Run:
 
     @property
     def item_ids(self) -> np.ndarray:
-        return self.item_vocab[self.item_codes]
+        """The item id of every row (materialised: meant for small runs and tests)."""
+        return self.items.take(np.arange(len(self.items)))
 
     def __len__(self) -> int:
         return len(self.query_codes)
@@ -241,6 +282,11 @@ class GroundTruth:
     def max_grade(self) -> int:
         return int(self.pair_grade.max()) if len(self.pair_grade) else 0
 
+    @cached_property
+    def pair_keys(self) -> np.ndarray:
+        """64-bit keys of the judged items, comparable with :attr:`IdColumn.keys`."""
+        return hash_ids(self.pair_item)
+
     def grade_counts(self, max_grade: int | None = None) -> np.ndarray:
         """queries × (max_grade + 1) counts of judged items per grade (column 0: judged not
         relevant, including unlisted items when those count as judged)."""
@@ -300,21 +346,21 @@ class JudgedRanking:
     lengths: np.ndarray
     grade_counts: np.ndarray
     collection_size: int | None = None
-    item_codes: np.ndarray | None = None  # queries × ranks codes into item_vocab (-1 past the end)
+    item_rows: np.ndarray | None = None   # queries × ranks positions in item_column (-1: past the end)
     scores: np.ndarray | None = None      # queries × ranks scores (NaN past the end)
     warnings: tuple[str, ...] = field(default=())
     name: str = "run"
     ties: TieReport = field(default_factory=TieReport)
     run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
-    item_vocab: np.ndarray | None = None
+    item_column: IdColumn | None = None
 
     @cached_property
     def items(self) -> np.ndarray | None:
-        """queries × ranks item ids (None past the end), built on first use: for display."""
-        if self.item_codes is None or self.item_vocab is None:
+        """queries × ranks item ids (None past the end), made on first use: for display, so take
+        a :meth:`subset` first when the ranking is large."""
+        if self.item_rows is None or self.item_column is None:
             return None
-        vocab = np.append(np.asarray(self.item_vocab, dtype=object), None)
-        return vocab[self.item_codes]  # code -1 picks the appended None
+        return self.item_column.take(self.item_rows)
 
     @property
     def num_queries(self) -> int:
@@ -355,9 +401,9 @@ class JudgedRanking:
         """The same judged ranking restricted to some queries (an index or boolean mask)."""
         return JudgedRanking(
             self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
-            self.collection_size, None if self.item_codes is None else self.item_codes[rows],
+            self.collection_size, None if self.item_rows is None else self.item_rows[rows],
             None if self.scores is None else self.scores[rows], self.warnings, self.name,
-            self.ties, self.run_only_queries, self.item_vocab)
+            self.ties, self.run_only_queries, self.item_column)
 
     @classmethod
     def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from .errors import InputError
+from .idcolumn import IdColumn, hash_ids, mix
 from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
 
 TIE_POLICIES = ("stable", "id", "trec")
@@ -31,8 +33,8 @@ class RankedRun:
 
     query_ids: np.ndarray
     offsets: np.ndarray
-    item_codes: np.ndarray      # codes into item_vocab, in rank order
-    item_vocab: np.ndarray
+    item_rows: np.ndarray       # positions in ``items``, in rank order
+    items: IdColumn
     scores: np.ndarray | None
     ties: str = "stable"        # the policy the ranking was made with
     name: str = "run"
@@ -44,7 +46,7 @@ class RankedRun:
 
     @property
     def item_ids(self) -> np.ndarray:
-        return self.item_vocab[self.item_codes]
+        return self.items.take(self.item_rows)
 
 
 def _id_order_key(ids: np.ndarray) -> np.ndarray:
@@ -56,8 +58,8 @@ def _id_order_key(ids: np.ndarray) -> np.ndarray:
 
 
 def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
-    """The scores as the policy compares them (float32-rounded for ``trec``)."""
-    return scores.astype(np.float32).astype(np.float64) if ties == "trec" else scores
+    """The scores as the policy compares them (as float32 for ``trec``)."""
+    return scores.astype(np.float32) if ties == "trec" else scores
 
 
 def check_policy(ties: str) -> None:
@@ -68,22 +70,20 @@ def check_policy(ties: str) -> None:
 def tie_report(query_codes: np.ndarray, positions: np.ndarray,
                compared: np.ndarray | None) -> TieReport:
     """Tie groups of rows already in rank order (``compared``: scores as the policy compares them;
-    None for bare lists, which have no ties)."""
+    None for bare lists, which have no ties). Only the tied rows are looked at after the first
+    comparison, so a run with few ties costs one pass."""
     if compared is None or len(compared) < 2:
         return TieReport()
-    same = (query_codes[1:] == query_codes[:-1]) & (compared[1:] == compared[:-1])
-    if not same.any():
+    same = np.flatnonzero((compared[1:] == compared[:-1]) & (query_codes[1:] == query_codes[:-1]))
+    if not len(same):
         return TieReport()
-    in_tie = np.zeros(len(compared), dtype=bool)
-    in_tie[1:] |= same
-    in_tie[:-1] |= same
-    starts = np.ones(len(compared), dtype=bool)
-    starts[1:] = ~same
-    group = np.cumsum(starts) - 1
-    tied_groups = np.unique(group[in_tie])
-    first = positions[starts][tied_groups]
-    last = first + np.bincount(group)[tied_groups] - 1
-    return TieReport(int(in_tie.sum()), len(np.unique(query_codes[in_tie])), first, last)
+    # row same[i] + 1 ties with the row before it; a group starts where that chain begins
+    opens = np.r_[True, same[1:] != same[:-1] + 1]
+    first_rows = same[opens]
+    sizes = np.diff(np.r_[np.flatnonzero(opens), len(same)]) + 1
+    first = positions[first_rows]
+    tied_queries = len(np.unique(query_codes[first_rows]))
+    return TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
 
 
 def _tie_order(item_ids: np.ndarray, ties: str) -> np.ndarray:
@@ -109,43 +109,64 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
         compared = policy_scores(run.scores, ties)
         grouped = n < 2 or bool(np.all(q_codes[1:] >= q_codes[:-1]) and np.all(
             (q_codes[1:] != q_codes[:-1]) | (compared[1:] <= compared[:-1])))
-        order = np.arange(n) if grouped else np.lexsort((-compared, q_codes))  # stable
+        order = None if grouped else np.lexsort((-compared, q_codes))  # stable
         if ties != "stable" and n > 1:
-            q_sorted, s_sorted = q_codes[order], compared[order]
-            same = (q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])
-            if same.any():
-                tied = np.zeros(n, dtype=bool)
-                tied[1:] |= same
-                tied[:-1] |= same
-                group = np.cumsum(np.r_[True, ~same])  # one id per run of equal scores
-                rows = np.flatnonzero(tied)
-                key = _tie_order(run.item_vocab[run.item_codes[order[rows]]], ties)
-                order[rows] = order[rows[np.lexsort((key, group[rows]))]]
+            q_sorted = q_codes if order is None else q_codes[order]
+            s_sorted = compared if order is None else compared[order]
+            same = np.flatnonzero((s_sorted[1:] == s_sorted[:-1]) &
+                                  (q_sorted[1:] == q_sorted[:-1]))
+            if len(same):
+                # the tied rows (each pair is same[i], same[i] + 1) and their groups
+                rows = np.union1d(same, same + 1)
+                group = np.cumsum(~np.isin(rows, same + 1))
+                order = np.arange(n) if order is None else order
+                key = _tie_order(run.items.take(order[rows]), ties)
+                order[rows] = order[rows[np.lexsort((key, group))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    return RankedRun(run.query_vocab, offsets, run.item_codes[order], run.item_vocab,
+    if order is None:  # already in rank order: share the arrays instead of copying them
+        return RankedRun(run.query_vocab, offsets, np.arange(n), run.items, run.scores,
+                         ties, run.name, run.warnings)
+    return RankedRun(run.query_vocab, offsets, order, run.items,
                      None if run.scores is None else run.scores[order],
                      ties if run.scores is not None else "stable", run.name, run.warnings)
 
 
-def _grades_of(truth: GroundTruth, query_index: np.ndarray, item_codes: np.ndarray,
-               item_vocab: np.ndarray) -> np.ndarray:
-    """Grade of each (truth query index, item code) row: judged grade, 0 for unlisted items when
-    the truth judges everything, else UNJUDGED."""
-    codes, _ = pd.factorize(np.concatenate([truth.pair_item, item_vocab]))
-    width = int(codes.max()) + 1 if len(codes) else 1
-    truth_keys = truth.pair_query * width + codes[: len(truth.pair_item)]
-    order = np.argsort(truth_keys, kind="stable")
-    sorted_keys = truth_keys[order]
-    vocab_codes = codes[len(truth.pair_item):]
-    keys = query_index.astype(np.int64) * width + vocab_codes[item_codes]
-    at = np.searchsorted(sorted_keys, keys)
-    at_clipped = np.minimum(at, max(len(sorted_keys) - 1, 0))
-    found = (at < len(sorted_keys)) & (sorted_keys[at_clipped] == keys) if len(sorted_keys) else \
-        np.zeros(len(keys), dtype=bool)
+def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
+               items: IdColumn) -> np.ndarray:
+    """Grade of each (truth query index, item at ``rows``) pair: judged grade, 0 for unlisted items
+    when the truth judges everything, else UNJUDGED.
+
+    Pairs are matched on 64-bit keys of (query, item) in one hash join, then every match is
+    confirmed on the query and the item id; if any key is shared by two judged pairs or any match
+    is not confirmed (a hash collision), the lookup is redone on the ids themselves."""
     default = 0 if truth.unlisted_judged else UNJUDGED
-    grades = np.full(len(keys), default, dtype=np.int64)
-    grades[found] = truth.pair_grade[order[at_clipped[found]]]
+    grades = np.full(len(rows), default, dtype=np.int16)
+    if not len(truth.pair_item) or not len(rows):
+        return grades
+    truth_keys = mix(truth.pair_query, truth.pair_keys)
+    run_keys = mix(query_index, items.keys[rows])
+    judged = pl.DataFrame({"key": truth_keys, "at": np.arange(len(truth_keys))})
+    if judged["key"].n_unique() == len(judged):
+        at = (pl.DataFrame({"key": run_keys})
+              .join(judged, on="key", how="left", maintain_order="left")["at"]
+              .fill_null(-1).to_numpy())
+        found = np.flatnonzero(at >= 0)
+        hit = at[found]
+        if (truth.pair_query[hit] == query_index[found]).all() and \
+                items.equals(rows[found], truth.pair_item[hit]).all():
+            grades[found] = truth.pair_grade[hit]
+            return grades
+    return _grades_by_id(truth, query_index, items.take(rows), default)
+
+
+def _grades_by_id(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray,
+                  default: int) -> np.ndarray:
+    """The same look-up as :func:`_grades_of` on the ids themselves (exact, slower)."""
+    judged = pd.MultiIndex.from_arrays([truth.pair_query, truth.pair_item])
+    at = judged.get_indexer(pd.MultiIndex.from_arrays([query_index, item_ids]))
+    grades = np.full(len(item_ids), default, dtype=np.int16)
+    grades[at >= 0] = truth.pair_grade[at[at >= 0]]
     return grades
 
 
@@ -169,46 +190,57 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     keep = row_query >= 0
     if truth.self_items is not None:
         is_self = np.zeros(len(row_query), dtype=bool)
-        self_code = pd.Index(ranked.item_vocab).get_indexer(truth.self_items)  # -1: not in run
-        is_self[keep] = ranked.item_codes[keep] == self_code[row_query[keep]]
+        self_keys = hash_ids(truth.self_items)
+        is_self[keep] = ranked.items.keys[ranked.item_rows[keep]] == self_keys[row_query[keep]]
+        suspects = np.flatnonzero(is_self)  # confirmed on the ids: a key match may be a collision
+        is_self[suspects] = ranked.items.equals(ranked.item_rows[suspects],
+                                                truth.self_items[row_query[suspects]])
         if is_self.any() and warn_self:
             warnings.append(f"{ranked.name}: {int(is_self.sum())} quer(ies) retrieved themselves; "
                             f"the query item was removed from its own ranking")
         keep &= ~is_self
     whole = bool(keep.all())  # skip copying ten million rows when nothing is dropped
     q = row_query if whole else row_query[keep]
-    items = ranked.item_codes if whole else ranked.item_codes[keep]
+    rows = ranked.item_rows if whole else ranked.item_rows[keep]
     scores = ranked.scores if ranked.scores is None or whole else ranked.scores[keep]
     missing = np.flatnonzero(np.bincount(q, minlength=len(truth.query_ids)) == 0)
     if len(missing):
         warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
                         f"and score 0 where a measure has a value for an empty list (first: "
                         f"{truth.query_ids[missing[0]]!r})")
-    return _assemble(truth, q, items, ranked.item_vocab, scores, collection_size, ranked.name,
+    return _assemble(truth, q, rows, ranked.items, scores, collection_size, ranked.name,
                      warnings, ranked.ties, int(run_only.sum()))
 
 
-def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
-              item_vocab: np.ndarray, scores: np.ndarray | None, collection_size: int | None,
-              name: str, warnings: list[str], ties: str, run_only: int = 0) -> JudgedRanking:
+def _assemble(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray, items: IdColumn,
+              scores: np.ndarray | None, collection_size: int | None, name: str,
+              warnings: list[str], ties: str, run_only: int = 0) -> JudgedRanking:
     """Build the queries × ranks matrices from rows already grouped by query in rank order."""
     n_queries = len(truth.query_ids)
     lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
     # at least one (padding) column, so that every measure sees a well-formed matrix
     depth = max(int(lengths.max()) if n_queries and len(query_index) else 0, 1)
-    # rows of one query are contiguous, but queries may come in any order
-    block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
-        if len(query_index) else np.zeros(0, dtype=np.int64)
-    block_len = np.diff(np.r_[block_start, len(query_index)])
-    positions = np.arange(len(query_index)) - np.repeat(block_start, block_len)
-    grades = np.full((n_queries, depth), PAD, dtype=np.int16)
-    grades[query_index, positions] = _grades_of(truth, query_index, items, item_vocab)
-    item_matrix = np.full((n_queries, depth), -1,
-                          dtype=np.int32 if len(item_vocab) < 2**31 else np.int64)
-    item_matrix[query_index, positions] = items
-    score_matrix = np.full((n_queries, depth), np.nan)
-    if scores is not None:
-        score_matrix[query_index, positions] = scores
+    row_grades = _grades_of(truth, query_index, rows, items)
+    if (lengths == depth).all() and (query_index[1:] >= query_index[:-1]).all():
+        # every query has a full list, in the truth's order: the matrices are reshapes
+        grades = row_grades.reshape(n_queries, depth)
+        item_matrix = rows.reshape(n_queries, depth)
+        score_matrix = (np.full((n_queries, depth), np.nan) if scores is None
+                        else scores.reshape(n_queries, depth))
+        positions = np.tile(np.arange(depth), n_queries)
+    else:
+        # rows of one query are contiguous, but queries may come in any order
+        block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
+            if len(query_index) else np.zeros(0, dtype=np.int64)
+        block_len = np.diff(np.r_[block_start, len(query_index)])
+        positions = np.arange(len(query_index)) - np.repeat(block_start, block_len)
+        grades = np.full((n_queries, depth), PAD, dtype=np.int16)
+        grades[query_index, positions] = row_grades
+        item_matrix = np.full((n_queries, depth), -1, dtype=np.int64)
+        item_matrix[query_index, positions] = rows
+        score_matrix = np.full((n_queries, depth), np.nan)
+        if scores is not None:
+            score_matrix[query_index, positions] = scores
     counts = truth.grade_counts()
     if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
             and len(truth.candidates):
@@ -222,7 +254,7 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, items: np.ndarray,
     report = tie_report(query_index, positions,
                         None if scores is None else policy_scores(scores, ties))
     return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
-                         score_matrix, tuple(warnings), name, report, run_only, item_vocab)
+                         score_matrix, tuple(warnings), name, report, run_only, items)
 
 
 def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
@@ -247,7 +279,7 @@ def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTru
     # the query item, where it is among the columns, is removed by judge()
     order = column_order[np.argsort(-compared[:, column_order], axis=1, kind="stable")]
     ranked = RankedRun(
-        query_ids, np.arange(n_q + 1) * n_items, order.ravel(), item_ids,
+        query_ids, np.arange(n_q + 1) * n_items, order.ravel(), IdColumn(item_ids),
         np.take_along_axis(scores, order, axis=1).ravel() * (1 if larger_is_better else -1),
         ties, name)
     return judge(ranked, truth, collection_size=collection_size, warn_self=False)

@@ -1,14 +1,18 @@
-"""A fast path for clean whitespace-separated files (TREC runs and qrels), read by pyarrow.
+"""A fast path for clean whitespace-separated files (TREC runs and qrels), parsed by polars.
 
 It accepts only files it can read without doubt: one space or one tab between fields, the right
 number of fields on every line, no comment or blank lines, numbers where numbers belong. Anything
 else returns None and the careful line-by-line reader takes over, which explains every problem
 with its line number. So the fast path changes speed, never results or messages.
+
+polars' reader is lenient where the careful reader is strict (a line with an extra field still
+parses), so strictness is checked separately: every line must have all of its fields, non-empty,
+and the file must hold exactly (fields − 1) delimiters per line — together, exactly the expected
+number of fields on every line. (pyarrow's reader is strict, but after a parse error its worker
+threads can outlive the interpreter and abort the process at exit.)
 """
 
 from __future__ import annotations
-
-import io
 
 import numpy as np
 
@@ -17,85 +21,74 @@ from .text import GZIP_MAGIC
 _SAMPLE = 1 << 16
 
 
-def _plain_delimiter(data: bytes) -> bytes | None:
-    """b' ' or b'\\t' (whichever the first lines use), or None for files the fast path must not
-    read. Doubled, leading or trailing delimiters and the other delimiter all make pyarrow see
-    the wrong number of fields, which sends the file to the careful reader; only comment lines
-    could pass as data, so they are looked for here."""
-    if data[:2] == GZIP_MAGIC or data[:1] in (b"#", b" ", b"\t") or b"\n#" in data:
+def _plain_delimiter(data: bytes) -> str | None:
+    """" " or "\\t" (whichever the first lines use), or None for files the fast path must not
+    read: gzip, a byte-order mark, carriage returns, a first line that is blank, indented or a
+    comment, or whitespace other than the delimiter."""
+    if data[:2] == GZIP_MAGIC or data[:3] == b"\xef\xbb\xbf" or data[:1] in (b"#", b" ", b"\t",
+                                                                             b"\n", b"\r"):
         return None
-    return b"\t" if b"\t" in data[:_SAMPLE] else b" "
+    delimiter = b"\t" if b"\t" in data[:_SAMPLE] else b" "
+    other = b" " if delimiter == b"\t" else b"\t"
+    if other in data or b"\r" in data:  # the careful reader splits on any whitespace
+        return None
+    return delimiter.decode()
 
 
 def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, str]):
     """Columns of a headerless table, or None when the careful reader must handle the file.
 
-    ``names`` gives each field a name (None: read and dropped); ``numeric`` maps a name to
-    "float64" or "int64". Text columns come back dictionary-encoded: (codes, unique values in
-    first-appearance order)."""
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        return None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    ``names`` gives each field a name (None: not kept); ``numeric`` maps a name to "float64" or
+    "int64". Text columns come back as polars string Series, numbers as NumPy arrays."""
+    import polars as pl
+
     delimiter = _plain_delimiter(data)
-    if delimiter is None or not data.strip():
+    if delimiter is None or not data or data.isspace():
         return None
-    fields = [f"f{i}" for i in range(len(names))]
-    wanted = {f: n for f, n in zip(fields, names) if n}
-    types = {f: (pa.float64() if numeric.get(n) == "float64" else
-                 pa.int64() if numeric.get(n) == "int64" else pa.string())
-             for f, n in wanted.items()}
+    width = len(names)
+    types = {"float64": pl.Float64, "int64": pl.Int64}
+    schema = {f"c{i}": types[numeric[n]] if n in numeric else pl.String
+              for i, n in enumerate(names)}
+    kept = range(width)  # all of them: an empty field anywhere means a doubled delimiter
     try:
-        table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=fields, block_size=1 << 24),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter.decode(), quote_char=False,
-                                            double_quote=False, newlines_in_values=False),
-            convert_options=pcsv.ConvertOptions(column_types=types, include_columns=list(wanted),
-                                                strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False,
-                                                null_values=[]))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        table = pl.read_csv(data, has_header=False, separator=delimiter, quote_char=None,
+                            schema=schema, missing_columns="insert",
+                            empty_string_is_null=False, raise_if_empty=True)
+    except (pl.exceptions.PolarsError, ValueError):
+        return None
+    lines = len(table)
+    if data.count(delimiter.encode()) != (width - 1) * lines:
+        return None
+    checks = [pl.col("c0").str.starts_with("#").any()]  # a comment line
+    for i in kept:
+        column = pl.col(f"c{i}")
+        if schema[f"c{i}"] == pl.String:
+            checks.append((column.is_null() | (column.str.len_bytes() == 0)).any())
+        else:
+            checks.append(column.is_null().any())
+            if schema[f"c{i}"] == pl.Float64:
+                checks.append((~column.is_finite()).any())
+    if any(table.select([c.alias(f"check{i}") for i, c in enumerate(checks)]).row(0)):
         return None
     out = {}
-    for field, name in wanted.items():
-        column = table.column(field)
-        if name in numeric:
-            values = column.to_numpy()
-            if name == "score" and not np.all(np.isfinite(values)):
-                return None
-            out[name] = values
-        else:
-            out[name] = _encode(column.combine_chunks())
+    for i, name in enumerate(names):
+        if name:
+            column = table.get_column(f"c{i}")
+            out[name] = column.to_numpy() if name in numeric else column
     return out
 
 
-def _int32_view(array) -> np.ndarray:
-    """The values of a pyarrow int32 array without nulls, as a numpy view (no conversion)."""
-    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array),
-                         offset=array.offset * 4)
-
-
-def _encode(column) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, unique values in first-appearance order) of a pyarrow string array.
+def encode_grouped(column) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, unique values in first-appearance order) of a polars string Series.
 
     A column whose equal values stand together — the query column of a TREC file — is encoded
-    from its runs, without hashing every line."""
-    import pyarrow.compute as pc
+    from its runs of equal values, without hashing every line into a table."""
+    import pandas as pd
 
-    n = len(column)
-    if n > 1:
-        changes = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(
-            zero_copy_only=False)
-        starts = np.flatnonzero(np.r_[True, changes])
-        if len(starts) * 2 < n:
-            values = column.take(starts).to_numpy(zero_copy_only=False)
-            if len(set(values)) == len(values):  # every value forms exactly one run
-                codes = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
-                return codes, values.astype(object)
-    encoded = column.dictionary_encode()
-    return (_int32_view(encoded.indices).astype(np.int64),
-            encoded.dictionary.to_numpy(zero_copy_only=False).astype(object))
+    run_id = column.rle_id().to_numpy()
+    starts = np.flatnonzero(np.diff(run_id, prepend=-1))
+    values = column.gather(starts).to_numpy().astype(object)
+    if len(set(values)) == len(values):  # every value forms exactly one run
+        return run_id.astype(np.int64), values
+    codes, uniques = pd.factorize(column.to_numpy().astype(object), sort=False)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from ..idcolumn import IdColumn
 from ..model import GroundTruth, Run
-from .fast import read_columns
+from .fast import encode_grouped, read_columns
 from .tables import Layout, numeric_column, read_table, text_column
 from .text import PARQUET_MAGIC, Source, read_bytes, source_name
 
@@ -32,9 +33,9 @@ def load_run(source: Source, name: str | None = None) -> Run:
     data = read_bytes(source, label)
     fast = _fast_trec(data, RUN, {"score": "float64"})
     if fast is not None:
-        (q_codes, q_vocab), (d_codes, d_vocab) = fast["query_id"], fast["item_id"]
-        return Run.from_codes(q_codes, q_vocab, d_codes, d_vocab, fast["score"],
-                              name=run_name(label), source=label)
+        q_codes, q_vocab = encode_grouped(fast["query_id"])
+        return Run.from_columns(q_codes, q_vocab, IdColumn(fast["item_id"]),
+                                fast["score"], name=run_name(label), source=label)
     table = read_table(data, RUN, label)
     queries = text_column(table, "query_id")
     items = text_column(table, "item_id")
@@ -53,8 +54,9 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     data = read_bytes(source, label)
     fast = _fast_trec(data, QRELS, {"relevance": "int64"})
     if fast is not None:
-        (q_codes, q_vocab), (d_codes, d_vocab) = fast["query_id"], fast["item_id"]
-        return GroundTruth.build(q_vocab[q_codes], d_vocab[d_codes], fast["relevance"],
+        q_codes, q_vocab = encode_grouped(fast["query_id"])
+        items = fast["item_id"].to_numpy().astype(object)
+        return GroundTruth.build(q_vocab[q_codes], items, fast["relevance"],
                                  name=run_name(label), source=label)
     table = read_table(data, QRELS, label)
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),

@@ -1,0 +1,114 @@
+"""The fast paths change speed, never results: the polars reader against the careful reader, and
+64-bit id keys against the ids themselves (including when every key collides)."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from metrics import GroundTruth, InputError, Run, evaluate, judge
+from metrics.idcolumn import IdColumn
+from metrics.loaders.fast import read_columns
+from metrics.loaders.runs import QRELS, RUN
+from metrics.loaders.tables import numeric_column, read_table, text_column
+
+FIELD = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "1", "0.5", "-2", "1e3", "x", "", "#",
+                         "nan", "é", "\t", "a b", "\r"])
+LINE = st.lists(FIELD, min_size=3, max_size=8)
+
+
+def careful(data: bytes, layout, numeric: str):
+    table = read_table(data, layout, "f.txt")
+    return {"query_id": text_column(table, "query_id"), "item_id": text_column(table, "item_id"),
+            numeric: numeric_column(table, numeric, whole=numeric == "relevance")}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(LINE, min_size=1, max_size=6), sep=st.sampled_from([" ", "\t", "  "]),
+       end=st.sampled_from(["", "\n"]), layout=st.sampled_from(["run", "qrels"]))
+def test_fast_reader_accepts_only_what_the_careful_reader_reads_the_same(lines, sep, end,
+                                                                         layout):
+    data = ("\n".join(sep.join(fields) for fields in lines) + end).encode()
+    spec, numeric = (RUN, "score") if layout == "run" else (QRELS, "relevance")
+    kinds = {"score": "float64"} if layout == "run" else {"relevance": "int64"}
+    fast = read_columns(data, spec.trec, kinds)
+    if fast is None:
+        return  # the careful reader decides, with its messages
+    slow = careful(data, spec, numeric)
+    assert list(fast["query_id"]) == list(slow["query_id"])
+    assert list(fast["item_id"]) == list(slow["item_id"])
+    np.testing.assert_array_equal(fast[numeric], slow[numeric])
+
+
+@pytest.mark.parametrize("content", [
+    b"q1 Q0 d1 1 2.5 t x\n",            # an extra field
+    b"q1 Q0 d1 1 2.5\n",                # a missing field
+    b"q1  d1 1 2.5 t\n",                # a doubled delimiter making an empty field
+    b"q1 Q0 d\t1 1 2.5 t\n",            # a tab inside a space-separated line
+    b"q1 Q0 d1 1 2.5 t\r\n",            # CRLF: left to the careful reader
+    b"q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 1 t\n",  # a blank line
+    b"q1 Q0 d1 1 2.5 t\n# note\n",      # a comment line
+    b"q1 Q0 d1 1 abc t\n",              # not a number
+    b"q1 Q0 d1 1 inf t\n",              # not finite
+])
+def test_fast_reader_declines_anything_irregular(content):
+    assert read_columns(content, RUN.trec, {"score": "float64"}) is None
+
+
+def test_id_column_take_keys_and_equals():
+    ids = IdColumn(["a", "b", "a", "c"])
+    assert ids.take([[3, -1], [0, 1]]).tolist() == [["c", None], ["a", "b"]]
+    assert ids.keys[0] == ids.keys[2] and len(set(ids.keys.tolist())) == 3
+    assert ids.equals(np.array([0, 1]), np.array(["a", "x"], dtype=object)).tolist() == [True,
+                                                                                         False]
+
+
+def random_case(seed: int):
+    rng = np.random.default_rng(seed)
+    queries = [f"q{i}" for i in range(6)]
+    rows = [(q, f"d{rng.integers(0, 12)}", float(rng.integers(0, 5))) for q in queries
+            for _ in range(rng.integers(0, 10))]
+    run = Run.build([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    judged = [(q, f"d{d}", int(rng.integers(0, 3))) for q in queries
+              for d in rng.choice(12, 5, replace=False)]
+    truth = GroundTruth.build(*zip(*judged))
+    return run, truth
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("ties", ["stable", "trec"])
+def test_colliding_keys_change_nothing(monkeypatch, seed, ties):
+    """With every id hashed to the same key, duplicates and judgements are decided by the ids."""
+    run, truth = random_case(seed)
+    expected = evaluate(judge(run, truth, ties=ties), "AP,nDCG@5,Bpref,P@3,NumRet")
+    monkeypatch.setattr(IdColumn, "keys", property(lambda self: np.zeros(len(self), np.uint64)))
+    collided_run, _ = random_case(seed)  # built again: duplicates found with colliding keys
+    truth_again = GroundTruth.build(truth.query_ids[truth.pair_query], truth.pair_item,
+                                    truth.pair_grade)
+    got = evaluate(judge(collided_run, truth_again, ties=ties), "AP,nDCG@5,Bpref,P@3,NumRet")
+    assert collided_run.warnings == run.warnings
+    for name in expected.measures:
+        np.testing.assert_array_equal(got.results[name].values, expected.results[name].values)
+
+
+def test_self_items_are_confirmed_on_ids(monkeypatch):
+    monkeypatch.setattr(IdColumn, "keys", property(lambda self: np.zeros(len(self), np.uint64)))
+    truth = GroundTruth.from_labels(["a", "b", "c"], ["x", "x", "y"])
+    run = Run.build(["a", "a", "a"], ["a", "b", "c"], [3.0, 2.0, 1.0])
+    judged = judge(run, truth)
+    assert judged.items[0, :2].tolist() == ["b", "c"]  # only the query item itself was removed
+
+
+def test_duplicates_in_uneven_lists_are_found():
+    run = Run.build(["q1", "q1", "q1", "q2", "q1"], ["a", "b", "a", "a", "c"],
+                    [3.0, 2.0, 1.0, 1.0, 0.5])
+    assert len(run) == 4 and "1 duplicated" in run.warnings[0]
+    with pytest.raises(InputError):
+        Run.build(["q1"], ["a", "b"], [1.0, 2.0])
+
+
+def test_fast_reader_reads_clean_files():
+    run = read_columns(b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 -1e-3 t", RUN.trec, {"score": "float64"})
+    assert list(run["item_id"]) == ["d1", "d2"] and run["score"].tolist() == [2.5, -0.001]
+    qrels = read_columns(b"q1\t0\td1\t2\n", QRELS.trec, {"relevance": "int64"})
+    assert list(qrels["query_id"]) == ["q1"] and qrels["relevance"].tolist() == [2]
