@@ -75,6 +75,9 @@ def hash_ids(ids) -> np.ndarray:
 def mix(codes: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """One 64-bit key per (integer code, id key) pair, e.g. (query, item). Equal pairs give equal
     keys; callers confirm matches on the pair itself (see the module docstring)."""
+    mixed = np.asarray(codes).astype(np.uint64)
     with np.errstate(over="ignore"):
-        return keys ^ (np.asarray(codes).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-                       + np.uint64(0x632BE59BD9B4E019))
+        mixed *= np.uint64(0x9E3779B97F4A7C15)
+        mixed += np.uint64(0x632BE59BD9B4E019)
+    mixed ^= keys
+    return mixed

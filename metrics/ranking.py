@@ -187,8 +187,9 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         warnings.append(f"{ranked.name}: {int(run_only.sum())} run quer(ies) not in the ground "
                         f"truth were left out (first: {example!r})")
     row_query = np.repeat(run_to_truth, ranked.lengths)
-    keep = row_query >= 0
+    keep = None if not run_only.any() else row_query >= 0  # None: every row is kept
     if truth.self_items is not None:
+        keep = np.ones(len(row_query), dtype=bool) if keep is None else keep
         is_self = np.zeros(len(row_query), dtype=bool)
         self_keys = hash_ids(truth.self_items)
         is_self[keep] = ranked.items.keys[ranked.item_rows[keep]] == self_keys[row_query[keep]]
@@ -199,25 +200,29 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
             warnings.append(f"{ranked.name}: {int(is_self.sum())} quer(ies) retrieved themselves; "
                             f"the query item was removed from its own ranking")
         keep &= ~is_self
-    whole = bool(keep.all())  # skip copying ten million rows when nothing is dropped
-    q = row_query if whole else row_query[keep]
-    rows = ranked.item_rows if whole else ranked.item_rows[keep]
-    scores = ranked.scores if ranked.scores is None or whole else ranked.scores[keep]
-    missing = np.flatnonzero(np.bincount(q, minlength=len(truth.query_ids)) == 0)
+    if keep is None or keep.all():  # nothing dropped: no copy of ten million rows
+        q, rows, scores = row_query, ranked.item_rows, ranked.scores
+        lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
+        np.add.at(lengths, run_to_truth[~run_only], ranked.lengths[~run_only])
+    else:
+        q, rows = row_query[keep], ranked.item_rows[keep]
+        scores = None if ranked.scores is None else ranked.scores[keep]
+        lengths = np.bincount(q, minlength=len(truth.query_ids)).astype(np.int64)
+    missing = np.flatnonzero(lengths == 0)
     if len(missing):
         warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
                         f"and score 0 where a measure has a value for an empty list (first: "
                         f"{truth.query_ids[missing[0]]!r})")
-    return _assemble(truth, q, rows, ranked.items, scores, collection_size, ranked.name,
+    return _assemble(truth, q, lengths, rows, ranked.items, scores, collection_size, ranked.name,
                      warnings, ranked.ties, int(run_only.sum()))
 
 
-def _assemble(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray, items: IdColumn,
-              scores: np.ndarray | None, collection_size: int | None, name: str,
+def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray, rows: np.ndarray,
+              items: IdColumn, scores: np.ndarray | None, collection_size: int | None, name: str,
               warnings: list[str], ties: str, run_only: int = 0) -> JudgedRanking:
-    """Build the queries × ranks matrices from rows already grouped by query in rank order."""
+    """Build the queries × ranks matrices from rows already grouped by query in rank order
+    (``lengths``: rows per truth query)."""
     n_queries = len(truth.query_ids)
-    lengths = np.bincount(query_index, minlength=n_queries).astype(np.int64)
     # at least one (padding) column, so that every measure sees a well-formed matrix
     depth = max(int(lengths.max()) if n_queries and len(query_index) else 0, 1)
     row_grades = _grades_of(truth, query_index, rows, items)

@@ -85,10 +85,9 @@ def encode_grouped(column) -> tuple[np.ndarray, np.ndarray]:
     from its runs of equal values, without hashing every line into a table."""
     import pandas as pd
 
-    run_id = column.rle_id().to_numpy()
-    starts = np.flatnonzero(np.diff(run_id, prepend=-1))
-    values = column.gather(starts).to_numpy().astype(object)
+    runs = column.rle().struct.unnest()
+    values = runs.get_column("value").to_numpy().astype(object)
     if len(set(values)) == len(values):  # every value forms exactly one run
-        return run_id.astype(np.int64), values
+        return np.repeat(np.arange(len(values)), runs.get_column("len").to_numpy()), values
     codes, uniques = pd.factorize(column.to_numpy().astype(object), sort=False)
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
