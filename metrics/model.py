@@ -31,12 +31,6 @@ def _as_str_array(values: Iterable) -> np.ndarray:
     return np.asarray([str(v) for v in values], dtype=object)
 
 
-def first_occurrence(keys: np.ndarray) -> np.ndarray | None:
-    """Boolean mask keeping the first row of each key, or None when no key repeats."""
-    duplicated = pd.Series(keys).duplicated(keep="first").to_numpy()
-    return ~duplicated if duplicated.any() else None
-
-
 def _no_key_repeats(query_codes: np.ndarray, keys: np.ndarray) -> bool:
     """True when no query has the same key twice, decided by sorting each query's keys in a
     queries × list-length matrix (fast: each row is short and sorted in cache). False when that
@@ -184,8 +178,16 @@ class GroundTruth:
     def build(cls, query_ids, item_ids, grades, name: str = "ground truth",
               source: str | None = None) -> "GroundTruth":
         """Explicit judgements (qrels). Queries keep their first-appearance order."""
-        q = _as_str_array(query_ids)
-        d = _as_str_array(item_ids)
+        codes, uniques = pd.factorize(_as_str_array(query_ids), sort=False)
+        return cls.from_columns(codes, np.asarray(uniques, dtype=object),
+                                IdColumn(_as_str_array(item_ids)), grades, name, source)
+
+    @classmethod
+    def from_columns(cls, query_codes, query_vocab, items: IdColumn, grades,
+                     name: str = "ground truth", source: str | None = None) -> "GroundTruth":
+        """Judgements given as query codes (into the unique ``query_vocab``), an item column and
+        whole-number grades. Duplicated pairs are dropped, keeping the first, with a warning."""
+        q = np.asarray(query_codes, dtype=np.int64)
         g = np.asarray(grades, dtype=np.float64)
         if len(g) and not np.all(np.isfinite(g)):
             bad = int(np.flatnonzero(~np.isfinite(g))[0])
@@ -200,17 +202,20 @@ class GroundTruth:
                 f"{source or name}: {int(negative.sum())} negative grade(s) read as 0 (judged "
                 f"not relevant), as trec_eval does")
             g = np.where(negative, 0, g)
-        keep = first_occurrence(pd.factorize(q)[0].astype(np.int64) * (len(d) + 1)
-                                + pd.factorize(d)[0])
-        if keep is not None:
-            example = int(np.flatnonzero(~keep)[0])
+        repeated = later_repeats(q, items)
+        if repeated is not None:
+            example = int(np.flatnonzero(repeated)[0])
             warnings.append(
-                f"{source or name}: {int((~keep).sum())} duplicated (query, item) judgement(s) "
-                f"dropped, the first kept (first duplicate: query {q[example]!r}, item {d[example]!r})")
-            q, d, g = q[keep], d[keep], g[keep]
-        codes, uniques = pd.factorize(q, sort=False)
-        return cls(np.asarray(uniques, dtype=object), codes.astype(np.int64), d,
-                   g.astype(np.int64), name=name, warnings=tuple(warnings))
+                f"{source or name}: {int(repeated.sum())} duplicated (query, item) judgement(s) "
+                f"dropped, the first kept (first duplicate: query {query_vocab[q[example]]!r}, "
+                f"item {items.take([example])[0]!r})")
+            keep = ~repeated
+            q, g, items = q[keep], g[keep], IdColumn(items.series.filter(pl.Series(keep)))
+        # queries named only by dropped rows cannot exist: the first row of a pair is kept
+        truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),
+                    g.astype(np.int64), name=name, warnings=tuple(warnings))
+        truth.__dict__["pair_keys"] = items.keys  # already computed: no second hashing
+        return truth
 
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], name: str = "ground truth"):

@@ -1,11 +1,13 @@
 """The counting all-vs-all path agrees with the dense engine (which sorts whole rows)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from metrics import GroundTruth, evaluate
+from metrics import GroundTruth, allvsall, evaluate
 from metrics.allvsall import evaluate_ranks, relevant_ranks, streamable
-from metrics.ranking import judge_scores
+from metrics.errors import InputError
+from metrics.ranking import _id_order_key, judge_scores, policy_scores
 from metrics.registry import parse_measures
 
 MEASURES = "AP,AP@5,RR,RR@3,P@1,P@5,P@10,R@5,nDCG,nDCG@5,FirstRank,MedianRank,MeanRank,Rprec," \
@@ -51,3 +53,83 @@ def test_only_rank_measures_stream():
     assert streamable(parse_measures("AP,P@10,FirstRank,MedianRank"))
     assert not streamable(parse_measures("AP,Bpref"))
     assert not streamable(parse_measures("AP(norm=min)@10"))
+
+
+def sorting_ranks(matrix, labels, ids, ties, larger):
+    """Reference: sort every row as the dense engine does and read off the clique mates' ranks."""
+    scores = policy_scores(np.asarray(matrix, dtype=np.float64), ties)
+    scores = scores if larger else -scores
+    ids = np.asarray(ids, dtype=object)
+    if ties == "stable":
+        column_order = np.arange(len(ids))
+    elif ties == "id":
+        column_order = np.argsort(_id_order_key(ids), kind="stable")
+    else:
+        column_order = np.argsort(-pd.factorize(ids, sort=True)[0], kind="stable")
+    labels = np.asarray(labels)
+    width = max(max(np.unique(labels, return_counts=True)[1]) - 1, 1)
+    out = np.full((len(ids), width), np.nan)
+    for i in range(len(ids)):
+        order = column_order[np.argsort(-scores[i, column_order], kind="stable")]
+        order = order[order != i]
+        position = np.empty(len(ids), dtype=np.int64)
+        position[order] = np.arange(1, len(order) + 1)
+        mates = np.flatnonzero((labels == labels[i]) & (np.arange(len(ids)) != i))
+        out[i, :len(mates)] = np.sort(position[mates])
+    return out
+
+
+def tied_dataset(n=150, seed=0):
+    """Scores with many exact ties (one decimal), 0.0 and -0.0, queries tied with their mates."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, n // 6, n).astype(str)
+    scores = np.round(rng.random((n, n)), 1).astype(np.float32)
+    scores[rng.random((n, n)) < 0.05] = -0.0
+    np.fill_diagonal(scores, 0.5)
+    ids = [f"q{rng.integers(0, 40)}_{i}" for i in range(n)]
+    return scores, labels, ids
+
+
+@pytest.mark.parametrize("ties", ["stable", "id", "trec"])
+@pytest.mark.parametrize("larger", [True, False])
+@pytest.mark.parametrize("sort_cost", [0.0, None, float("inf")])   # always / as tuned / never sort
+def test_ranks_equal_sorting_with_exact_ties(ties, larger, sort_cost, monkeypatch):
+    if sort_cost is not None:
+        monkeypatch.setattr(allvsall, "_SORT_COST", sort_cost)
+    scores, labels, ids = tied_dataset()
+    matrix = scores if larger else -scores
+    expected = sorting_ranks(matrix, labels, ids, ties, larger)
+    for chunk_rows in (1, 7, 64, 500):   # 150 rows: chunks that do not divide N, and one chunk
+        ranks = relevant_ranks(matrix, labels, ids, ties, larger_is_better=larger,
+                               chunk_rows=chunk_rows)
+        np.testing.assert_array_equal(ranks, expected, err_msg=f"chunk_rows={chunk_rows}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_memory_mapped_continuous_scores(dtype, tmp_path):
+    rng = np.random.default_rng(3)
+    n = 300
+    labels = rng.integers(0, 50, n).astype(str)
+    emb = rng.standard_normal((n, 8))
+    scores = emb @ emb.T - 0.5   # relevant scores on both sides of zero
+    scores[rng.random((n, n)) < 0.01] = 1e8   # far above every relevant score
+    matrix = (np.round(scores * 10) if dtype == np.int32 else scores).astype(dtype)
+    np.save(tmp_path / "m.npy", matrix)
+    mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
+    ids = [str(i) for i in range(n)]
+    for ties in ("stable", "trec"):
+        # scores that are not float64 are compared as float32
+        expected = sorting_ranks(matrix.astype(np.float32) if dtype == np.int32 else matrix,
+                                 labels, ids, ties, True)
+        np.testing.assert_array_equal(relevant_ranks(mapped, labels, None, ties, chunk_rows=64),
+                                      expected)
+
+
+@pytest.mark.parametrize("larger", [True, False])
+def test_first_non_finite_value_is_reported(larger):
+    scores, labels, ids = tied_dataset(n=40)
+    scores[30, 2] = np.nan
+    scores[9, 17] = -np.inf
+    with pytest.raises(InputError, match=r"m\.npy: value at index \(9, 17\) is -?inf"):
+        relevant_ranks(scores, labels, ids, larger_is_better=larger, chunk_rows=16,
+                       source="m.npy")

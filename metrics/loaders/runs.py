@@ -55,9 +55,8 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     fast = _fast_trec(data, QRELS, {"relevance": "int64"})
     if fast is not None:
         q_codes, q_vocab = encode_grouped(fast["query_id"])
-        items = fast["item_id"].to_numpy().astype(object)
-        return GroundTruth.build(q_vocab[q_codes], items, fast["relevance"],
-                                 name=run_name(label), source=label)
+        return GroundTruth.from_columns(q_codes, q_vocab, IdColumn(fast["item_id"]),
+                                        fast["relevance"], name=run_name(label), source=label)
     table = read_table(data, QRELS, label)
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
                              numeric_column(table, "relevance", whole=True),
