@@ -30,34 +30,35 @@ def _distinct_rows(rng, rows: int, width: int, high: int) -> np.ndarray:
                               axis=1)
 
 
-def make_run_workload(folder: Path, queries: int, seed: int) -> dict[str, Path]:
-    """Write run.trec, qrels.binary and qrels.graded for ``queries`` queries; reuse if present."""
+def make_run_workload(folder: Path, queries: int, seed: int, depth: int = DEPTH) -> dict[str, Path]:
+    """Write run.trec, qrels.binary and qrels.graded for ``queries`` queries × ``depth`` results;
+    reuse if present."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"run": folder / "run.trec", "qrels": folder / "qrels.binary",
              "graded": folder / "qrels.graded"}
     meta = folder / "meta.json"
-    expected = {"queries": queries, "seed": seed, "depth": DEPTH, "collection": COLLECTION}
+    expected = {"queries": queries, "seed": seed, "depth": depth, "collection": COLLECTION}
     if meta.exists() and json.loads(meta.read_text()) == expected and \
             all(p.exists() for p in paths.values()):
         return paths
     rng = np.random.default_rng(seed)
-    items = _distinct_rows(rng, queries, DEPTH + RELEVANT, COLLECTION)
-    retrieved, unretrieved = items[:, :DEPTH], items[:, DEPTH:DEPTH + 8]
+    items = _distinct_rows(rng, queries, depth + RELEVANT, COLLECTION)
+    retrieved, unretrieved = items[:, :depth], items[:, depth:depth + 8]
     # scores: decreasing along each list, 6 decimals as most TREC runs print them
-    scores = np.sort(rng.random((queries, DEPTH)), axis=1)[:, ::-1] * 10
-    qid = np.repeat(np.char.add("q", np.arange(queries).astype(str)), DEPTH)
+    scores = np.sort(rng.random((queries, depth)), axis=1)[:, ::-1] * 10
+    qid = np.repeat(np.char.add("q", np.arange(queries).astype(str)), depth)
     run = pd.DataFrame({"q": qid, "z": "Q0", "d": np.char.add("d", retrieved.ravel().astype(str)),
-                        "r": np.tile(np.arange(1, DEPTH + 1), queries),
+                        "r": np.tile(np.arange(1, depth + 1), queries),
                         "s": np.round(scores.ravel(), 6), "t": "bench"})
     run.to_csv(paths["run"], sep=" ", header=False, index=False, float_format="%.6f")
     # relevant: 12 retrieved (ranks skewed to the top) + 8 unretrieved; 30 judged non-relevant
-    rel_ranks = np.minimum((rng.exponential(120, (queries, 12))).astype(int), DEPTH - 1)
+    rel_ranks = np.minimum((rng.exponential(120, (queries, 12))).astype(int), depth - 1)
     rows = []
     for kind, grades in (("qrels", None), ("graded", rng.integers(1, 3, (queries, 20)))):
         q_rel = np.repeat(np.arange(queries), 20)
         rel_items = np.concatenate([np.take_along_axis(retrieved, rel_ranks, axis=1),
                                     unretrieved], axis=1)
-        non_ranks = rng.integers(0, DEPTH, (queries, 30))
+        non_ranks = rng.integers(0, depth, (queries, 30))
         non_items = np.take_along_axis(retrieved, non_ranks, axis=1)
         frame = pd.DataFrame({
             "q": np.concatenate([q_rel, np.repeat(np.arange(queries), 30)]),
