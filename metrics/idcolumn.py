@@ -33,11 +33,6 @@ class IdColumn:
                                dtype=pl.String)
         self.series = series.rename("id")
 
-    @classmethod
-    def from_arrow(cls, array) -> "IdColumn":
-        """From a pyarrow string array or chunked array, without copying the text."""
-        return cls(pl.Series("id", array))
-
     def __len__(self) -> int:
         return len(self.series)
 
