@@ -67,6 +67,15 @@ def check_policy(ties: str) -> None:
         raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
 
 
+def _tie_groups(query_codes: np.ndarray, compared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row and size of every group of consecutive rows with equal (query, score). One pass
+    finds the tied pairs; the rest works on those few rows only."""
+    same = np.flatnonzero((compared[1:] == compared[:-1]) & (query_codes[1:] == query_codes[:-1]))
+    # row same[i] + 1 ties with the row before it; a group starts where that chain begins
+    opens = np.r_[True, same[1:] != same[:-1] + 1] if len(same) else np.zeros(0, dtype=bool)
+    return same[opens], np.diff(np.r_[np.flatnonzero(opens), len(same)]).astype(np.int64) + 1
+
+
 def tie_report(query_codes: np.ndarray, positions: np.ndarray,
                compared: np.ndarray | None) -> TieReport:
     """Tie groups of rows already in rank order (``compared``: scores as the policy compares them;
@@ -74,13 +83,9 @@ def tie_report(query_codes: np.ndarray, positions: np.ndarray,
     comparison, so a run with few ties costs one pass."""
     if compared is None or len(compared) < 2:
         return TieReport()
-    same = np.flatnonzero((compared[1:] == compared[:-1]) & (query_codes[1:] == query_codes[:-1]))
-    if not len(same):
+    first_rows, sizes = _tie_groups(query_codes, compared)
+    if not len(first_rows):
         return TieReport()
-    # row same[i] + 1 ties with the row before it; a group starts where that chain begins
-    opens = np.r_[True, same[1:] != same[:-1] + 1]
-    first_rows = same[opens]
-    sizes = np.diff(np.r_[np.flatnonzero(opens), len(same)]) + 1
     first = positions[first_rows]
     tied_queries = len(np.unique(query_codes[first_rows]))
     return TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
@@ -113,12 +118,10 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
         if ties != "stable" and n > 1:
             q_sorted = q_codes if order is None else q_codes[order]
             s_sorted = compared if order is None else compared[order]
-            same = np.flatnonzero((s_sorted[1:] == s_sorted[:-1]) &
-                                  (q_sorted[1:] == q_sorted[:-1]))
-            if len(same):
-                # the tied rows (each pair is same[i], same[i] + 1) and their groups
-                rows = np.union1d(same, same + 1)
-                group = np.cumsum(~np.isin(rows, same + 1))
+            first_rows, sizes = _tie_groups(q_sorted, s_sorted)
+            if len(first_rows):
+                group = np.repeat(np.arange(len(sizes)), sizes)
+                rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
                 order = np.arange(n) if order is None else order
                 key = _tie_order(run.items.take(order[rows]), ties)
                 order[rows] = order[rows[np.lexsort((key, group))]]
