@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from . import measures  # noqa: F401  (registers the measures)
 from .errors import MeasureError
 from .model import JudgedRanking, TieReport
 from .registry import Measure, parse_measures
+
+if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
+    import pandas as pd
 
 AGGREGATES = ("mean", "median", "std")
 
@@ -67,6 +70,7 @@ class EvaluationResult:
 
     def per_query(self) -> pd.DataFrame:
         """Queries × measures table, NaN where undefined."""
+        import pandas as pd
         frame = pd.DataFrame({name: r.values for name, r in self.results.items()})
         frame.insert(0, "query_id", self.query_ids)
         return frame

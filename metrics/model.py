@@ -17,8 +17,10 @@ from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 import polars as pl
+
+# pandas is imported inside the functions that use it: the command line's fast path for large
+# TREC files never needs it, and importing it costs about half a second.
 
 from .errors import InputError
 from .idcolumn import IdColumn, hash_ids, mix
@@ -61,6 +63,7 @@ def later_repeats(query_codes: np.ndarray, items: IdColumn) -> np.ndarray | None
     no pair repeats. Keys find the suspects; their ids decide."""
     if len(query_codes) < 2 or _no_key_repeats(query_codes, items.keys):
         return None
+    import pandas as pd
     suspect = np.flatnonzero(pd.Series(mix(query_codes, items.keys)).duplicated(keep=False))
     pairs = pd.DataFrame({"q": query_codes[suspect], "id": items.take(suspect)})
     repeat = pairs.duplicated(keep="first").to_numpy()
@@ -93,6 +96,7 @@ class Run:
     @classmethod
     def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",
               source: str | None = None) -> "Run":
+        import pandas as pd
         q_codes, q_vocab = pd.factorize(_as_str_array(query_ids), sort=False)
         return cls.from_columns(q_codes, np.asarray(q_vocab, dtype=object),
                                 IdColumn(_as_str_array(item_ids)), scores, ranks, name, source)
@@ -178,6 +182,7 @@ class GroundTruth:
     def build(cls, query_ids, item_ids, grades, name: str = "ground truth",
               source: str | None = None) -> "GroundTruth":
         """Explicit judgements (qrels). Queries keep their first-appearance order."""
+        import pandas as pd
         codes, uniques = pd.factorize(_as_str_array(query_ids), sort=False)
         return cls.from_columns(codes, np.asarray(uniques, dtype=object),
                                 IdColumn(_as_str_array(item_ids)), grades, name, source)
@@ -230,6 +235,7 @@ class GroundTruth:
     def from_labels(cls, item_ids, labels, name: str = "labels") -> "GroundTruth":
         """Items sharing a label are relevant (grade 1) to each other; every item is a query, every
         other item is judged, and the query item is excluded from its own ranking."""
+        import pandas as pd
         items = _as_str_array(item_ids)
         label_codes, _ = pd.factorize(_as_str_array(labels))
         if len(items) != len(label_codes):
@@ -260,6 +266,7 @@ class GroundTruth:
         its classes, 1 if a sibling of q (another class with the same parent) is, else 0 — the
         maximum over its classes. Every class of the taxonomy is a query unless ``queries`` says
         otherwise; every annotated item is judged for every query."""
+        import pandas as pd
         notes = pd.DataFrame(list(annotations), columns=["item", "cls"]).astype(str)
         classes = pd.Series(parents, dtype=object).astype(str)
         unknown = sorted(set(notes["cls"]) - set(classes.index))

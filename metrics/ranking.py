@@ -16,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import polars as pl
+
+# pandas is imported inside the functions that use it: the command line's fast path for large
+# TREC files never needs it, and importing it costs about half a second.
 
 from .errors import InputError
 from .idcolumn import IdColumn, hash_ids, mix
@@ -51,6 +53,7 @@ class RankedRun:
 
 def _id_order_key(ids: np.ndarray) -> np.ndarray:
     """Integer keys that sort ids ascending: numerically if all are integers, else as strings."""
+    import pandas as pd
     numeric = pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
     if len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all():
         return pd.factorize(numeric.to_numpy(np.float64), sort=True)[0]
@@ -91,11 +94,13 @@ def tie_report(query_codes: np.ndarray, positions: np.ndarray,
     return TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
 
 
-def _tie_order(item_ids: np.ndarray, ties: str) -> np.ndarray:
-    """Sort keys of some items under a tie policy (stable needs none: input order stands)."""
+def _tie_order(items: IdColumn, positions: np.ndarray, ties: str) -> np.ndarray:
+    """Sort keys of the items at some positions under a tie policy (stable needs none: input
+    order stands)."""
     if ties == "id":
-        return _id_order_key(item_ids)
-    return -pd.factorize(item_ids, sort=True)[0]  # trec: id descending
+        return _id_order_key(items.take(positions))
+    # trec: id descending, compared as bytes (strcmp), which is also code-point order
+    return -items.series.gather(positions).rank("dense").to_numpy().astype(np.int64)
 
 
 def rank_run(run: Run, ties: str = "stable") -> RankedRun:
@@ -123,7 +128,7 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
                 group = np.repeat(np.arange(len(sizes)), sizes)
                 rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
                 order = np.arange(n) if order is None else order
-                key = _tie_order(run.items.take(order[rows]), ties)
+                key = _tie_order(run.items, order[rows], ties)
                 order[rows] = order[rows[np.lexsort((key, group))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
@@ -135,37 +140,60 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
                      ties if run.scores is not None else "stable", run.name, run.warnings)
 
 
+_LOOKUP_CHUNK = 1 << 20
+
+
 def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
                items: IdColumn) -> np.ndarray:
     """Grade of each (truth query index, item at ``rows``) pair: judged grade, 0 for unlisted items
     when the truth judges everything, else UNJUDGED.
 
-    Pairs are matched on 64-bit keys of (query, item) in one hash join, then every match is
-    confirmed on the query and the item id; if any key is shared by two judged pairs or any match
-    is not confirmed (a hash collision), the lookup is redone on the ids themselves."""
+    Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
+    and retrieved ones many, so the judged keys mark a bit table of about 64 slots per judged pair
+    that sits in cache: one look-up discards nearly every retrieved pair, and only the rest is
+    searched among the sorted judged keys. Rows are taken in chunks, so no temporary grows with
+    the run. Every match is then confirmed on the query and the item id; if two judged pairs
+    share a key or a match is not confirmed (a hash collision), the look-up is redone on the ids."""
     default = 0 if truth.unlisted_judged else UNJUDGED
     grades = np.full(len(rows), default, dtype=np.int16)
     if not len(truth.pair_item) or not len(rows):
         return grades
     truth_keys = mix(truth.pair_query, truth.pair_keys)
-    run_keys = mix(query_index, items.keys[rows])
-    judged = pl.DataFrame({"key": truth_keys, "at": np.arange(len(truth_keys))})
-    if judged["key"].n_unique() == len(judged):
-        at = (pl.DataFrame({"key": run_keys})
-              .join(judged, on="key", how="left", maintain_order="left")["at"]
-              .fill_null(-1).to_numpy())
-        found = np.flatnonzero(at >= 0)
-        hit = at[found]
-        if (truth.pair_query[hit] == query_index[found]).all() and \
-                items.equals(rows[found], truth.pair_item[hit]).all():
-            grades[found] = truth.pair_grade[hit]
-            return grades
+    order = np.argsort(truth_keys)
+    sorted_keys = truth_keys[order]
+    if (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return _grades_by_id(truth, query_index, items.take(rows), default)
+    bits = max(int(len(sorted_keys)).bit_length() + 6, 10)
+    shift = np.uint64(64 - bits)
+    marked = np.zeros(1 << bits, dtype=bool)
+    marked[(sorted_keys >> shift).view(np.int64)] = True
+    query_mix = mix(np.arange(len(truth.query_ids)), np.uint64(0))
+    maybe, maybe_keys = [], []
+    for start in range(0, len(rows), _LOOKUP_CHUNK):
+        keys = items.keys[rows[start:start + _LOOKUP_CHUNK]]
+        keys ^= query_mix[query_index[start:start + _LOOKUP_CHUNK]]
+        slots = (keys >> shift).view(np.int64)  # < 2**bits: the view is exact
+        candidates = np.flatnonzero(np.take(marked, slots))
+        maybe.append(candidates + start)
+        maybe_keys.append(keys[candidates])
+    maybe, maybe_keys = np.concatenate(maybe), np.concatenate(maybe_keys)
+    by_key = np.argsort(maybe_keys)  # sorted needles search the judged keys in one sweep
+    place = np.empty(len(maybe), dtype=np.int64)
+    place[by_key] = np.searchsorted(sorted_keys, maybe_keys[by_key])
+    place = np.minimum(place, len(sorted_keys) - 1)
+    hit = sorted_keys[place] == maybe_keys
+    found, at = maybe[hit], order[place[hit]]
+    if (truth.pair_query[at] == query_index[found]).all() and \
+            items.equals(rows[found], truth.pair_item[at]).all():
+        grades[found] = truth.pair_grade[at]
+        return grades
     return _grades_by_id(truth, query_index, items.take(rows), default)
 
 
 def _grades_by_id(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray,
                   default: int) -> np.ndarray:
     """The same look-up as :func:`_grades_of` on the ids themselves (exact, slower)."""
+    import pandas as pd
     judged = pd.MultiIndex.from_arrays([truth.pair_query, truth.pair_item])
     at = judged.get_indexer(pd.MultiIndex.from_arrays([query_index, item_ids]))
     grades = np.full(len(item_ids), default, dtype=np.int16)
@@ -182,8 +210,9 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     """
     ranked = run if isinstance(run, RankedRun) else rank_run(run, ties)
     warnings = list(ranked.warnings) + list(truth.warnings)
-    truth_index = pd.Index(truth.query_ids)
-    run_to_truth = truth_index.get_indexer(ranked.query_ids)
+    truth_position = {query: i for i, query in enumerate(truth.query_ids)}
+    run_to_truth = np.fromiter((truth_position.get(query, -1) for query in ranked.query_ids),
+                               dtype=np.int64, count=len(ranked.query_ids))
     run_only = run_to_truth < 0
     if run_only.any():
         example = ranked.query_ids[np.flatnonzero(run_only)[0]]
@@ -270,6 +299,7 @@ def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTru
                  name: str = "run", larger_is_better: bool = True) -> JudgedRanking:
     """Rank every item for every query from a dense queries × items score matrix (all-vs-all
     similarity, or embedding similarities) and judge the rankings against the truth."""
+    import pandas as pd
     check_policy(ties)
     scores = np.asarray(score_matrix, dtype=np.float64)
     if not larger_is_better:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+# pandas is imported inside the functions that use it: the command line's fast path for large
+# TREC files never needs it, and importing it costs about half a second.
 
 from ..errors import InputError
 from .text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
@@ -145,6 +147,7 @@ def _read_with_header(rows, layout: Layout) -> Table:
 def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
     import io
 
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -171,6 +174,7 @@ def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
 
 
 def text_column(table: Table, name: str) -> np.ndarray:
+    import pandas as pd
     values = table.columns[name]
     empty = np.flatnonzero(pd.Series(values, dtype=object).str.len().to_numpy() == 0)
     if len(empty):
@@ -180,6 +184,7 @@ def text_column(table: Table, name: str) -> np.ndarray:
 
 def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
     """The column as float64; non-numbers, NaN and infinities are errors with their line."""
+    import pandas as pd
     values = table.columns[name]
     if values.dtype != object:
         numbers = values.astype(np.float64)
