@@ -20,6 +20,23 @@ def true_positives(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.n
     return j.relevant(threshold, cutoff).sum(axis=1)
 
 
+def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None):
+    """Every retrieved relevant item (grade >= threshold, within the first ``cutoff`` ranks) as
+    three aligned arrays in query order: its query, its rank r and TP(r), the relevant items up
+    to and including it. A query has a few relevant items among up to thousands of ranks, so
+    measures that only read χ at relevant ranks work on these instead of full matrices."""
+    query, position = np.nonzero(j.relevant(threshold, cutoff))  # row-major: grouped by query
+    first = np.searchsorted(query, np.arange(j.num_queries))
+    hit = np.arange(1, len(query) + 1) - first[query]
+    return query, position + 1, hit
+
+
+def per_query_sum(j: JudgedRanking, query: np.ndarray, values) -> np.ndarray:
+    """Σ of ``values`` over the entries of each query (0 for a query with none)."""
+    return np.bincount(query, weights=np.broadcast_to(values, query.shape).astype(np.float64),
+                       minlength=j.num_queries)
+
+
 def precision_recall_at_ranks(j: JudgedRanking, threshold: int, cutoff: int | None):
     """χ, cumulative TP, P(r) and R(r) as queries × ranks arrays over the first ``cutoff`` ranks."""
     rel = j.relevant(threshold, cutoff)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import REL, Param, choice, positive_float, register
-from .common import divide, f_measure, precision_recall_at_ranks, rank_matrix
+from .common import (divide, f_measure, per_query_sum, precision_recall_at_ranks, rank_matrix,
+                     relevant_hits)
 
 
 @register(
@@ -22,11 +23,11 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     items retrieved (``norm=retrieved``, 0 when none is) or min(k, R_q) (``norm=min``, with
     k = |A| without a cutoff). Undefined for R_q = 0. Ref: trec_eval ``map``; Müller, FMP (2015)
     §7.3.3; Serrà (2007) Table 2."""
-    rel_matrix, _, precision, _ = precision_recall_at_ranks(j, rel, cutoff)
-    total = (precision * rel_matrix).sum(axis=1)
+    query, rank, hit = relevant_hits(j, rel, cutoff)
+    total = per_query_sum(j, query, hit / rank)  # P(r) = TP(r)/r at each relevant rank
     r_q = j.num_relevant(rel)
     if norm == "retrieved":
-        value = divide(total, rel_matrix.sum(axis=1), where_zero=0.0)
+        value = divide(total, per_query_sum(j, query, 1.0), where_zero=0.0)
         return np.where(r_q == 0, np.nan, value)
     if norm == "min":  # an empty list scores 0, like the other normalisations
         k = j.lengths if cutoff is None else cutoff
@@ -55,13 +56,9 @@ def reciprocal_rank(j, cutoff, form="first", rel=1):
 
 
 def _precision_at_rq(j, rel):
-    rel_matrix = j.relevant(rel)
     r_q = j.num_relevant(rel)
-    cum = np.cumsum(rel_matrix, axis=1)
-    index = np.minimum(r_q, rel_matrix.shape[1]) - 1
-    hits = np.where(index >= 0, cum[np.arange(j.num_queries), np.maximum(index, 0)]
-                    if rel_matrix.shape[1] else 0, 0)
-    return divide(hits, r_q)
+    query, rank, _ = relevant_hits(j, rel, None)
+    return divide(per_query_sum(j, query, rank <= r_q[query]), r_q)
 
 
 @register("Rprec", meaning="precision at rank R_q", cutoff="none",
@@ -97,12 +94,17 @@ def f_max(j, cutoff, beta=1.0, rel=1):
 
 
 def _bpref_terms(j, cutoff, rel):
-    """Relevant-position mask and n_r, the judged non-relevant items ranked above each rank."""
+    """The query and n_r (judged non-relevant items ranked above it) of every retrieved relevant
+    item, and R_q. n_r is counted by searching the sorted (query, rank) keys of the judged
+    non-relevant items, so no full matrix is made."""
     top = j.top(cutoff)
-    relevant = top >= rel
-    judged_nonrel = (top >= 0) & (top < rel)
-    above = np.cumsum(judged_nonrel, axis=1)  # at a relevant rank this excludes the rank itself
-    return relevant, above.astype(np.float64), j.num_relevant(rel).astype(np.float64)
+    width = max(top.shape[1], 1)
+    query, position = np.nonzero(top >= rel)
+    nonrel_query, nonrel_position = np.nonzero((top >= 0) & (top < rel))
+    nonrel_key = nonrel_query * width + nonrel_position  # sorted: np.nonzero is row-major
+    row_start = np.searchsorted(nonrel_key, query * width)
+    above = np.searchsorted(nonrel_key, query * width + position) - row_start
+    return query, above.astype(np.float64), j.num_relevant(rel).astype(np.float64)
 
 
 @register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
@@ -114,11 +116,11 @@ def _bpref_terms(j, cutoff, rel):
 def bpref(j, cutoff, rel=1):
     """bpref = (1/R) Σ_r (1 − min(n_r, R) / min(R, N)), a term being 1 when n_r = 0.
     Ref: Buckley & Voorhees (2004); trec_eval ``bpref``."""
-    relevant, above, r = _bpref_terms(j, cutoff, rel)
+    query, above, r = _bpref_terms(j, cutoff, rel)
     n = j.num_judged_nonrelevant(rel).astype(np.float64)
-    cap = np.minimum(r, n)[:, None]
-    term = np.where(above > 0, 1.0 - divide(np.minimum(above, r[:, None]), cap, 0.0), 1.0)
-    return divide((term * relevant).sum(axis=1), r)
+    cap = np.minimum(r, n)[query]
+    term = np.where(above > 0, 1.0 - divide(np.minimum(above, r[query]), cap, 0.0), 1.0)
+    return divide(per_query_sum(j, query, term), r)
 
 
 @register("Bpref10", meaning="bpref-10, for queries with few relevant items",
@@ -128,10 +130,10 @@ def bpref(j, cutoff, rel=1):
           params={"rel": REL})
 def bpref10(j, cutoff, rel=1):
     """bpref-10 = (1/R) Σ_r (1 − min(n_r, R+10)/(R+10)). Ref: Buckley & Voorhees (2004)."""
-    relevant, above, r = _bpref_terms(j, cutoff, rel)
-    cap = (r + 10)[:, None]
+    query, above, r = _bpref_terms(j, cutoff, rel)
+    cap = (r + 10)[query]
     term = 1.0 - np.minimum(above, cap) / cap
-    return divide((term * relevant).sum(axis=1), r)
+    return divide(per_query_sum(j, query, term), r)
 
 
 @register("BprefStar", meaning="Serrà's bpref*",
@@ -140,10 +142,10 @@ def bpref10(j, cutoff, rel=1):
           formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL})
 def bpref_star(j, cutoff, rel=1):
     """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
-    relevant, above, r = _bpref_terms(j, cutoff, rel)
-    denom = (j.retrieved(cutoff) + r)[:, None]
+    query, above, r = _bpref_terms(j, cutoff, rel)
+    denom = (j.retrieved(cutoff) + r)[query]
     term = 1.0 - divide(above, denom, where_zero=0.0)
-    return divide((term * relevant).sum(axis=1), r)
+    return divide(per_query_sum(j, query, term), r)
 
 
 @register("BprefUncapped", meaning="bpref without the min() caps (can be negative)",
@@ -152,9 +154,9 @@ def bpref_star(j, cutoff, rel=1):
           params={"rel": REL})
 def bpref_uncapped(j, cutoff, rel=1):
     """(1/R) Σ_r (1 − n_r/R), bpref with neither cap: Serrà's Table 2 "bpref"."""
-    relevant, above, r = _bpref_terms(j, cutoff, rel)
-    term = 1.0 - divide(above, r[:, None])
-    return divide((term * relevant).sum(axis=1), r)
+    query, above, r = _bpref_terms(j, cutoff, rel)
+    term = 1.0 - divide(above, r[query])
+    return divide(per_query_sum(j, query, term), r)
 
 
 def _relevant_rank_statistic(j, cutoff, rel, reduce):
