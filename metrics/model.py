@@ -303,8 +303,9 @@ class GroundTruth:
         """queries × (max_grade + 1) counts of judged items per grade (column 0: judged not
         relevant, including unlisted items when those count as judged)."""
         top = self.max_grade if max_grade is None else max_grade
-        counts = np.zeros((len(self.query_ids), top + 1), dtype=np.int64)
-        np.add.at(counts, (self.pair_query, np.minimum(self.pair_grade, top)), 1)
+        cell = self.pair_query * (top + 1) + np.minimum(self.pair_grade, top)
+        counts = np.bincount(cell, minlength=len(self.query_ids) * (top + 1)).astype(np.int64)
+        counts = counts.reshape(len(self.query_ids), top + 1)
         if self.unlisted_judged and self.candidates is not None:
             counts[:, 0] += self.candidates - counts.sum(axis=1)
         return counts

@@ -14,6 +14,7 @@ A bare ranked list (no scores) is ordered by its rank column, else by input orde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -70,26 +71,45 @@ def check_policy(ties: str) -> None:
         raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
 
 
-def _tie_groups(query_codes: np.ndarray, compared: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First row and size of every group of consecutive rows with equal (query, score). One pass
-    finds the tied pairs; the rest works on those few rows only."""
-    same = np.flatnonzero((compared[1:] == compared[:-1]) & (query_codes[1:] == query_codes[:-1]))
-    # row same[i] + 1 ties with the row before it; a group starts where that chain begins
-    opens = np.r_[True, same[1:] != same[:-1] + 1] if len(same) else np.zeros(0, dtype=bool)
-    return same[opens], np.diff(np.r_[np.flatnonzero(opens), len(same)]).astype(np.int64) + 1
+_SCAN_CHUNK = 1 << 20
 
 
-def tie_report(query_codes: np.ndarray, positions: np.ndarray,
-               compared: np.ndarray | None) -> TieReport:
-    """Tie groups of rows already in rank order (``compared``: scores as the policy compares them;
-    None for bare lists, which have no ties). Only the tied rows are looked at after the first
-    comparison, so a run with few ties costs one pass."""
-    if compared is None or len(compared) < 2:
+def _scan_rank_order(query_codes: np.ndarray, scores: np.ndarray,
+                     ties: str) -> tuple[bool, np.ndarray]:
+    """Whether rows are already in rank order (query codes ascending, scores as the policy
+    compares them descending within a query), and the rows whose next row ties with them (same
+    query, equal score). Done in chunks, so no temporary grows with the run."""
+    ordered, tied = True, [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(query_codes) - 1, _SCAN_CHUNK):
+        stop = min(start + _SCAN_CHUNK, len(query_codes) - 1)  # pairs (i, i + 1), start <= i < stop
+        q = query_codes[start:stop + 1]
+        s = policy_scores(scores[start:stop + 1], ties)
+        same_query = q[1:] == q[:-1]
+        if ordered:
+            ordered = not (np.any(q[1:] < q[:-1]) or np.any(same_query & (s[1:] > s[:-1])))
+        tied.append(np.flatnonzero(same_query & (s[1:] == s[:-1])) + start)
+    return ordered, np.concatenate(tied)
+
+
+def _tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row and size of every group of consecutive equal rows, from the rows whose next row
+    ties with them (see :func:`_scan_rank_order`)."""
+    # a group starts where a chain of consecutive tied rows begins
+    opens = np.r_[True, tied[1:] != tied[:-1] + 1] if len(tied) else np.zeros(0, dtype=bool)
+    return tied[opens], np.diff(np.r_[np.flatnonzero(opens), len(tied)]).astype(np.int64) + 1
+
+
+def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: str,
+               position_of: Callable[[np.ndarray], np.ndarray]) -> TieReport:
+    """Tie groups of rows already in rank order (None ``scores`` for bare lists, which have no
+    ties; ``position_of``: the 0-based list position of some rows). Only the tied rows are looked
+    at after the first comparison, so a run with few ties costs one pass."""
+    if scores is None or len(scores) < 2:
         return TieReport()
-    first_rows, sizes = _tie_groups(query_codes, compared)
+    first_rows, sizes = _tie_groups(_scan_rank_order(query_codes, scores, ties)[1])
     if not len(first_rows):
         return TieReport()
-    first = positions[first_rows]
+    first = position_of(first_rows)
     tied_queries = len(np.unique(query_codes[first_rows]))
     return TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
 
@@ -116,20 +136,18 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
         order = (np.lexsort((run.ranks, q_codes)) if run.ranks is not None
                  else np.argsort(q_codes, kind="stable"))
     else:
-        compared = policy_scores(run.scores, ties)
-        grouped = n < 2 or bool(np.all(q_codes[1:] >= q_codes[:-1]) and np.all(
-            (q_codes[1:] != q_codes[:-1]) | (compared[1:] <= compared[:-1])))
-        order = None if grouped else np.lexsort((-compared, q_codes))  # stable
-        if ties != "stable" and n > 1:
-            q_sorted = q_codes if order is None else q_codes[order]
-            s_sorted = compared if order is None else compared[order]
-            first_rows, sizes = _tie_groups(q_sorted, s_sorted)
-            if len(first_rows):
-                group = np.repeat(np.arange(len(sizes)), sizes)
-                rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
-                order = np.arange(n) if order is None else order
-                key = _tie_order(run.items, order[rows], ties)
-                order[rows] = order[rows[np.lexsort((key, group))]]
+        grouped, tied = _scan_rank_order(q_codes, run.scores, ties)
+        order = None
+        if not grouped:
+            order = np.lexsort((-policy_scores(run.scores, ties), q_codes))  # stable
+            tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
+        if ties != "stable" and len(tied):
+            first_rows, sizes = _tie_groups(tied)
+            group = np.repeat(np.arange(len(sizes)), sizes)
+            rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
+            order = np.arange(n) if order is None else order
+            key = _tie_order(run.items, order[rows], ties)
+            order[rows] = order[rows[np.lexsort((key, group))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
     if order is None:  # already in rank order: share the arrays instead of copying them
@@ -218,7 +236,10 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         example = ranked.query_ids[np.flatnonzero(run_only)[0]]
         warnings.append(f"{ranked.name}: {int(run_only.sum())} run quer(ies) not in the ground "
                         f"truth were left out (first: {example!r})")
-    row_query = np.repeat(run_to_truth, ranked.lengths)
+    # int32: the per-row query index is the largest array made here
+    row_query = np.repeat(run_to_truth.astype(np.int32), ranked.lengths)
+    kept_blocks = run_to_truth[~run_only]
+    in_truth_order = bool(np.all(kept_blocks[1:] > kept_blocks[:-1]))
     keep = None if not run_only.any() else row_query >= 0  # None: every row is kept
     if truth.self_items is not None:
         keep = np.ones(len(row_query), dtype=bool) if keep is None else keep
@@ -235,7 +256,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     if keep is None or keep.all():  # nothing dropped: no copy of ten million rows
         q, rows, scores = row_query, ranked.item_rows, ranked.scores
         lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
-        np.add.at(lengths, run_to_truth[~run_only], ranked.lengths[~run_only])
+        lengths[kept_blocks] = ranked.lengths[~run_only]
     else:
         q, rows = row_query[keep], ranked.item_rows[keep]
         scores = None if ranked.scores is None else ranked.scores[keep]
@@ -245,26 +266,29 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
                         f"and score 0 where a measure has a value for an empty list (first: "
                         f"{truth.query_ids[missing[0]]!r})")
-    return _assemble(truth, q, lengths, rows, ranked.items, scores, collection_size, ranked.name,
-                     warnings, ranked.ties, int(run_only.sum()))
+    return _assemble(truth, q, lengths, in_truth_order, rows, ranked.items, scores,
+                     collection_size, ranked.name, warnings, ranked.ties, int(run_only.sum()))
 
 
-def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray, rows: np.ndarray,
-              items: IdColumn, scores: np.ndarray | None, collection_size: int | None, name: str,
-              warnings: list[str], ties: str, run_only: int = 0) -> JudgedRanking:
-    """Build the queries × ranks matrices from rows already grouped by query in rank order
-    (``lengths``: rows per truth query)."""
+def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray,
+              in_truth_order: bool, rows: np.ndarray, items: IdColumn, scores: np.ndarray | None,
+              collection_size: int | None, name: str, warnings: list[str], ties: str,
+              run_only: int = 0) -> JudgedRanking:
+    """Build the queries × ranks matrices from rows grouped by query in rank order (``lengths``:
+    rows per truth query; ``in_truth_order``: the groups come in the truth's query order)."""
     n_queries = len(truth.query_ids)
     # at least one (padding) column, so that every measure sees a well-formed matrix
     depth = max(int(lengths.max()) if n_queries and len(query_index) else 0, 1)
     row_grades = _grades_of(truth, query_index, rows, items)
-    if (lengths == depth).all() and (query_index[1:] >= query_index[:-1]).all():
+    if in_truth_order and (lengths == depth).all():
         # every query has a full list, in the truth's order: the matrices are reshapes
         grades = row_grades.reshape(n_queries, depth)
         item_matrix = rows.reshape(n_queries, depth)
         score_matrix = (np.full((n_queries, depth), np.nan) if scores is None
                         else scores.reshape(n_queries, depth))
-        positions = np.tile(np.arange(depth), n_queries)
+
+        def position_of(row):
+            return row % depth
     else:
         # rows of one query are contiguous, but queries may come in any order
         block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
@@ -278,6 +302,9 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray, 
         score_matrix = np.full((n_queries, depth), np.nan)
         if scores is not None:
             score_matrix[query_index, positions] = scores
+
+        def position_of(row):
+            return positions[row]
     counts = truth.grade_counts()
     if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
             and len(truth.candidates):
@@ -288,8 +315,7 @@ def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray, 
             raise InputError(f"collection size {collection_size} is smaller than query "
                              f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
                              f"relevant items; give the real number of items in the collection")
-    report = tie_report(query_index, positions,
-                        None if scores is None else policy_scores(scores, ties))
+    report = tie_report(query_index, scores, ties, position_of)
     return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
                          score_matrix, tuple(warnings), name, report, run_only, items)
 
