@@ -14,8 +14,6 @@ import os
 import sys
 from typing import Sequence
 
-import numpy as np
-
 from .errors import InputError
 from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import run_name

@@ -62,6 +62,15 @@ class IdColumn:
         return (mine == theirs).to_numpy()
 
 
+def same_ids(mine: IdColumn, positions: np.ndarray, theirs: IdColumn,
+             their_positions: np.ndarray) -> np.ndarray:
+    """Whether ``mine`` at each position holds the same id as ``theirs`` at the matching one."""
+    if not len(positions):
+        return np.zeros(0, dtype=bool)
+    return (mine.series.gather(np.asarray(positions, dtype=np.int64))
+            == theirs.series.gather(np.asarray(their_positions, dtype=np.int64))).to_numpy()
+
+
 def hash_ids(ids) -> np.ndarray:
     """The 64-bit keys of some ids, consistent with :attr:`IdColumn.keys`."""
     return IdColumn(ids).keys

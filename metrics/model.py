@@ -23,7 +23,7 @@ import polars as pl
 # TREC files never needs it, and importing it costs about half a second.
 
 from .errors import InputError
-from .idcolumn import IdColumn, hash_ids, mix
+from .idcolumn import IdColumn, mix
 
 PAD = -2        # grade of a position past the end of a query's list
 UNJUDGED = -1   # grade of a retrieved item the ground truth says nothing about
@@ -219,7 +219,7 @@ class GroundTruth:
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
         truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),
                     g.astype(np.int64), name=name, warnings=tuple(warnings))
-        truth.__dict__["pair_keys"] = items.keys  # already computed: no second hashing
+        truth.__dict__["pair_items"] = items  # the loader's column: no second hashing
         return truth
 
     @classmethod
@@ -295,9 +295,14 @@ class GroundTruth:
         return int(self.pair_grade.max()) if len(self.pair_grade) else 0
 
     @cached_property
+    def pair_items(self) -> IdColumn:
+        """The judged items as an :class:`~metrics.idcolumn.IdColumn`."""
+        return IdColumn(self.pair_item)
+
+    @property
     def pair_keys(self) -> np.ndarray:
         """64-bit keys of the judged items, comparable with :attr:`IdColumn.keys`."""
-        return hash_ids(self.pair_item)
+        return self.pair_items.keys
 
     def grade_counts(self, max_grade: int | None = None) -> np.ndarray:
         """queries × (max_grade + 1) counts of judged items per grade (column 0: judged not

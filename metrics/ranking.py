@@ -13,17 +13,16 @@ A bare ranked list (no scores) is ordered by its rank column, else by input orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import polars as pl
 
 # pandas is imported inside the functions that use it: the command line's fast path for large
 # TREC files never needs it, and importing it costs about half a second.
 
 from .errors import InputError
-from .idcolumn import IdColumn, hash_ids, mix
+from .idcolumn import IdColumn, hash_ids, mix, same_ids
 from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
 
 TIE_POLICIES = ("stable", "id", "trec")
@@ -167,7 +166,7 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     when the truth judges everything, else UNJUDGED.
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
-    and retrieved ones many, so the judged keys mark a bit table of about 64 slots per judged pair
+    and retrieved ones many, so the judged keys mark a table of about 16 slots per judged pair
     that sits in cache: one look-up discards nearly every retrieved pair, and only the rest is
     searched among the sorted judged keys. Rows are taken in chunks, so no temporary grows with
     the run. Every match is then confirmed on the query and the item id; if two judged pairs
@@ -181,7 +180,7 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     sorted_keys = truth_keys[order]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         return _grades_by_id(truth, query_index, items.take(rows), default)
-    bits = max(int(len(sorted_keys)).bit_length() + 6, 10)
+    bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
     shift = np.uint64(64 - bits)
     marked = np.zeros(1 << bits, dtype=bool)
     marked[(sorted_keys >> shift).view(np.int64)] = True
@@ -202,7 +201,7 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     hit = sorted_keys[place] == maybe_keys
     found, at = maybe[hit], order[place[hit]]
     if (truth.pair_query[at] == query_index[found]).all() and \
-            items.equals(rows[found], truth.pair_item[at]).all():
+            same_ids(items, rows[found], truth.pair_items, at).all():
         grades[found] = truth.pair_grade[at]
         return grades
     return _grades_by_id(truth, query_index, items.take(rows), default)
