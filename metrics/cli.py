@@ -16,11 +16,11 @@ from typing import Sequence
 
 from .errors import InputError
 from .evaluate import AGGREGATES, EvaluationResult, evaluate
-from .loaders import run_name
+from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import (evaluate_matrix_by_counting, judge_embeddings, judge_matrix,
-                        judge_run_file, load_truth)
-from .ranking import TIE_POLICIES
+                        judge_run_file, load_together, load_truth)
+from .ranking import TIE_POLICIES, judge
 from .registry import parse_measures
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
 
@@ -276,8 +276,9 @@ def run(argv: Sequence[str] | None = None) -> int:
               dict.fromkeys(warnings_list), args.format)
         return 0
     if args.command == "evaluate":
-        judged = judge_run_file(args.run, _truth(args.truth, args.taxonomy), args.ties,
-                                args.collection_size)
+        truth, system = load_together(lambda: _truth(args.truth, args.taxonomy),
+                                      lambda: load_run(args.run))
+        judged = judge(system, truth, args.ties, args.collection_size)
     elif args.command == "evaluate-matrix":
         from .allvsall import streamable
         if streamable(measures) and args.collection_size is None:

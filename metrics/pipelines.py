@@ -3,6 +3,9 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, TypeVar
+
 from .errors import InputError
 from .loaders import (load_array, load_ids, load_label_truth, load_labels, load_qrels, load_run,
                       load_score_matrix, load_taxonomy, run_name, similarity)
@@ -10,6 +13,9 @@ from .loaders.arrays import check_embeddings, check_ids
 from .loaders.text import Source, source_name
 from .model import GroundTruth, JudgedRanking
 from .ranking import judge, judge_scores
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 def load_truth(source: Source, name: str | None = None) -> GroundTruth:
@@ -22,6 +28,20 @@ def load_truth(source: Source, name: str | None = None) -> GroundTruth:
             return load_label_truth(source, label)
         except InputError:
             raise qrels_error from None
+
+
+def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """Both loaders' results, the first run in a worker thread while the second runs here: file
+    reading and parsing release the GIL, so the small ground truth loads while the large run is
+    read. Errors come as if the loaders had run in order: the first one's before the second's."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(first)
+        try:
+            second_result = second()
+        except BaseException:
+            pending.result()  # raises the first loader's error, if it had one
+            raise
+        return pending.result(), second_result
 
 
 def judge_run_file(run: Source, truth: GroundTruth, ties: str = "stable",

@@ -97,6 +97,22 @@ def test_bad_file_names_file_and_line(tmp_path, files):
     assert code == 2 and "file not found" in err
 
 
+def test_run_and_truth_load_together_but_report_in_order(tmp_path, files):
+    # the ground truth is read in a worker thread while the run is read: when both are bad, the
+    # ground truth's error is still the one reported, as when they were read one after the other
+    run, qrels = files
+    bad_run = tmp_path / "bad.run"
+    bad_run.write_text("Q Q0 1 0 oops fmp\n")
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("Q 0 1 x\n")
+    code, _, err = cli("evaluate", bad_run, bad_qrels)
+    assert code == 2 and err.count("\n") == 1 and str(bad_qrels) in err, err
+    code, _, err = cli("evaluate", bad_run, qrels)
+    assert code == 2 and str(bad_run) in err, err
+    code, _, err = cli("evaluate", run, bad_qrels)
+    assert code == 2 and str(bad_qrels) in err, err
+
+
 def test_warnings_go_to_stderr_in_table_mode(tmp_path, files):
     run, qrels = files
     dup = tmp_path / "dup.run"

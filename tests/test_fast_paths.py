@@ -13,7 +13,8 @@ from metrics.loaders.runs import QRELS, RUN
 from metrics.loaders.tables import numeric_column, read_table, text_column
 
 FIELD = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "1", "0.5", "-2", "1e3", "x", "", "#",
-                         "nan", "é", "\t", "a b", "\r"])
+                         "nan", "é", "\t", "a b", "\r", "\x0c", "\x85", "\xa0", "\u2003",
+                         "\x00", "x\n"])
 LINE = st.lists(FIELD, min_size=3, max_size=8)
 
 
@@ -50,6 +51,13 @@ def test_fast_reader_accepts_only_what_the_careful_reader_reads_the_same(lines, 
     b"q1 Q0 d1 1 2.5 t\n# note\n",      # a comment line
     b"q1 Q0 d1 1 abc t\n",              # not a number
     b"q1 Q0 d1 1 inf t\n",              # not finite
+    # what Python's split() and splitlines() also treat as whitespace or line ends
+    *[f"q1 Q0 d{c}1 1 2.5 t\n".encode() for c in
+      ["\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u2028", "\u3000"]],
+    b"q1 Q0 d\x001 1 2.5 t\n",          # a NUL byte: not a text file
+    b"q1 Q0 d\xff 1 2.5 t\n",           # not UTF-8
+    b"q1 Q0 d1 1 2.5 t ",               # an empty last field at the very end
+    b"q1 Q0 d1 1 2.5 t x\nq1 Q0 d2 2 1.5\n",  # one field too many and one too few
 ])
 def test_fast_reader_declines_anything_irregular(content):
     assert read_columns(content, RUN.trec, {"score": "float64"}) is None
