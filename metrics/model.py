@@ -24,6 +24,7 @@ import polars as pl
 
 from .errors import InputError
 from .idcolumn import IdColumn, mix
+from .parallel import over_parts
 
 PAD = -2        # grade of a position past the end of a query's list
 UNJUDGED = -1   # grade of a retrieved item the ground truth says nothing about
@@ -38,24 +39,31 @@ def _no_key_repeats(query_codes: np.ndarray, keys: np.ndarray) -> bool:
     queries × list-length matrix (fast: each row is short and sorted in cache). False when that
     cannot be decided this way (queries not in contiguous blocks, very uneven list lengths)."""
     n = len(keys)
-    starts = np.flatnonzero(np.r_[True, query_codes[1:] != query_codes[:-1]])
+    starts = np.r_[0, np.flatnonzero(query_codes[1:] != query_codes[:-1]) + 1]
     lengths = np.diff(np.r_[starts, n])
     if len(np.unique(query_codes[starts])) != len(starts):
         return False  # a query in several blocks
     width = int(lengths.max())
     if len(starts) * width > 4 * n:
         return False
-    sentinel = np.iinfo(np.uint64).max
-    if (keys == sentinel).any():
-        return False
-    if (lengths == width).all():
+    sentinel = np.iinfo(np.uint64).max  # pads short lists; sorts last
+    padded = not (lengths == width).all()
+    if not padded:
         table = keys.reshape(len(starts), width)
     else:
+        if (keys == sentinel).any():
+            return False
         table = np.full((len(starts), width), sentinel, dtype=np.uint64)
         positions = np.arange(n) - np.repeat(starts, lengths)
         table[np.repeat(np.arange(len(starts)), lengths), positions] = keys
-    table = np.sort(table, axis=1)
-    return not ((table[:, 1:] == table[:, :-1]) & (table[:, 1:] != sentinel)).any()
+
+    def repeats_in(start: int, stop: int) -> bool:
+        rows = np.sort(table[start:stop], axis=1)
+        equal = rows[:, 1:] == rows[:, :-1]
+        if padded:
+            equal &= rows[:, 1:] != sentinel
+        return bool(equal.any())
+    return not any(over_parts(repeats_in, len(table), width))
 
 
 def later_repeats(query_codes: np.ndarray, items: IdColumn) -> np.ndarray | None:

@@ -24,6 +24,7 @@ import numpy as np
 from .errors import InputError
 from .idcolumn import IdColumn, hash_ids, mix, same_ids
 from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
+from .parallel import over_parts
 
 TIE_POLICIES = ("stable", "id", "trec")
 
@@ -78,16 +79,21 @@ def _scan_rank_order(query_codes: np.ndarray, scores: np.ndarray,
     """Whether rows are already in rank order (query codes ascending, scores as the policy
     compares them descending within a query), and the rows whose next row ties with them (same
     query, equal score). Done in chunks, so no temporary grows with the run."""
-    ordered, tied = True, [np.zeros(0, dtype=np.int64)]
-    for start in range(0, len(query_codes) - 1, _SCAN_CHUNK):
-        stop = min(start + _SCAN_CHUNK, len(query_codes) - 1)  # pairs (i, i + 1), start <= i < stop
-        q = query_codes[start:stop + 1]
-        s = policy_scores(scores[start:stop + 1], ties)
-        same_query = q[1:] == q[:-1]
-        if ordered:
-            ordered = not (np.any(q[1:] < q[:-1]) or np.any(same_query & (s[1:] > s[:-1])))
-        tied.append(np.flatnonzero(same_query & (s[1:] == s[:-1])) + start)
-    return ordered, np.concatenate(tied)
+    def scan(begin: int, end: int) -> tuple[bool, list[np.ndarray]]:
+        ordered, tied = True, [np.zeros(0, dtype=np.int64)]
+        for start in range(begin, end, _SCAN_CHUNK):
+            stop = min(start + _SCAN_CHUNK, end)  # pairs (i, i + 1) for start <= i < stop
+            q = query_codes[start:stop + 1]
+            s = policy_scores(scores[start:stop + 1], ties)
+            same_query = q[1:] == q[:-1]
+            if ordered:
+                ordered = not (np.any(q[1:] < q[:-1]) or np.any(same_query & (s[1:] > s[:-1])))
+            tied.append(np.flatnonzero(same_query & (s[1:] == s[:-1])) + start)
+        return ordered, tied
+
+    parts = over_parts(scan, max(len(query_codes) - 1, 0))
+    return (all(ordered for ordered, _ in parts),
+            np.concatenate([rows for _, tied in parts for rows in tied]))
 
 
 def _tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -185,15 +191,23 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     marked = np.zeros(1 << bits, dtype=bool)
     marked[(sorted_keys >> shift).view(np.int64)] = True
     query_mix = mix(np.arange(len(truth.query_ids)), np.uint64(0))
-    maybe, maybe_keys = [], []
-    for start in range(0, len(rows), _LOOKUP_CHUNK):
-        keys = items.keys[rows[start:start + _LOOKUP_CHUNK]]
-        keys ^= query_mix[query_index[start:start + _LOOKUP_CHUNK]]
-        slots = (keys >> shift).view(np.int64)  # < 2**bits: the view is exact
-        candidates = np.flatnonzero(np.take(marked, slots))
-        maybe.append(candidates + start)
-        maybe_keys.append(keys[candidates])
-    maybe, maybe_keys = np.concatenate(maybe), np.concatenate(maybe_keys)
+    all_keys = items.keys
+
+    def candidates(begin: int, end: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        maybe, maybe_keys = [], []
+        for start in range(begin, end, _LOOKUP_CHUNK):
+            stop = min(start + _LOOKUP_CHUNK, end)
+            keys = all_keys[rows[start:stop]]
+            keys ^= query_mix[query_index[start:stop]]
+            slots = (keys >> shift).view(np.int64)  # < 2**bits: the view is exact
+            marked_rows = np.flatnonzero(np.take(marked, slots))
+            maybe.append(marked_rows + start)
+            maybe_keys.append(keys[marked_rows])
+        return maybe, maybe_keys
+
+    parts = over_parts(candidates, len(rows))
+    maybe = np.concatenate([rows for found, _ in parts for rows in found])
+    maybe_keys = np.concatenate([keys for _, found_keys in parts for keys in found_keys])
     by_key = np.argsort(maybe_keys)  # sorted needles search the judged keys in one sweep
     place = np.empty(len(maybe), dtype=np.int64)
     place[by_key] = np.searchsorted(sorted_keys, maybe_keys[by_key])

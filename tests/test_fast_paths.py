@@ -63,6 +63,25 @@ def test_fast_reader_declines_anything_irregular(content):
     assert read_columns(content, RUN.trec, {"score": "float64"}) is None
 
 
+@pytest.mark.parametrize("workers", [2, 3, 5])
+def test_byte_checks_split_over_threads_see_across_the_edges(monkeypatch, workers):
+    from metrics import parallel
+    from metrics.loaders.fast import _layout_counts
+
+    lines = [f"q{i} Q0 d{i} {i} {i / 7:.3f} tag\n".encode() for i in range(40)]
+    clean = b"".join(lines)
+    whole = _layout_counts(clean, b" ")
+    monkeypatch.setattr(parallel, "MIN_PART", 5)
+    monkeypatch.setattr(parallel, "WORKERS", workers)
+    assert _layout_counts(clean, b" ") == whole == (200, 40)
+    # a doubled delimiter, and a blank line, at every possible byte position
+    for at in range(1, len(clean) - 1):
+        if clean[at:at + 1] == b" ":
+            assert _layout_counts(clean[:at] + b" " + clean[at:], b" ") is None
+        if clean[at - 1:at] == b"\n":
+            assert _layout_counts(clean[:at] + b"\n" + clean[at:], b" ") is None
+
+
 def test_id_column_take_keys_and_equals():
     ids = IdColumn(["a", "b", "a", "c"])
     assert ids.take([[3, -1], [0, 1]]).tolist() == [["c", None], ["a", "b"]]
@@ -97,6 +116,37 @@ def test_colliding_keys_change_nothing(monkeypatch, seed, ties):
     assert collided_run.warnings == run.warnings
     for name in expected.measures:
         np.testing.assert_array_equal(got.results[name].values, expected.results[name].values)
+
+
+def ranked_case(seed: int, queries: int = 40):
+    """Sorted lists of even length with ties and repeated items, as a TREC run comes."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"q{q}", f"d{d}", s) for q in range(queries)
+            for d, s in zip(rng.integers(0, 30, 20), np.sort(rng.integers(0, 6, 20))[::-1])]
+    run = Run.build(*zip(*rows))
+    judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(queries)
+              for d in rng.choice(30, 8, replace=False)]
+    return run, GroundTruth.build(*zip(*judged))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ties", ["stable", "trec", "id"])
+def test_splitting_work_over_threads_changes_nothing(monkeypatch, seed, ties):
+    from metrics import parallel
+
+    measures = "AP,nDCG@5,Bpref,P@3,RR,NumRet"
+    run, truth = ranked_case(seed)
+    expected = judge(run, truth, ties=ties)
+    monkeypatch.setattr(parallel, "MIN_PART", 7)
+    monkeypatch.setattr(parallel, "WORKERS", 3)
+    split_run, _ = ranked_case(seed)  # duplicates found in parts
+    got = judge(split_run, truth, ties=ties)
+    assert split_run.warnings == run.warnings and "duplicated" in " ".join(run.warnings)
+    np.testing.assert_array_equal(got.grades, expected.grades)
+    np.testing.assert_array_equal(got.items, expected.items)
+    assert got.ties.describe() == expected.ties.describe() and expected.ties.tie_groups
+    for name, result in evaluate(got, measures).results.items():
+        np.testing.assert_array_equal(result.values, evaluate(expected, measures).results[name].values)
 
 
 def test_self_items_are_confirmed_on_ids(monkeypatch):

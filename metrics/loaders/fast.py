@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 
+from ..parallel import over_parts
 from .text import GZIP_MAGIC
 
 _SAMPLE = 1 << 16
@@ -50,13 +51,25 @@ def _layout_counts(data: bytes, delimiter: bytes) -> tuple[int, int] | None:
     """(delimiters, line ends) in ``data``, or None when an empty field, a blank line or a stray
     control or whitespace byte (anything below 0x20 but the delimiter and \\n) is found."""
     view = np.frombuffer(data, dtype=np.uint8)
-    code, other = delimiter[0], (b" " if delimiter == b"\t" else b"\t")[0]
+    parts = over_parts(lambda start, stop: _count_part(view, start, stop, delimiter[0]), len(view))
+    if any(part is None for part in parts):
+        return None
+    delimiters, line_ends, controls = (sum(column) for column in zip(*parts))
+    expected = line_ends + (delimiters if delimiter == b"\t" else 0)
+    return (delimiters, line_ends) if controls == expected else None
+
+
+def _count_part(view: np.ndarray, start: int, stop: int, code: int):
+    """(delimiters, line ends, bytes below 0x20) of ``view[start:stop]``, or None at a separator
+    next to another separator (the pair may reach one byte past ``stop``) or at a space in a
+    tab-separated file. Works in cache-sized chunks."""
     separators = np.empty(_CHUNK + 1, dtype=bool)
     scratch = np.empty(_CHUNK + 1, dtype=bool)
     delimiters = line_ends = controls = 0
-    for start in range(0, len(view), _CHUNK):
-        chunk = view[start:start + _CHUNK + 1]  # one byte of overlap to see pairs across chunks
-        size, own = len(chunk), min(len(chunk), _CHUNK)
+    for first in range(start, stop, _CHUNK):
+        own = min(_CHUNK, stop - first)
+        chunk = view[first:first + own + 1]  # one byte more, to see the pair across the edge
+        size = len(chunk)
         sep, tmp = separators[:size], scratch[:size]
         np.equal(chunk, code, out=sep)
         delimiters += int(np.count_nonzero(sep[:own]))
@@ -64,14 +77,13 @@ def _layout_counts(data: bytes, delimiter: bytes) -> tuple[int, int] | None:
         line_ends += int(np.count_nonzero(tmp[:own]))
         np.logical_or(sep, tmp, out=sep)
         np.logical_and(sep[1:], sep[:-1], out=tmp[:-1])
-        if tmp[:-1].any():
+        if tmp[:size - 1].any():
             return None
         np.less(chunk[:own], 32, out=tmp[:own])
         controls += int(np.count_nonzero(tmp[:own]))
-        if code == 9 and (chunk[:own] == other).any():
+        if code == 9 and (chunk[:own] == 32).any():
             return None
-    expected = line_ends + (delimiters if code == 9 else 0)
-    return (delimiters, line_ends) if controls == expected else None
+    return delimiters, line_ends, controls
 
 
 def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, str]):

@@ -1,0 +1,35 @@
+"""Array work split over the machine's cores.
+
+NumPy's loops (comparisons, gathers, sorts, searches) and polars' kernels release the GIL, so
+threads working on contiguous parts of the same arrays run in parallel. The engine's passes over
+ten million rows are written as functions of a row range and run through :func:`over_parts`;
+small inputs stay in one part, on the calling thread.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+WORKERS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                     else os.cpu_count() or 1, 8))
+MIN_PART = 1 << 20  # rows (or bytes) below which a thread costs more than it saves
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def over_parts(work: Callable[[int, int], T], n: int, width: int = 1) -> list[T]:
+    """``[work(start, stop), ...]`` over contiguous parts of ``range(n)``, in order; the parts run
+    on up to :data:`WORKERS` threads, each part at least :data:`MIN_PART` elements long (a row of
+    a matrix counting ``width`` elements)."""
+    global _pool
+    parts = max(1, min(WORKERS, n * width // MIN_PART, n))
+    bounds = [n * i // parts for i in range(parts + 1)]
+    if parts == 1:
+        return [work(0, n)]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="metrics")
+    return list(_pool.map(lambda i: work(bounds[i], bounds[i + 1]), range(parts)))
