@@ -32,6 +32,7 @@ from .errors import InputError
 from .evaluate import EvaluationResult, MeasureResult
 from .measures.common import divide
 from .model import TieReport
+from .parallel import over_parts
 from .ranking import _id_order_key, check_policy
 from .registry import Measure, parse_measures
 
@@ -161,73 +162,87 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
             x = x.astype(np.float32, copy=False)
         return np.ascontiguousarray(x)
 
-    # each row's relevant scores, lowest first, and the clique mate that has each of them
-    everyone = np.arange(n)
-    has = partners >= 0
-    rel = np.where(has, scores(matrix[everyone[:, None], np.maximum(partners, 0)]), missing)
-    order = np.argsort(rel if larger_is_better else -rel, axis=1, kind="stable")
-    level = np.take_along_axis(rel, order, axis=1)
-    mate = np.maximum(np.take_along_axis(partners, order, axis=1), 0)
-    valid = np.take_along_axis(has, order, axis=1)
+    # per row, filled chunk by chunk from the rows in memory (a scattered read of a memory-mapped
+    # matrix would touch every page): the relevant scores lowest first, the clique mate that has
+    # each of them, and the query's score of itself
+    level = np.full((n, width), missing, dtype=np.float64)
+    mate = np.zeros((n, width), dtype=np.int64)
+    valid = np.zeros((n, width), dtype=bool)
+    own_score = np.zeros(n, dtype=np.float64)
     higher = np.zeros((n, width), dtype=np.int64)    # items scored above each mate, query included
     tied_first = np.zeros((n, width), dtype=np.int64)
 
     padded = max(-(-n // _LANE), 1) * _LANE
-    buffer = np.zeros((min(chunk_rows, max(n, 1)), padded), dtype=bool)
-    for start in range(0, n, chunk_rows):
-        stop = min(start + chunk_rows, n)
-        c = stop - start
-        block = scores(matrix[start:stop])
-        # NaN reaches both reductions, +inf the max and -inf the min: cheaper than isfinite
-        if not (np.isfinite(np.maximum.reduce(block, axis=None))
-                and np.isfinite(np.minimum.reduce(block, axis=None))):
-            r, col = np.argwhere(~np.isfinite(block))[0]
-            value = block[r, col] if larger_is_better else -block[r, col]
-            raise InputError(f"value at index ({start + r}, {col}) is {value}; every value "
-                             f"must be a finite number", source=source)
-        lv, ok = level[start:stop], valid[start:stop]
-        per_level = ok.sum(axis=0)
-        depth = int(np.count_nonzero(per_level))
-        mask = buffer[:c]
-        inside = mask[:, :n]
-        count = np.zeros((c, width), dtype=np.int64)
-        tied = np.zeros((c, width), dtype=bool)
-        for k in range(depth):
-            t = lv[:, k:k + 1]
-            at_least(block, t, out=inside)
-            reach = _row_counts(mask)
-            rest = depth - k - 1
-            # sort the items still in reach when that costs less than counting on: about one
-            # level of work per level left (0.4 more for this level's tie check), and as each
-            # level only thins the items out, counting over 2.5 more levels first never pays
-            if rest and _SORT_COST * reach.sum() <= min(rest + 0.4, 2.5) * c * n:
-                at = _true_positions(mask) - np.repeat(np.arange(c) * (padded - n), reach)
-                values, levels = np.take(block.reshape(-1), at), lv[:, k:depth]
-                if not larger_is_better:
-                    values, levels = -values, -levels
-                reached, passed = _counts_by_sorting(values, reach, levels)
-                count[:, k:depth] = passed
-                tied[:, k:depth] = reached - passed > 1
-                break
-            # the clique mate itself scores its own level; anything else equal to it is a tie
-            np.equal(block, t, out=inside)
-            if np.count_nonzero(mask) == per_level[k]:
-                count[:, k] = reach - ok[:, k]
-            else:
-                equal = _row_counts(mask)
-                count[:, k] = reach - equal
-                tied[:, k] = equal > 1
-        higher[start:stop] = count
-        # where another item has exactly a mate's score, count the tied items whose key comes
-        # first in that row alone (the query and the mate itself left out)
-        tied &= ok
-        for k in np.flatnonzero(tied.any(axis=0)):
-            rows = np.flatnonzero(tied[:, k])
-            first = block[rows] == lv[rows, k:k + 1]
-            first &= key[None, :] < key[mate[start + rows, k]][:, None]
-            first[np.arange(len(rows)), start + rows] = False
-            tied_first[start + rows, k] = first.sum(axis=1)
-    query_above = above(scores(matrix[everyone, everyone])[:, None], level)
+
+    def rank_rows(begin: int, end: int) -> None:
+        buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
+        for start in range(begin, end, chunk_rows):
+            stop = min(start + chunk_rows, end)
+            c = stop - start
+            block = scores(matrix[start:stop])
+            # a NaN or an infinity makes the sum non-finite (one pass, cheaper than isfinite);
+            # so can a sum of huge finite values, hence the exact check before the error
+            with np.errstate(over="ignore"):
+                total = np.add.reduce(block, axis=None)
+            if not np.isfinite(total) and not np.isfinite(block).all():
+                r, col = np.argwhere(~np.isfinite(block))[0]
+                value = block[r, col] if larger_is_better else -block[r, col]
+                raise InputError(f"value at index ({start + r}, {col}) is {value}; every value "
+                                 f"must be a finite number", source=source)
+            here = np.arange(c)
+            cols = partners[start:stop]
+            has = cols >= 0
+            rel = np.where(has, block[here[:, None], np.maximum(cols, 0)], missing)
+            order = np.argsort(rel if larger_is_better else -rel, axis=1, kind="stable")
+            lv = level[start:stop] = np.take_along_axis(rel, order, axis=1)
+            mate[start:stop] = np.maximum(np.take_along_axis(cols, order, axis=1), 0)
+            ok = valid[start:stop] = np.take_along_axis(has, order, axis=1)
+            own_score[start:stop] = block[here, here + start]
+            per_level = ok.sum(axis=0)
+            depth = int(np.count_nonzero(per_level))
+            mask = buffer[:c]
+            inside = mask[:, :n]
+            count = np.zeros((c, width), dtype=np.int64)
+            tied = np.zeros((c, width), dtype=bool)
+            for k in range(depth):
+                t = lv[:, k:k + 1]
+                at_least(block, t, out=inside)
+                reach = _row_counts(mask)
+                rest = depth - k - 1
+                # sort the items still in reach when that costs less than counting on: about one
+                # level of work per level left (0.4 more for this level's tie check), and as each
+                # level only thins the items out, counting over 2.5 more levels first never pays
+                if rest and _SORT_COST * reach.sum() <= min(rest + 0.4, 2.5) * c * n:
+                    at = _true_positions(mask) - np.repeat(np.arange(c) * (padded - n), reach)
+                    values, levels = np.take(block.reshape(-1), at), lv[:, k:depth]
+                    if not larger_is_better:
+                        values, levels = -values, -levels
+                    reached, passed = _counts_by_sorting(values, reach, levels)
+                    count[:, k:depth] = passed
+                    tied[:, k:depth] = reached - passed > 1
+                    break
+                # the clique mate itself scores its own level; anything else equal to it is a tie
+                np.equal(block, t, out=inside)
+                if np.count_nonzero(mask) == per_level[k]:
+                    count[:, k] = reach - ok[:, k]
+                else:
+                    equal = _row_counts(mask)
+                    count[:, k] = reach - equal
+                    tied[:, k] = equal > 1
+            higher[start:stop] = count
+            # where another item has exactly a mate's score, count the tied items whose key comes
+            # first in that row alone (the query and the mate itself left out)
+            tied &= ok
+            for k in np.flatnonzero(tied.any(axis=0)):
+                rows = np.flatnonzero(tied[:, k])
+                first = block[rows] == lv[rows, k:k + 1]
+                first &= key[None, :] < key[mate[start + rows, k]][:, None]
+                first[np.arange(len(rows)), start + rows] = False
+                tied_first[start + rows, k] = first.sum(axis=1)
+
+    # row chunks are independent: the threads write disjoint rows of higher and tied_first
+    over_parts(rank_rows, n, n)
+    query_above = above(own_score[:, None], level)
     ranks = np.where(valid, 1 + higher - query_above + tied_first, np.nan)
     return np.sort(ranks, axis=1)  # NaN sorts last
 

@@ -105,6 +105,31 @@ def test_ranks_equal_sorting_with_exact_ties(ties, larger, sort_cost, monkeypatc
         np.testing.assert_array_equal(ranks, expected, err_msg=f"chunk_rows={chunk_rows}")
 
 
+@pytest.mark.parametrize("workers", [2, 3])
+def test_rows_split_over_threads_give_the_same_ranks(workers, monkeypatch):
+    from metrics import parallel
+
+    scores, labels, ids = tied_dataset()
+    expected = sorting_ranks(scores, labels, ids, "trec", True)
+    monkeypatch.setattr(parallel, "MIN_PART", 1)
+    monkeypatch.setattr(parallel, "WORKERS", workers)
+    for chunk_rows in (1, 7, 64):
+        np.testing.assert_array_equal(
+            relevant_ranks(scores, labels, ids, "trec", chunk_rows=chunk_rows), expected)
+    # the first non-finite value in row order is the one reported, whichever thread meets it
+    scores[140, 2] = np.nan
+    scores[9, 17] = np.inf
+    with pytest.raises(InputError, match=r"value at index \(9, 17\) is inf"):
+        relevant_ranks(scores, labels, ids, chunk_rows=16)
+
+
+def test_a_huge_finite_sum_is_not_an_error():
+    scores, labels, ids = tied_dataset(n=40)
+    scores[5, :] = 3e38   # each finite, the row's sum is not
+    ranks = relevant_ranks(scores, labels, ids, chunk_rows=16)
+    np.testing.assert_array_equal(ranks, sorting_ranks(scores, labels, ids, "stable", True))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_memory_mapped_continuous_scores(dtype, tmp_path):
     rng = np.random.default_rng(3)
