@@ -14,7 +14,9 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-import polars as pl
+
+# polars is imported where it is first needed, so that the command line can start reading its
+# files while polars loads.
 
 _SEED = 0x5EED
 
@@ -24,6 +26,8 @@ class IdColumn:
     positions asked for, ``keys`` is the 64-bit key of every position."""
 
     def __init__(self, values):
+        import polars as pl
+
         if isinstance(values, IdColumn):
             values = values.series
         if isinstance(values, pl.Series):
@@ -39,6 +43,10 @@ class IdColumn:
     @cached_property
     def keys(self) -> np.ndarray:
         return self.series.hash(seed=_SEED).to_numpy()
+
+    def filter(self, keep: np.ndarray) -> "IdColumn":
+        """The ids at the positions where ``keep`` (a boolean array) is true."""
+        return IdColumn(self.series.filter(keep))
 
     def take(self, positions) -> np.ndarray:
         """Ids at ``positions`` (any shape) as an object array; position -1 gives None."""
@@ -57,6 +65,8 @@ class IdColumn:
         """Whether the id at each position is the matching entry of ``ids`` (an object array)."""
         if not len(positions):
             return np.zeros(0, dtype=bool)
+        import polars as pl
+
         mine = self.series.gather(np.asarray(positions, dtype=np.int64))
         theirs = pl.Series(np.asarray(ids, dtype=object), dtype=pl.String)
         return (mine == theirs).to_numpy()

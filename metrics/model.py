@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
-import polars as pl
 
 # pandas is imported inside the functions that use it: the command line's fast path for large
 # TREC files never needs it, and importing it costs about half a second.
@@ -130,7 +129,7 @@ class Run:
                 f"dropped, the first occurrence kept (first duplicate: query "
                 f"{query_vocab[q[example]]!r}, item {items.take([example])[0]!r})")
             keep = ~repeated
-            q, items = q[keep], IdColumn(items.series.filter(pl.Series(keep)))
+            q, items = q[keep], items.filter(keep)
             s = None if s is None else s[keep]
             r = None if r is None else r[keep]
         return cls(q, query_vocab, items, s, r, name, tuple(warnings))
@@ -223,7 +222,7 @@ class GroundTruth:
                 f"dropped, the first kept (first duplicate: query {query_vocab[q[example]]!r}, "
                 f"item {items.take([example])[0]!r})")
             keep = ~repeated
-            q, g, items = q[keep], g[keep], IdColumn(items.series.filter(pl.Series(keep)))
+            q, g, items = q[keep], g[keep], items.filter(keep)
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
         truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),
                     g.astype(np.int64), name=name, warnings=tuple(warnings))
