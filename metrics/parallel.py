@@ -9,6 +9,7 @@ small inputs stay in one part, on the calling thread.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
@@ -18,7 +19,9 @@ WORKERS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffin
                      else os.cpu_count() or 1, 8))
 MIN_PART = 1 << 20  # rows (or bytes) below which a thread costs more than it saves
 
+_PREFIX = "metrics-part"
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def over_parts(work: Callable[[int, int], T], n: int, width: int = 1) -> list[T]:
@@ -27,9 +30,12 @@ def over_parts(work: Callable[[int, int], T], n: int, width: int = 1) -> list[T]
     a matrix counting ``width`` elements)."""
     global _pool
     parts = max(1, min(WORKERS, n * width // MIN_PART, n))
+    if threading.current_thread().name.startswith(_PREFIX):
+        parts = 1  # already on a worker: waiting on the same pool from inside it could deadlock
     bounds = [n * i // parts for i in range(parts + 1)]
     if parts == 1:
         return [work(0, n)]
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="metrics")
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix=_PREFIX)
     return list(_pool.map(lambda i: work(bounds[i], bounds[i + 1]), range(parts)))

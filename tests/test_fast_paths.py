@@ -1,6 +1,8 @@
 """The fast paths change speed, never results: the polars reader against the careful reader, and
 64-bit id keys against the ids themselves (including when every key collides)."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -170,3 +172,15 @@ def test_fast_reader_reads_clean_files():
     assert list(run["item_id"]) == ["d1", "d2"] and run["score"].tolist() == [2.5, -0.001]
     qrels = read_columns(b"q1\t0\td1\t2\n", QRELS.trec, {"relevance": "int64"})
     assert list(qrels["query_id"]) == ["q1"] and qrels["relevance"].tolist() == [2]
+
+
+def test_parts_inside_a_part_run_in_place(monkeypatch):
+    from metrics import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PART", 1)
+    monkeypatch.setattr(parallel, "WORKERS", 2)
+
+    def outer(start, stop):  # every worker asks for parts again: must not wait on itself
+        return sum(sum(parallel.over_parts(lambda a, b: b - a, 10)) for _ in range(start, stop))
+    with ThreadPoolExecutor(1) as guard:  # a deadlock fails the test instead of hanging it
+        assert sum(guard.submit(parallel.over_parts, outer, 6).result(timeout=30)) == 60
