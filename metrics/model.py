@@ -81,6 +81,20 @@ def later_repeats(query_codes: np.ndarray, items: IdColumn) -> np.ndarray | None
     return mask
 
 
+def _first_occurrences(query_codes: np.ndarray, query_vocab: np.ndarray, items: IdColumn,
+                       what: str, label: str, warnings: list[str]) -> np.ndarray | None:
+    """Mask of the rows to keep when some (query, item) pair repeats — its first occurrence — with
+    a warning appended; None when no pair repeats."""
+    repeated = later_repeats(query_codes, items)
+    if repeated is None:
+        return None
+    example = int(np.flatnonzero(repeated)[0])
+    warnings.append(f"{label}: {int(repeated.sum())} duplicated (query, item) {what} dropped, the "
+                    f"first occurrence kept (first duplicate: query "
+                    f"{query_vocab[query_codes[example]]!r}, item {items.take([example])[0]!r})")
+    return ~repeated
+
+
 @dataclass(frozen=True, eq=False)
 class Run:
     """A system's output: one row per (query, item), with a score unless it is a bare ranked list.
@@ -121,14 +135,8 @@ class Run:
             bad = int(np.flatnonzero(~np.isfinite(s))[0])
             raise InputError(f"score {s[bad]} is not a finite number", source=source, row=bad + 1)
         warnings = []
-        repeated = later_repeats(q, items)
-        if repeated is not None:
-            example = int(np.flatnonzero(repeated)[0])
-            warnings.append(
-                f"{source or name}: {int(repeated.sum())} duplicated (query, item) pair(s) "
-                f"dropped, the first occurrence kept (first duplicate: query "
-                f"{query_vocab[q[example]]!r}, item {items.take([example])[0]!r})")
-            keep = ~repeated
+        keep = _first_occurrences(q, query_vocab, items, "pair(s)", source or name, warnings)
+        if keep is not None:
             q, items = q[keep], items.filter(keep)
             s = None if s is None else s[keep]
             r = None if r is None else r[keep]
@@ -214,14 +222,8 @@ class GroundTruth:
                 f"{source or name}: {int(negative.sum())} negative grade(s) read as 0 (judged "
                 f"not relevant), as trec_eval does")
             g = np.where(negative, 0, g)
-        repeated = later_repeats(q, items)
-        if repeated is not None:
-            example = int(np.flatnonzero(repeated)[0])
-            warnings.append(
-                f"{source or name}: {int(repeated.sum())} duplicated (query, item) judgement(s) "
-                f"dropped, the first kept (first duplicate: query {query_vocab[q[example]]!r}, "
-                f"item {items.take([example])[0]!r})")
-            keep = ~repeated
+        keep = _first_occurrences(q, query_vocab, items, "judgement(s)", source or name, warnings)
+        if keep is not None:
             q, g, items = q[keep], g[keep], items.filter(keep)
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
         truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),

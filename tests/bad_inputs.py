@@ -83,7 +83,7 @@ CASES = [
     Case("duplicated (query, item) in a run", "run", "a.run", RUN + b"q1 Q0 d1 3 0.1 s\n",
          "warning", "1 duplicated (query, item) pair(s) dropped, the first occurrence kept"),
     Case("duplicated (query, item) in qrels", "qrels", "a.qrels", QRELS + b"q1 0 d1 0\n",
-         "warning", "duplicated (query, item) judgement(s) dropped, the first kept"),
+         "warning", "duplicated (query, item) judgement(s) dropped, the first occurrence kept"),
     Case("query in the run but not in the ground truth", "run+qrels", "a.run",
          RUN + b"q9 Q0 d1 1 1 s\n", "warning", "1 run quer(ies) not in the ground truth"),
     Case("query in the ground truth but not in the run", "qrels+run", "a.qrels",
