@@ -145,7 +145,8 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
         order = None
         if not grouped:
             order = np.lexsort((-policy_scores(run.scores, ties), q_codes))  # stable
-            tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
+            if ties != "stable":
+                tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
         if ties != "stable" and len(tied):
             first_rows, sizes = _tie_groups(tied)
             group = np.repeat(np.arange(len(sizes)), sizes)
@@ -172,8 +173,8 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     when the truth judges everything, else UNJUDGED.
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
-    and retrieved ones many, so the judged keys mark a table of about 16 slots per judged pair
-    that sits in cache: one look-up discards nearly every retrieved pair, and only the rest is
+    and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
+    pair that sits in cache: one look-up discards nearly every retrieved pair, and only the rest is
     searched among the sorted judged keys. Rows are taken in chunks, so no temporary grows with
     the run. Every match is then confirmed on the query and the item id; if two judged pairs
     share a key or a match is not confirmed (a hash collision), the look-up is redone on the ids."""
@@ -206,8 +207,8 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
         return maybe, maybe_keys
 
     parts = over_parts(candidates, len(rows))
-    maybe = np.concatenate([rows for found, _ in parts for rows in found])
-    maybe_keys = np.concatenate([keys for _, found_keys in parts for keys in found_keys])
+    maybe = np.concatenate([piece for part_rows, _ in parts for piece in part_rows])
+    maybe_keys = np.concatenate([piece for _, part_keys in parts for piece in part_keys])
     by_key = np.argsort(maybe_keys)  # sorted needles search the judged keys in one sweep
     place = np.empty(len(maybe), dtype=np.int64)
     place[by_key] = np.searchsorted(sorted_keys, maybe_keys[by_key])
