@@ -99,11 +99,11 @@ def _bpref_terms(j, cutoff, rel):
     non-relevant items, so no full matrix is made."""
     top = j.top(cutoff)
     width = max(top.shape[1], 1)
-    query, position = np.nonzero(top >= rel)
+    query, rank, _ = relevant_hits(j, rel, cutoff)
     nonrel_query, nonrel_position = np.nonzero((top >= 0) & (top < rel))
     nonrel_key = nonrel_query * width + nonrel_position  # sorted: np.nonzero is row-major
     row_start = np.searchsorted(nonrel_key, query * width)
-    above = np.searchsorted(nonrel_key, query * width + position) - row_start
+    above = np.searchsorted(nonrel_key, query * width + rank - 1) - row_start
     return query, above.astype(np.float64), j.num_relevant(rel).astype(np.float64)
 
 
