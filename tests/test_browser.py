@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -91,9 +92,14 @@ def open_page(browser, url):
 
 
 def assert_healthy(page, errors, text):
-    page.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]') && "
-                           "document.querySelector('[data-testid=\"stMain\"]').innerText"
-                           ".includes(t)", arg=text, timeout=60_000)
+    try:
+        page.wait_for_function("(t) => document.querySelector('[data-testid=\"stMain\"]') && "
+                               "document.querySelector('[data-testid=\"stMain\"]').innerText"
+                               ".includes(t)", arg=text, timeout=60_000)
+    except PlaywrightTimeout:   # say what the page showed instead, so a CI failure can be read
+        shoot(page, "failed_" + "".join(c if c.isalnum() else "_" for c in text))
+        pytest.fail(f"the page never showed {text!r}; it showed:\n"
+                    + page.inner_text("body")[:3000])
     assert page.locator('[data-testid="stException"]').count() == 0
     assert not errors, errors
 
@@ -114,7 +120,12 @@ def upload(page, run_path, qrels_path):
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(0).set_input_files(str(run_path))
     inputs.nth(1).set_input_files(str(qrels_path))
-    page.wait_for_timeout(1500)
+    # On a busy machine an upload can take longer than any fixed pause: clicking before both
+    # files have reached the server evaluates without them.
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 2 && "
+        "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')", timeout=60_000)
+    wait_for_app(page)
     page.get_by_role("button", name="Evaluate these files").click()
     wait_for_app(page)
 
