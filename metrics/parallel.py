@@ -13,6 +13,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 
 WORKERS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -39,3 +41,29 @@ def over_parts(work: Callable[[int, int], T], n: int, width: int = 1) -> list[T]
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix=_PREFIX)
     return list(_pool.map(lambda i: work(bounds[i], bounds[i + 1]), range(parts)))
+
+
+def arange_in_parts(n: int) -> np.ndarray:
+    """``np.arange(n)`` (int64), written by parts on the cores. Ten million rows are 80 MB of
+    fresh pages, and first touching them costs more than computing them."""
+    out = np.empty(n, dtype=np.int64)
+
+    def fill(start: int, stop: int) -> None:
+        out[start:stop] = np.arange(start, stop)
+    over_parts(fill, n)
+    return out
+
+
+def repeat_in_parts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``np.repeat(values, counts)``, written by parts on the cores (whole blocks per part)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ends = np.cumsum(counts)
+    total = int(ends[-1]) if len(ends) else 0
+    out = np.empty(total, dtype=np.asarray(values).dtype)
+
+    def fill(first: int, last: int) -> None:
+        begin = int(ends[first - 1]) if first else 0
+        out[begin:int(ends[last - 1])] = np.repeat(values[first:last], counts[first:last])
+    if len(counts):
+        over_parts(fill, len(counts), width=max(total // len(counts), 1))
+    return out

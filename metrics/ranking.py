@@ -24,7 +24,7 @@ import numpy as np
 from .errors import InputError
 from .idcolumn import IdColumn, hash_ids, mix, same_ids
 from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
-from .parallel import over_parts
+from .parallel import arange_in_parts, over_parts, repeat_in_parts
 
 TIE_POLICIES = ("stable", "id", "trec")
 
@@ -137,6 +137,7 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
     check_policy(ties)
     q_codes = run.query_codes
     n = len(run)
+    ranked_scores = None  # None: the scores in ``order``, taken when the order is known
     if run.scores is None:
         order = (np.lexsort((run.ranks, q_codes)) if run.ranks is not None
                  else np.argsort(q_codes, kind="stable"))
@@ -147,20 +148,30 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
             order = np.lexsort((-policy_scores(run.scores, ties), q_codes))  # stable
             if ties != "stable":
                 tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
+        if order is None:  # already in rank order: the scores are shared, not copied
+            ranked_scores = run.scores
         if ties != "stable" and len(tied):
             first_rows, sizes = _tie_groups(tied)
             group = np.repeat(np.arange(len(sizes)), sizes)
             rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
-            order = np.arange(n) if order is None else order
-            key = _tie_order(run.items, order[rows], ties)
-            order[rows] = order[rows[np.lexsort((key, group))]]
+            if order is None:  # in rank order already: only the tie groups move
+                moved = rows[np.lexsort((_tie_order(run.items, rows, ties), group))]
+                order = arange_in_parts(n)
+                order[rows] = moved
+                # scores tied as the policy compares them may still differ (trec: as float64)
+                if not np.array_equal(run.scores[rows], run.scores[moved]):
+                    ranked_scores = run.scores.copy()
+                    ranked_scores[rows] = run.scores[moved]
+            else:
+                key = _tie_order(run.items, order[rows], ties)
+                order[rows] = order[rows[np.lexsort((key, group))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    if order is None:  # already in rank order: share the arrays instead of copying them
-        return RankedRun(run.query_vocab, offsets, np.arange(n), run.items, run.scores,
-                         ties, run.name, run.warnings)
-    return RankedRun(run.query_vocab, offsets, order, run.items,
-                     None if run.scores is None else run.scores[order],
+    if order is None:
+        order = arange_in_parts(n)
+    if ranked_scores is None and run.scores is not None:
+        ranked_scores = run.scores[order]
+    return RankedRun(run.query_vocab, offsets, order, run.items, ranked_scores,
                      ties if run.scores is not None else "stable", run.name, run.warnings)
 
 
@@ -251,7 +262,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         warnings.append(f"{ranked.name}: {int(run_only.sum())} run quer(ies) not in the ground "
                         f"truth were left out (first: {example!r})")
     # int32: the per-row query index is the largest array made here
-    row_query = np.repeat(run_to_truth.astype(np.int32), ranked.lengths)
+    row_query = repeat_in_parts(run_to_truth.astype(np.int32), ranked.lengths)
     kept_blocks = run_to_truth[~run_only]
     in_truth_order = bool(np.all(kept_blocks[1:] > kept_blocks[:-1]))
     keep = None if not run_only.any() else row_query >= 0  # None: every row is kept

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metrics import GroundTruth, InputError, Run, evaluate, judge
+from metrics import GroundTruth, InputError, Run, evaluate, judge, rank_run
 from metrics.idcolumn import IdColumn
 from metrics.loaders.fast import read_columns
 from metrics.loaders.runs import QRELS, RUN
@@ -184,3 +184,33 @@ def test_parts_inside_a_part_run_in_place(monkeypatch):
         return sum(sum(parallel.over_parts(lambda a, b: b - a, 10)) for _ in range(start, stop))
     with ThreadPoolExecutor(1) as guard:  # a deadlock fails the test instead of hanging it
         assert sum(guard.submit(parallel.over_parts, outer, 6).result(timeout=30)) == 60
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_fills_by_parts_equal_numpy(monkeypatch, workers):
+    from metrics import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PART", 4)
+    monkeypatch.setattr(parallel, "WORKERS", workers)
+    rng = np.random.default_rng(workers)
+    for n in (0, 1, 5, 37):
+        np.testing.assert_array_equal(parallel.arange_in_parts(n), np.arange(n))
+    for blocks in (0, 1, 9):
+        counts = rng.integers(0, 6, blocks)
+        values = rng.integers(-50, 50, blocks).astype(np.int32)
+        got = parallel.repeat_in_parts(values, counts)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, np.repeat(values, counts))
+
+
+def test_trec_tie_moves_carry_their_float64_scores():
+    # a run already in rank order whose float32 tie group holds distinct float64 scores: the
+    # policy moves the items, and each score must move with its item (the run is left as it was)
+    scores = [3.0, 0.1 + 2e-12, 0.1 + 1e-12, 0.1, 0.05]
+    run = Run.build(["q"] * 5, ["e", "a", "c", "b", "d"], scores)
+    ranked = rank_run(run, "trec")
+    assert ranked.item_ids.tolist() == ["e", "c", "b", "a", "d"]
+    assert ranked.scores.tolist() == [3.0, 0.1 + 1e-12, 0.1, 0.1 + 2e-12, 0.05]
+    assert run.scores.tolist() == scores
+    same = Run.build(["q"] * 3, ["a", "c", "b"], [1.0, 1.0, 1.0])  # equal as float64 too
+    assert rank_run(same, "trec").scores is same.scores  # nothing moved: shared, not copied

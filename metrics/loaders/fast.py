@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..parallel import over_parts
+from ..parallel import over_parts, repeat_in_parts
 from .text import GZIP_MAGIC
 
 _SAMPLE = 1 << 16
@@ -144,7 +144,7 @@ def encode_grouped(column) -> tuple[np.ndarray, np.ndarray]:
     runs = column.rle().struct.unnest()
     values = runs.get_column("value").to_numpy().astype(object)
     if len(set(values)) == len(values):  # every value forms exactly one run
-        return np.repeat(np.arange(len(values)), runs.get_column("len").to_numpy()), values
+        return repeat_in_parts(np.arange(len(values)), runs.get_column("len").to_numpy()), values
     import pandas as pd
 
     codes, uniques = pd.factorize(column.to_numpy().astype(object), sort=False)
