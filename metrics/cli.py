@@ -305,8 +305,9 @@ def _no_huge_pages() -> None:
 
     A command-line run allocates each large array once and exits; where the kernel compacts
     memory to find a 2 MB page on first touch (THP ``defrag=madvise``, a common default), that
-    costs more than the small pages it saves. On the W1 benchmark it took about 0.4 s off a
-    4.4 s run. The app, a long-lived process, keeps NumPy's default."""
+    costs more than the small pages it saves. In two alternating series on the W1 benchmark it
+    took 0.1 and 0.4 s off a median of about 4.3 s, mostly system time. The app, a long-lived
+    process, keeps NumPy's default."""
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
         return
     try:
