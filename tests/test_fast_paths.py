@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from metrics import GroundTruth, InputError, Run, evaluate, judge, rank_run
 from metrics.idcolumn import IdColumn
 from metrics.loaders.fast import read_columns
-from metrics.loaders.runs import QRELS, RUN
+from metrics.loaders.runs import QRELS, RUN, load_run
 from metrics.loaders.tables import numeric_column, read_table, text_column
 
 FIELD = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "1", "0.5", "-2", "1e3", "x", "", "#",
@@ -34,7 +34,7 @@ def test_fast_reader_accepts_only_what_the_careful_reader_reads_the_same(lines, 
     data = ("\n".join(sep.join(fields) for fields in lines) + end).encode()
     spec, numeric = (RUN, "score") if layout == "run" else (QRELS, "relevance")
     kinds = {"score": "float64"} if layout == "run" else {"relevance": "int64"}
-    fast = read_columns(data, spec.trec, kinds)
+    fast = read_columns(data, spec.trec_kept, kinds)
     if fast is None:
         return  # the careful reader decides, with its messages
     slow = careful(data, spec, numeric)
@@ -62,7 +62,7 @@ def test_fast_reader_accepts_only_what_the_careful_reader_reads_the_same(lines, 
     b"q1 Q0 d1 1 2.5 t x\nq1 Q0 d2 2 1.5\n",  # one field too many and one too few
 ])
 def test_fast_reader_declines_anything_irregular(content):
-    assert read_columns(content, RUN.trec, {"score": "float64"}) is None
+    assert read_columns(content, RUN.trec_kept, {"score": "float64"}) is None
 
 
 @pytest.mark.parametrize("workers", [2, 3, 5])
@@ -172,6 +172,16 @@ def test_fast_reader_reads_clean_files():
     assert list(run["item_id"]) == ["d1", "d2"] and run["score"].tolist() == [2.5, -0.001]
     qrels = read_columns(b"q1\t0\td1\t2\n", QRELS.trec, {"relevance": "int64"})
     assert list(qrels["query_id"]) == ["q1"] and qrels["relevance"].tolist() == [2]
+
+
+def test_the_rank_column_is_not_parsed_and_not_judged():
+    # trec_eval ignores a run's rank column, and so do both readers: any token is accepted
+    assert RUN.trec_kept == ("query_id", None, "item_id", None, "score", None)
+    data = b"q1 Q0 d1 first 2.5 t\nq1 Q0 d2 2 1.5 t\n"
+    fast = read_columns(data, RUN.trec_kept, {"score": "float64"})
+    assert fast is not None and "rank" not in fast
+    assert list(fast["item_id"]) == list(careful(data, RUN, "score")["item_id"]) == ["d1", "d2"]
+    assert list(load_run(data, "r.trec").item_ids) == ["d1", "d2"]
 
 
 def test_parts_inside_a_part_run_in_place(monkeypatch):

@@ -64,10 +64,10 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
 
 
 def _fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
-    """The pyarrow fast path, for headerless TREC files only (see :mod:`.fast`)."""
+    """The polars fast path, for headerless TREC files only (see :mod:`.fast`)."""
     if data[:4] == PARQUET_MAGIC:
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     if any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno")):
         return None  # a header: the CSV reader's job
-    return read_columns(data, layout.trec, numeric)
+    return read_columns(data, layout.trec_kept, numeric)

@@ -41,6 +41,12 @@ class Layout:
     optional: tuple[str, ...] = ()
     alternatives: tuple[tuple[str, ...], ...] = ()  # extra header sets allowed (e.g. no score)
 
+    @property
+    def trec_kept(self) -> tuple[str | None, ...]:
+        """The TREC column names with only the required ones kept: a TREC run's rank column is
+        ignored (as trec_eval ignores it), so the fast reader need not parse it."""
+        return tuple(name if name in self.required else None for name in self.trec)
+
 
 @dataclass(frozen=True)
 class Table:
