@@ -60,6 +60,10 @@ def test_fast_reader_accepts_only_what_the_careful_reader_reads_the_same(lines, 
     b"q1 Q0 d\xff 1 2.5 t\n",           # not UTF-8
     b"q1 Q0 d1 1 2.5 t ",               # an empty last field at the very end
     b"q1 Q0 d1 1 2.5 t x\nq1 Q0 d2 2 1.5\n",  # one field too many and one too few
+    b"q1 Q0 d1 1 2.5\nq1 Q0 d2 2 1.5 t x\n",  # the same the other way round
+    # two fields too many on one line, one too few on each of two others: the totals match
+    b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t x y\nq1 Q0 d3 3 1\nq1 Q0 d4 4 2.5 t\nq1 Q0 d5 5 1\n",
+    b"q1 Q0 d1 1 2.5 t x\n" * 3 + b"q1 Q0 d2 2 1.5\n" * 3,   # many lines, first ones long
 ])
 def test_fast_reader_declines_anything_irregular(content):
     assert read_columns(content, RUN.trec_kept, {"score": "float64"}) is None

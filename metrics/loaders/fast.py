@@ -5,13 +5,16 @@ number of fields on every line, no comment or blank lines, numbers where numbers
 else returns None and the careful line-by-line reader takes over, which explains every problem
 with its line number. So the fast path changes speed, never results or messages.
 
-polars is asked only for the columns that are kept (plus the last, to see short lines): parsing
-the others would cost a third of the time. What polars does not see is checked on the bytes, in
-one pass over cache-sized chunks (see :func:`_layout_counts`): no two delimiters or line ends side
-by side (no empty field, no blank line), exactly (fields − 1) delimiters per line, no whitespace
-or control byte but the delimiter and the line end. With every line holding its last field, that
-makes exactly the expected number of fields on every line. (pyarrow's reader is strict, but after
-a parse error its worker threads can outlive the interpreter and abort the process at exit.)
+polars is asked only for the columns that are kept, plus one column past the last field: polars
+pads a short line and ignores the rest of a long one, so that extra column, empty on every line,
+is what shows that no line has more fields than it should. Parsing the unused columns would cost a
+third of the time. What polars does not see is checked on the bytes, in one pass over cache-sized
+chunks (see :func:`_layout_counts`): no two delimiters or line ends side by side (no empty field,
+no blank line), exactly (fields − 1) delimiters per line on average, no whitespace or control
+byte but the delimiter and the line end. As no line has more than its share of delimiters, none
+has fewer either: every line has exactly the expected number of fields, none of them empty.
+(pyarrow's reader is strict, but after a parse error its worker threads can outlive the
+interpreter and abort the process at exit.)
 """
 
 from __future__ import annotations
@@ -104,10 +107,9 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
     types = {"float64": pl.Float64, "int64": pl.Int64}
     schema = {f"c{i}": types[numeric[n]] if n in numeric else pl.String
               for i, n in enumerate(names)}
-    last = f"c{width - 1}"
-    if not names[-1]:
-        schema[last] = pl.Categorical  # read only to see that no line stops short of it
-    read = [i for i, n in enumerate(names) if n or i == width - 1]
+    beyond = f"c{width}"   # a field past the last: empty unless a line is too long
+    schema[beyond] = pl.String
+    read = [i for i, n in enumerate(names) if n] + [width]
     try:
         table = pl.read_csv(data, has_header=False, separator=delimiter.decode(), quote_char=None,
                             schema=schema, columns=read, missing_columns="insert",
@@ -117,10 +119,10 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
     lines = len(table)
     if line_ends not in (lines, lines - 1) or delimiters != (width - 1) * lines:
         return None
-    # no line lacks its last field, so none has fewer delimiters than width − 1; with the total
-    # exact, none has more: every line has exactly ``width`` fields, none empty
-    checks = [pl.col("c0").str.starts_with("#").any(), pl.col(last).is_null().any()]
-    for i in read:
+    # no line has a field past the last, so none has more than width − 1 delimiters; with the
+    # total exact, none has fewer: every line has exactly ``width`` fields, none empty
+    checks = [pl.col("c0").str.starts_with("#").any(), (pl.col(beyond).str.len_bytes() > 0).any()]
+    for i in read[:-1]:
         column = pl.col(f"c{i}")
         if schema[f"c{i}"] in (pl.Float64, pl.Int64):
             checks.append(column.is_null().any())
