@@ -176,6 +176,7 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
 
 
 _LOOKUP_CHUNK = 1 << 20
+_SHARED = -1   # a slot of the judged-key table that holds more than one judged key
 
 
 def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
@@ -185,10 +186,12 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
     and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
-    pair that sits in cache: one look-up discards nearly every retrieved pair, and only the rest is
-    searched among the sorted judged keys. Rows are taken in chunks, so no temporary grows with
-    the run. Every match is then confirmed on the query and the item id; if two judged pairs
-    share a key or a match is not confirmed (a hash collision), the look-up is redone on the ids."""
+    pair that sits in cache: one look-up discards nearly every retrieved pair. A second table
+    gives, for each marked slot, the one judged key in it, and one comparison settles the pair;
+    the few slots that two judged keys share are searched among the sorted keys. Rows are taken
+    in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
+    the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
+    the look-up is redone on the ids."""
     default = 0 if truth.unlisted_judged else UNJUDGED
     grades = np.full(len(rows), default, dtype=np.int16)
     if not len(truth.pair_item) or not len(rows):
@@ -200,32 +203,43 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
         return _grades_by_id(truth, query_index, items.take(rows), default)
     bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
     shift = np.uint64(64 - bits)
+    judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
     marked = np.zeros(1 << bits, dtype=bool)
-    marked[(sorted_keys >> shift).view(np.int64)] = True
+    marked[judged_slots] = True
+    # the judged key in each slot (its place among the sorted keys), or SHARED
+    place_of = np.empty(1 << bits, dtype=np.int32)
+    place_of[judged_slots] = np.arange(len(judged_slots), dtype=np.int32)
+    shared = judged_slots[1:][judged_slots[1:] == judged_slots[:-1]]
+    place_of[shared] = _SHARED
     query_mix = mix(np.arange(len(truth.query_ids)), np.uint64(0))
     all_keys = items.keys
 
-    def candidates(begin: int, end: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        maybe, maybe_keys = [], []
+    def matches(begin: int, end: int) -> tuple[list[np.ndarray], ...]:
+        found, places, left, left_keys = [], [], [], []
         for start in range(begin, end, _LOOKUP_CHUNK):
             stop = min(start + _LOOKUP_CHUNK, end)
             keys = all_keys[rows[start:stop]]
             keys ^= query_mix[query_index[start:stop]]
             slots = (keys >> shift).view(np.int64)  # < 2**bits: the view is exact
             marked_rows = np.flatnonzero(np.take(marked, slots))
-            maybe.append(marked_rows + start)
-            maybe_keys.append(keys[marked_rows])
-        return maybe, maybe_keys
+            keys = keys[marked_rows]
+            place = np.take(place_of, slots[marked_rows])
+            hit = sorted_keys[np.maximum(place, 0)] == keys
+            found.append(marked_rows[hit] + start)
+            places.append(place[hit])
+            crowded = place == _SHARED
+            left.append(marked_rows[crowded] + start)
+            left_keys.append(keys[crowded])
+        return found, places, left, left_keys
 
-    parts = over_parts(candidates, len(rows))
-    maybe = np.concatenate([piece for part_rows, _ in parts for piece in part_rows])
-    maybe_keys = np.concatenate([piece for _, part_keys in parts for piece in part_keys])
-    by_key = np.argsort(maybe_keys)  # sorted needles search the judged keys in one sweep
-    place = np.empty(len(maybe), dtype=np.int64)
-    place[by_key] = np.searchsorted(sorted_keys, maybe_keys[by_key])
-    place = np.minimum(place, len(sorted_keys) - 1)
-    hit = sorted_keys[place] == maybe_keys
-    found, at = maybe[hit], order[place[hit]]
+    parts = over_parts(matches, len(rows))
+    found, at, left, left_keys = (np.concatenate([piece for part in parts for piece in part[i]])
+                                  for i in range(4))
+    if len(left):   # keys in shared slots: search them among the sorted judged keys
+        place = np.minimum(np.searchsorted(sorted_keys, left_keys), len(sorted_keys) - 1)
+        hit = sorted_keys[place] == left_keys
+        found, at = np.concatenate([found, left[hit]]), np.concatenate([at, place[hit]])
+    at = order[at]
     if (truth.pair_query[at] == query_index[found]).all() and \
             same_ids(items, rows[found], truth.pair_items, at).all():
         grades[found] = truth.pair_grade[at]

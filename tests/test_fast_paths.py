@@ -228,3 +228,26 @@ def test_trec_tie_moves_carry_their_float64_scores():
     assert run.scores.tolist() == scores
     same = Run.build(["q"] * 3, ["a", "c", "b"], [1.0, 1.0, 1.0])  # equal as float64 too
     assert rank_run(same, "trec").scores is same.scores  # nothing moved: shared, not copied
+
+
+def test_judged_keys_sharing_a_table_slot_are_still_found():
+    """Enough judged pairs that some share a slot of the look-up table: every grade still equals
+    the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items."""
+    from metrics.idcolumn import mix
+    from metrics.model import UNJUDGED
+    from metrics.ranking import _grades_by_id, _grades_of
+
+    rng = np.random.default_rng(7)
+    judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(300)
+              for d in rng.choice(5000, 40, replace=False)]
+    truth = GroundTruth.build(*zip(*judged))
+    keys = np.sort(mix(truth.pair_query, truth.pair_keys))
+    slots = keys >> np.uint64(64 - (len(keys).bit_length() + 4))
+    assert (slots[1:] == slots[:-1]).sum() > 5   # the shared-slot path is taken
+    query_index = rng.integers(0, 300, 200_000)
+    items = IdColumn(np.asarray([f"d{d}" for d in rng.integers(0, 5000, 200_000)], dtype=object))
+    rows = np.arange(len(items))
+    got = _grades_of(truth, query_index, rows, items)
+    expected = _grades_by_id(truth, query_index, items.take(rows), UNJUDGED)
+    assert (expected >= 0).sum() > 1000   # many retrieved pairs are judged
+    np.testing.assert_array_equal(got, expected)
