@@ -224,10 +224,11 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
             marked_rows = np.flatnonzero(np.take(marked, slots))
             keys = keys[marked_rows]
             place = np.take(place_of, slots[marked_rows])
+            crowded = place == _SHARED
             hit = sorted_keys[np.maximum(place, 0)] == keys
+            hit &= ~crowded
             found.append(marked_rows[hit] + start)
             places.append(place[hit])
-            crowded = place == _SHARED
             left.append(marked_rows[crowded] + start)
             left_keys.append(keys[crowded])
         return found, places, left, left_keys
