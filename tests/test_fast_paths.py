@@ -230,9 +230,11 @@ def test_trec_tie_moves_carry_their_float64_scores():
     assert rank_run(same, "trec").scores is same.scores  # nothing moved: shared, not copied
 
 
-def test_judged_keys_sharing_a_table_slot_are_still_found():
+def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     """Enough judged pairs that some share a slot of the look-up table: every grade still equals
-    the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items."""
+    the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items, and
+    the keys alone decide (the look-up on the ids is not needed as a fallback)."""
+    from metrics import ranking
     from metrics.idcolumn import mix
     from metrics.model import UNJUDGED
     from metrics.ranking import _grades_by_id, _grades_of
@@ -247,7 +249,11 @@ def test_judged_keys_sharing_a_table_slot_are_still_found():
     query_index = rng.integers(0, 300, 200_000)
     items = IdColumn(np.asarray([f"d{d}" for d in rng.integers(0, 5000, 200_000)], dtype=object))
     rows = np.arange(len(items))
-    got = _grades_of(truth, query_index, rows, items)
     expected = _grades_by_id(truth, query_index, items.take(rows), UNJUDGED)
+
+    def no_fallback(*args):
+        raise AssertionError("the key look-up fell back to the ids")
+    monkeypatch.setattr(ranking, "_grades_by_id", no_fallback)
+    got = _grades_of(truth, query_index, rows, items)
     assert (expected >= 0).sum() > 1000   # many retrieved pairs are judged
     np.testing.assert_array_equal(got, expected)
