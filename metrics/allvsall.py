@@ -36,6 +36,11 @@ from .parallel import over_parts
 from .ranking import _id_order_key, check_policy
 from .registry import Measure, parse_measures
 
+try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
+    from . import _counting
+except ImportError:
+    _counting = None
+
 STREAMABLE = {"AP", "RR", "P", "R", "nDCG", "FirstRank", "MedianRank", "MeanRank", "Rprec",
               "BEP", "NumRel", "NumRet", "NumRelRet"}
 
@@ -46,21 +51,26 @@ def streamable(measures: list[Measure]) -> bool:
 
 
 def clique_partners(labels: np.ndarray) -> np.ndarray:
-    """N × (largest clique − 1) column indices of each item's clique mates, -1 padded."""
+    """N × (largest clique − 1) column indices of each item's clique mates in file order, -1
+    padded."""
     codes, _ = pd.factorize(np.asarray(labels, dtype=object))
-    order = np.argsort(codes, kind="stable")
+    n = len(codes)
+    if n == 0:
+        return np.full((0, 1), -1, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")   # the cliques one after another, in file order
     sizes = np.bincount(codes)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    width = max(int(sizes.max()) - 1, 1) if len(sizes) else 1
-    partners = np.full((len(codes), width), -1, dtype=np.int64)
-    for offset in range(int(sizes.max()) if len(sizes) else 0):  # a loop over clique positions
-        has = sizes[codes] > offset
-        member = order[starts[codes[has]] + offset]
-        rows = np.flatnonzero(has)
-        not_self = member != rows
-        rows, member = rows[not_self], member[not_self]
-        slot = (partners[rows] >= 0).sum(axis=1)
-        partners[rows, slot] = member
+    starts = np.cumsum(sizes) - sizes
+    place = np.empty(n, dtype=np.int64)            # each item's position inside its clique
+    place[order] = np.arange(n) - starts[codes[order]]
+    # one (item, member) pair for every member of the item's clique
+    size_of = sizes[codes]
+    item = np.repeat(np.arange(n), size_of)
+    offset = np.arange(len(item)) - np.repeat(np.cumsum(size_of) - size_of, size_of)
+    member = order[starts[codes[item]] + offset]
+    mate = member != item
+    item, offset, member = item[mate], offset[mate], member[mate]
+    partners = np.full((n, max(int(sizes.max()) - 1, 1)), -1, dtype=np.int64)
+    partners[item, offset - (offset > place[item])] = member
     return partners
 
 
@@ -133,28 +143,134 @@ def _counts_by_sorting(values: np.ndarray, counts: np.ndarray, levels: np.ndarra
             ends[:, None] - np.searchsorted(key, query, "right"))
 
 
+class _RowCounts:
+    """What the counting fills in per row, chunk by chunk, from the rows in memory (a scattered
+    read of a memory-mapped matrix would touch every page): the clique mates' scores worst first
+    (``level``, padded with the unreachable score), the mate that has each (``mate``), which are
+    real (``valid``), the query's score of itself (``own``), the items scored strictly better than
+    each mate, the query included (``higher``), and the tied items whose key comes first
+    (``tied_first``)."""
+
+    def __init__(self, n: int, width: int, missing: float):
+        self.level = np.full((n, width), missing, dtype=np.float64)
+        self.mate = np.zeros((n, width), dtype=np.int64)
+        self.valid = np.zeros((n, width), dtype=bool)
+        self.own = np.zeros(n, dtype=np.float64)
+        self.higher = np.zeros((n, width), dtype=np.int64)
+        self.tied_first = np.zeros((n, width), dtype=np.int64)
+
+
+def _non_finite_error(block, start, r, larger_is_better, source):
+    col = int(np.flatnonzero(~np.isfinite(block[r]))[0])
+    value = block[r, col] if larger_is_better else -block[r, col]
+    return InputError(f"value at index ({start + r}, {col}) is {value}; every value must be a "
+                      f"finite number", source=source)
+
+
+def _count_chunk_in_c(block, start, partners, out: _RowCounts, larger_is_better, source):
+    """Counts one chunk with the C kernel (:mod:`metrics._counting`): each row is read once, and
+    its items at least as good as the worst mate are copied out and counted per level. Returns
+    the (row, level) pairs where another item has exactly the mate's score."""
+    stop = start + len(block)
+    cols = np.ascontiguousarray(partners[start:stop], dtype=np.int64)
+    equal = np.empty(cols.shape, dtype=np.int64)
+    bad = _counting.count_levels(
+        block, block.dtype == np.float64, len(block), block.shape[1], start, cols,
+        cols.shape[1], larger_is_better, out.level[start:stop], out.mate[start:stop],
+        out.valid[start:stop], out.own[start:stop], out.higher[start:stop], equal)
+    if bad >= 0:
+        raise _non_finite_error(block, start, bad, larger_is_better, source)
+    return (equal > 1) & out.valid[start:stop]   # the mate itself is one of the equal items
+
+
+def _count_chunk_in_numpy(block, start, partners, out: _RowCounts, larger_is_better, source,
+                          buffer):
+    """Counts one chunk with NumPy, level by level over the whole chunk, switching to one sort
+    of the items still in reach when that is cheaper (see the module docstring). ``buffer`` is a
+    reusable (rows, multiple of _LANE) boolean scratch array. Returns the (row, level) pairs
+    where another item has exactly the mate's score."""
+    c, n = block.shape
+    stop = start + c
+    at_least = np.greater_equal if larger_is_better else np.less_equal
+    missing = np.inf if larger_is_better else -np.inf
+    padded = buffer.shape[1]
+    # a NaN or an infinity makes the sum non-finite (one pass, cheaper than isfinite); so can a
+    # sum of huge finite values, hence the exact check before the error
+    with np.errstate(over="ignore"):
+        total = np.add.reduce(block, axis=None)
+    if not np.isfinite(total) and not np.isfinite(block).all():
+        raise _non_finite_error(block, start, int(np.argwhere(~np.isfinite(block))[0][0]),
+                                larger_is_better, source)
+    here = np.arange(c)
+    cols = partners[start:stop]
+    has = cols >= 0
+    rel = np.where(has, block[here[:, None], np.maximum(cols, 0)], missing)
+    order = np.argsort(rel if larger_is_better else -rel, axis=1, kind="stable")
+    lv = out.level[start:stop] = np.take_along_axis(rel, order, axis=1)
+    out.mate[start:stop] = np.maximum(np.take_along_axis(cols, order, axis=1), 0)
+    ok = out.valid[start:stop] = np.take_along_axis(has, order, axis=1)
+    out.own[start:stop] = block[here, here + start]
+    per_level = ok.sum(axis=0)
+    depth = int(np.count_nonzero(per_level))
+    width = cols.shape[1]
+    mask = buffer[:c]
+    inside = mask[:, :n]
+    count = np.zeros((c, width), dtype=np.int64)
+    tied = np.zeros((c, width), dtype=bool)
+    for k in range(depth):
+        t = lv[:, k:k + 1]
+        at_least(block, t, out=inside)
+        reach = _row_counts(mask)
+        rest = depth - k - 1
+        # sort the items still in reach when that costs less than counting on: about one level of
+        # work per level left (0.4 more for this level's tie check), and as each level only thins
+        # the items out, counting over 2.5 more levels first never pays
+        if rest and _SORT_COST * reach.sum() <= min(rest + 0.4, 2.5) * c * n:
+            at = _true_positions(mask) - np.repeat(np.arange(c) * (padded - n), reach)
+            values, levels = np.take(block.reshape(-1), at), lv[:, k:depth]
+            if not larger_is_better:
+                values, levels = -values, -levels
+            reached, passed = _counts_by_sorting(values, reach, levels)
+            count[:, k:depth] = passed
+            tied[:, k:depth] = reached - passed > 1
+            break
+        # the clique mate itself scores its own level; anything else equal to it is a tie
+        np.equal(block, t, out=inside)
+        if np.count_nonzero(mask) == per_level[k]:
+            count[:, k] = reach - ok[:, k]
+        else:
+            equal = _row_counts(mask)
+            count[:, k] = reach - equal
+            tied[:, k] = equal > 1
+    out.higher[start:stop] = count
+    return tied & ok
+
+
+def counting_kernel() -> str:
+    """Which code counts the all-vs-all ranks here: the C kernel (with its instruction set) or,
+    when the extension was not built, NumPy."""
+    return f"C ({_counting.instruction_set()})" if _counting is not None else "NumPy"
+
+
 def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
                    larger_is_better: bool = True, chunk_rows: int = 64,
                    source: str = "matrix") -> np.ndarray:
     """N × m ranks (1-based, ascending, NaN padded) of each query's clique mates among the other
     N − 1 items, under a tie policy (``trec`` compares scores as float32): rank(j) = 1 + the items
     scored above j + the items tied with j whose tie key comes first (see the module docstring).
-    ``matrix`` may be memory-mapped; it is read ``chunk_rows`` rows at a time."""
+    ``matrix`` may be memory-mapped; it is read ``chunk_rows`` rows at a time, by the C kernel
+    when it was built (:func:`counting_kernel`), else by NumPy; both give the same ranks."""
     check_policy(ties)
     n = matrix.shape[0]
     partners = clique_partners(labels)
-    ids = np.asarray([str(x) for x in (item_ids if item_ids is not None else range(n))],
-                     dtype=object)
     if ties == "stable":
         key = np.arange(n)
-    elif ties == "id":
-        key = _id_order_key(ids)
     else:
-        key = -pd.factorize(ids, sort=True)[0]
-    width = partners.shape[1]
-    at_least = np.greater_equal if larger_is_better else np.less_equal
+        ids = np.asarray([str(x) for x in (item_ids if item_ids is not None else range(n))],
+                         dtype=object)
+        key = _id_order_key(ids) if ties == "id" else -pd.factorize(ids, sort=True)[0]
     above = np.greater if larger_is_better else np.less
-    missing = np.inf if larger_is_better else -np.inf   # never reached by a finite score
+    out = _RowCounts(n, partners.shape[1], np.inf if larger_is_better else -np.inf)
 
     def scores(x):
         x = np.asarray(x)
@@ -162,88 +278,30 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
             x = x.astype(np.float32, copy=False)
         return np.ascontiguousarray(x)
 
-    # per row, filled chunk by chunk from the rows in memory (a scattered read of a memory-mapped
-    # matrix would touch every page): the relevant scores lowest first, the clique mate that has
-    # each of them, and the query's score of itself
-    level = np.full((n, width), missing, dtype=np.float64)
-    mate = np.zeros((n, width), dtype=np.int64)
-    valid = np.zeros((n, width), dtype=bool)
-    own_score = np.zeros(n, dtype=np.float64)
-    higher = np.zeros((n, width), dtype=np.int64)    # items scored above each mate, query included
-    tied_first = np.zeros((n, width), dtype=np.int64)
-
-    padded = max(-(-n // _LANE), 1) * _LANE
-
     def rank_rows(begin: int, end: int) -> None:
-        buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
+        if _counting is None:
+            padded = max(-(-n // _LANE), 1) * _LANE
+            buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
         for start in range(begin, end, chunk_rows):
-            stop = min(start + chunk_rows, end)
-            c = stop - start
-            block = scores(matrix[start:stop])
-            # a NaN or an infinity makes the sum non-finite (one pass, cheaper than isfinite);
-            # so can a sum of huge finite values, hence the exact check before the error
-            with np.errstate(over="ignore"):
-                total = np.add.reduce(block, axis=None)
-            if not np.isfinite(total) and not np.isfinite(block).all():
-                r, col = np.argwhere(~np.isfinite(block))[0]
-                value = block[r, col] if larger_is_better else -block[r, col]
-                raise InputError(f"value at index ({start + r}, {col}) is {value}; every value "
-                                 f"must be a finite number", source=source)
-            here = np.arange(c)
-            cols = partners[start:stop]
-            has = cols >= 0
-            rel = np.where(has, block[here[:, None], np.maximum(cols, 0)], missing)
-            order = np.argsort(rel if larger_is_better else -rel, axis=1, kind="stable")
-            lv = level[start:stop] = np.take_along_axis(rel, order, axis=1)
-            mate[start:stop] = np.maximum(np.take_along_axis(cols, order, axis=1), 0)
-            ok = valid[start:stop] = np.take_along_axis(has, order, axis=1)
-            own_score[start:stop] = block[here, here + start]
-            per_level = ok.sum(axis=0)
-            depth = int(np.count_nonzero(per_level))
-            mask = buffer[:c]
-            inside = mask[:, :n]
-            count = np.zeros((c, width), dtype=np.int64)
-            tied = np.zeros((c, width), dtype=bool)
-            for k in range(depth):
-                t = lv[:, k:k + 1]
-                at_least(block, t, out=inside)
-                reach = _row_counts(mask)
-                rest = depth - k - 1
-                # sort the items still in reach when that costs less than counting on: about one
-                # level of work per level left (0.4 more for this level's tie check), and as each
-                # level only thins the items out, counting over 2.5 more levels first never pays
-                if rest and _SORT_COST * reach.sum() <= min(rest + 0.4, 2.5) * c * n:
-                    at = _true_positions(mask) - np.repeat(np.arange(c) * (padded - n), reach)
-                    values, levels = np.take(block.reshape(-1), at), lv[:, k:depth]
-                    if not larger_is_better:
-                        values, levels = -values, -levels
-                    reached, passed = _counts_by_sorting(values, reach, levels)
-                    count[:, k:depth] = passed
-                    tied[:, k:depth] = reached - passed > 1
-                    break
-                # the clique mate itself scores its own level; anything else equal to it is a tie
-                np.equal(block, t, out=inside)
-                if np.count_nonzero(mask) == per_level[k]:
-                    count[:, k] = reach - ok[:, k]
-                else:
-                    equal = _row_counts(mask)
-                    count[:, k] = reach - equal
-                    tied[:, k] = equal > 1
-            higher[start:stop] = count
-            # where another item has exactly a mate's score, count the tied items whose key comes
-            # first in that row alone (the query and the mate itself left out)
-            tied &= ok
+            block = scores(matrix[start:min(start + chunk_rows, end)])
+            if _counting is not None:
+                tied = _count_chunk_in_c(block, start, partners, out, larger_is_better, source)
+            else:
+                tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
+                                             source, buffer)
+            # where another item has exactly a mate's score, count the tied items whose key
+            # comes first in that row alone (the query and the mate itself left out)
             for k in np.flatnonzero(tied.any(axis=0)):
                 rows = np.flatnonzero(tied[:, k])
-                first = block[rows] == lv[rows, k:k + 1]
-                first &= key[None, :] < key[mate[start + rows, k]][:, None]
+                first = block[rows] == out.level[start + rows, k:k + 1]
+                first &= key[None, :] < key[out.mate[start + rows, k]][:, None]
                 first[np.arange(len(rows)), start + rows] = False
-                tied_first[start + rows, k] = first.sum(axis=1)
+                out.tied_first[start + rows, k] = first.sum(axis=1)
 
-    # row chunks are independent: the threads write disjoint rows of higher and tied_first
+    # row chunks are independent: the threads write disjoint rows of the counts
     over_parts(rank_rows, n, n)
-    query_above = above(own_score[:, None], level)
-    ranks = np.where(valid, 1 + higher - query_above + tied_first, np.nan)
+    query_above = above(out.own[:, None], out.level)
+    ranks = np.where(out.valid, 1 + out.higher - query_above + out.tied_first, np.nan)
     return np.sort(ranks, axis=1)  # NaN sorts last
 
 
@@ -254,39 +312,41 @@ def evaluate_ranks(ranks: np.ndarray, query_ids, measures, list_length: int,
     parsed = parse_measures(measures)
     if not streamable(parsed):
         raise InputError("these measures need the full ranking, not only the relevant ranks")
-    r_q = (~np.isnan(ranks)).sum(axis=1).astype(np.float64)
+    # ranks are sorted with NaN last, so the ranks inside a cutoff are a prefix of each row
+    counted = ~np.isnan(ranks)
+    r_q = counted.sum(axis=1).astype(np.float64)
     position = np.arange(1, ranks.shape[1] + 1, dtype=np.float64)
+    rows = np.arange(len(ranks))
     results = {}
     for m in parsed:
         k = m.cutoff
-        inside = ~np.isnan(ranks) & (ranks <= (k if k is not None else np.inf))
-        hits = inside.sum(axis=1).astype(np.float64)
-        safe = np.where(inside, ranks, 1.0)
+        inside = counted if k is None else ranks <= k
+        hits = r_q if k is None else inside.sum(axis=1).astype(np.float64)
         if m.name == "AP":
-            value = divide((np.where(inside, position / safe, 0.0)).sum(axis=1), r_q)
+            precision = np.divide(position, ranks, out=np.zeros(ranks.shape), where=inside)
+            value = divide(precision.sum(axis=1), r_q)
         elif m.name == "RR":
-            value = np.where(inside[:, 0], 1.0 / safe[:, 0], 0.0)
+            value = np.where(inside[:, 0], 1.0 / ranks[:, 0], 0.0)
         elif m.name == "P":
             value = hits / (k if k is not None else list_length)
         elif m.name == "R":
             value = divide(hits, r_q)
         elif m.name == "nDCG":
-            dcg = np.where(inside, 1.0 / np.log2(safe + 1.0), 0.0).sum(axis=1)
+            gain = np.divide(1.0, np.log2(ranks + 1.0), out=np.zeros(ranks.shape), where=inside)
             ideal_n = np.minimum(r_q, k) if k is not None else r_q
             ideal = np.where(position[None, :] <= ideal_n[:, None],
                              1.0 / np.log2(position + 1.0)[None, :], 0.0).sum(axis=1)
-            value = divide(dcg, ideal)
+            value = divide(gain.sum(axis=1), ideal)
         elif m.name == "FirstRank":
             value = np.where(inside[:, 0], ranks[:, 0], np.nan)
-        elif m.name in ("MedianRank", "MeanRank"):
-            masked = np.where(inside, ranks, np.nan)
-            value = np.full(len(ranks), np.nan)
-            some = inside.any(axis=1)
-            reduce = np.nanmedian if m.name == "MedianRank" else np.nanmean
-            if some.any():
-                value[some] = reduce(masked[some], axis=1)
+        elif m.name == "MedianRank":   # the middle of the prefix, or the mean of its two middles
+            h = hits.astype(np.int64)
+            middle = (ranks[rows, np.maximum(h - 1, 0) // 2] + ranks[rows, h // 2 - (h == 0)]) / 2
+            value = np.where(h > 0, middle, np.nan)
+        elif m.name == "MeanRank":
+            value = divide(np.where(inside, ranks, 0.0).sum(axis=1), hits)
         elif m.name in ("Rprec", "BEP"):
-            value = divide((~np.isnan(ranks) & (ranks <= r_q[:, None])).sum(axis=1), r_q)
+            value = divide((ranks <= r_q[:, None]).sum(axis=1), r_q)
         elif m.name == "NumRel":
             value = r_q.copy()
         elif m.name == "NumRet":

@@ -1,4 +1,7 @@
-"""The counting all-vs-all path agrees with the dense engine (which sorts whole rows)."""
+"""The counting all-vs-all path agrees with the dense engine (which sorts whole rows), with each
+counting kernel: NumPy, and the C extension with its portable and its AVX2 first pass."""
+
+import os
 
 import numpy as np
 import pandas as pd
@@ -10,7 +13,27 @@ from metrics.errors import InputError
 from metrics.ranking import _id_order_key, judge_scores, policy_scores
 from metrics.registry import parse_measures
 
+KERNELS = ["numpy", "c-portable", "c-avx2"]
+
+
+@pytest.fixture(autouse=True, params=KERNELS)
+def kernel(request, monkeypatch):
+    """Every test here runs once per counting kernel."""
+    if request.param == "numpy":
+        monkeypatch.setattr(allvsall, "_counting", None)
+        yield request.param
+        return
+    if allvsall._counting is None:
+        pytest.skip("the C extension is not built (pip install -e . builds it)")
+    chosen = allvsall._counting.instruction_set()
+    if not allvsall._counting.use_instruction_set(request.param.removeprefix("c-")):
+        pytest.skip(f"this CPU or build has no {request.param} code")
+    yield request.param
+    allvsall._counting.use_instruction_set(chosen)
+
+
 MEASURES = "AP,AP@5,RR,RR@3,P@1,P@5,P@10,R@5,nDCG,nDCG@5,FirstRank,MedianRank,MeanRank,Rprec," \
+           "MedianRank@5,MeanRank@5,FirstRank@3," \
            "BEP,NumRel,NumRelRet@5"
 
 
@@ -158,3 +181,22 @@ def test_first_non_finite_value_is_reported(larger):
     with pytest.raises(InputError, match=r"m\.npy: value at index \(9, 17\) is -?inf"):
         relevant_ranks(scores, labels, ids, larger_is_better=larger, chunk_rows=16,
                        source="m.npy")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("larger", [True, False])
+def test_rows_of_every_length_up_to_a_few_vectors(dtype, larger):
+    """Row lengths around the 4- and 8-lane vectors and the 16-item steps of the first pass, so
+    that every row ends in a partial vector somewhere; a non-finite value in that last part."""
+    rng = np.random.default_rng(7)
+    for n in (2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33):
+        labels = rng.integers(0, max(n // 3, 1), n).astype(str)
+        scores = np.round(rng.random((n, n)), 1).astype(dtype)
+        ids = [str(i) for i in range(n)]
+        matrix = scores if larger else -scores
+        np.testing.assert_array_equal(
+            relevant_ranks(matrix, labels, ids, "stable", larger_is_better=larger, chunk_rows=4),
+            sorting_ranks(matrix, labels, ids, "stable", larger), err_msg=f"n={n}")
+    matrix[5, n - 1] = np.nan
+    with pytest.raises(InputError, match=rf"value at index \(5, {n - 1}\) is nan"):
+        relevant_ranks(matrix, labels, ids, larger_is_better=larger)

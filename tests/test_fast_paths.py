@@ -1,6 +1,8 @@
 """The fast paths change speed, never results: the polars reader against the careful reader, and
-64-bit id keys against the ids themselves (including when every key collides)."""
+64-bit id keys against the ids themselves (including when every key collides). The all-vs-all C
+kernel is checked against the row-sorting reference in test_allvsall.py."""
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -257,3 +259,13 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     got = _grades_of(truth, query_index, rows, items)
     assert (expected >= 0).sum() > 1000   # many retrieved pairs are judged
     np.testing.assert_array_equal(got, expected)
+
+
+def test_the_c_counting_kernel_is_built_in_ci():
+    """CI installs with a C compiler, so the all-vs-all C kernel must have been built and chosen;
+    a silent fall-back to NumPy would pass every other test, only slower."""
+    from metrics.allvsall import counting_kernel
+
+    if os.environ.get("CI") != "true":
+        pytest.skip("only CI promises a C compiler")
+    assert counting_kernel().startswith("C ("), counting_kernel()
