@@ -35,11 +35,6 @@ typedef int (*scan_f64)(const double *, Py_ssize_t, const double *, Py_ssize_t, 
  * AVX2 version, whose target attribute covers them) */
 #define COUNT_LEVELS(T, ABOVE)                                                                   \
     for (Py_ssize_t k = 0; k < m; k++) {                                                         \
-        if (k > 0 && lv[k] == lv[k - 1]) {                                                       \
-            higher[k] = higher[k - 1];                                                           \
-            equal[k] = equal[k - 1];                                                             \
-            continue;                                                                            \
-        }                                                                                        \
         const T l = lv[k];                                                                       \
         uint32_t better = 0, same = 0;                                                           \
         for (uint32_t i = 0; i < (uint32_t)len; i++) {                                           \
@@ -273,7 +268,9 @@ count_levels(PyObject *self, PyObject *args)
         return NULL;
     Py_ssize_t item = is_double ? sizeof(double) : sizeof(float);
     Py_ssize_t found = -2;
-    if (rows < 0 || n < 1 || width < 1 || first_row < 0 || first_row + rows > n) {
+    /* the per-level counters are 32-bit */
+    if (rows < 0 || n < 1 || (uint64_t)n > UINT32_MAX || width < 1 || first_row < 0
+        || first_row + rows > n) {
         PyErr_SetString(PyExc_ValueError, "count_levels: rows, n, first_row or width out of range");
         goto done;
     }

@@ -8,15 +8,24 @@ other N − 1 items is
 
 (``above`` is ``>``, or ``<`` for distances; ``key`` orders tied items: the column for ``stable``,
 the id for ``id``, the id descending for ``trec``). Rows are read in chunks, so memory is bounded
-by the chunk size and a memory-mapped matrix never has to fit in RAM. In a chunk every row's
-relevant scores are sorted, lowest first, and counted level by level: one vectorised comparison
-of the chunk against each row's current relevant score and a per-row count give the items at
-least that good. Most items score below the lowest relevant ones, so after a few levels only a
-small fraction of the chunk is left above the current score; those items are taken out once, and
-one sort of (row, order-preserving integer key) pairs with two binary searches per relevant score
-counts the items above and equal to all the remaining ones. A relevant score that some other item
-equals exactly (rare for real scores) is found from those counts and its tie is settled by the
-key, scanning only that row.
+by the chunk size and a memory-mapped matrix never has to fit in RAM. Two kernels count, with the
+same results:
+
+* **C** (``metrics/_counting.c``, built by ``pip install``): each row is read once. That pass
+  checks every score is finite and copies out the items at least as good as the query's worst
+  clique mate (with AVX2, eight at a time: a comparison mask picks the lanes to keep); then, for
+  each mate's score, one vectorised loop over the copied items counts those strictly better and
+  those exactly equal.
+* **NumPy** (when the extension is missing): every row's relevant scores are sorted, lowest
+  first, and the chunk is counted level by level: one vectorised comparison of the chunk against
+  each row's current relevant score and a per-row count give the items at least that good. Most
+  items score below the lowest relevant ones, so after a few levels only a small fraction of the
+  chunk is left above the current score; those items are taken out once, and one sort of (row,
+  order-preserving integer key) pairs with two binary searches per relevant score counts the
+  items above and equal to all the remaining ones.
+
+A relevant score that some other item equals exactly (rare for real scores) is found from those
+counts and its tie is settled by the key, scanning only that row.
 
 Binary measures that depend only on the ranks of the relevant items (AP, RR, P@k, R@k, nDCG,
 FirstRank, MedianRank, MeanRank, Rprec, BEP and the counts) are computed from those ranks; the

@@ -269,3 +269,27 @@ def test_the_c_counting_kernel_is_built_in_ci():
     if os.environ.get("CI") != "true":
         pytest.skip("only CI promises a C compiler")
     assert counting_kernel().startswith("C ("), counting_kernel()
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(   # with whitespace, comments and odd line ends, and plain text without
+    st.text(alphabet=st.sampled_from(list("ab ,\t\n\r#;'\x0b\x85é\u2028")), max_size=60),
+    st.text(alphabet=st.sampled_from(list("ab,;\n'é\t")), max_size=60)),
+    delimiter=st.sampled_from([",", "\t"]))
+def test_csv_rows_without_quotes_split_as_the_csv_module_does(text, delimiter):
+    """Without a quote character csv.reader only splits at the delimiter, so the loaders skip it;
+    without whitespace or comments they also skip stripping and the blank-line check."""
+    import csv
+
+    from metrics.loaders.text import _content_lines, split_rows
+
+    numbered = list(_content_lines(text))
+    if not numbered:
+        with pytest.raises(InputError, match="is empty"):
+            split_rows(text, "f.csv", delimiter)
+        return
+    expected = [[cell.strip() for cell in row]
+                for row in csv.reader((line for _, line in numbered), delimiter=delimiter)]
+    rows = split_rows(text, "f.csv", delimiter)
+    assert rows.fields == expected
+    assert rows.lines == [n for n, _ in numbered]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import gzip
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,15 +98,29 @@ def load_text(source: Source, name: str | None = None, what: str = "file") -> st
     return text
 
 
+# a character that str.strip() removes (re's \s is the same Unicode whitespace), other than the
+# line ends that splitlines() already took off
+_SPACE = re.compile(r"[^\S\r\n]")
+
+
 def split_rows(text: str, label: str, delimiter: str | None, what: str = "file") -> Rows:
     """Split text into rows. ``delimiter=None`` splits on runs of whitespace (TREC files);
     ``","`` or ``"\\t"`` read CSV/TSV with quoting. Raises on empty or comment-only text."""
+    if delimiter is not None and '"' not in text and "#" not in text:
+        # no quote: csv.reader would only split at the delimiter; no comment, and with no
+        # whitespace at all no line is blank and no cell needs stripping
+        plain = text.splitlines()
+        if plain and all(plain) and not _SPACE.search(text):
+            return Rows(label, list(range(1, len(plain) + 1)),
+                        [line.split(delimiter) for line in plain])
     numbered = list(_content_lines(text))
     if not numbered:
         raise InputError(f"is empty: expected a {what}", source=label)
     lines = [n for n, _ in numbered]
     if delimiter is None:
         fields = [line.split() for _, line in numbered]
+    elif '"' not in text:
+        fields = [[cell.strip() for cell in line.split(delimiter)] for _, line in numbered]
     else:
         fields = [[cell.strip() for cell in row]
                   for row in csv.reader((line for _, line in numbered), delimiter=delimiter)]
