@@ -248,7 +248,9 @@ def bench_matrix(n: int, repeats: int, seed: int) -> dict:
         rows[method] = [timed(job_command("matrix", method, str(paths["matrix"]),
                                           str(paths["labels"]), "-"))
                         for _ in range(repeats if method != "full-sort" else max(1, repeats - 1))]
-    return {"n": n, "rows": rows}
+    cli = [sys.executable, "-m", "metrics", "evaluate-matrix", str(paths["matrix"]),
+           str(paths["labels"]), "--measures", MATRIX_MEASURES, "--format", "json"]
+    return {"n": n, "rows": rows, "command_line": [timed(cli) for _ in range(repeats)]}
 
 
 def fmt(seconds: float) -> str:
@@ -322,6 +324,11 @@ def write_report(run_results, matrix_results, scaling, quick: bool, dashboard=No
                       f"takes {fmt(parallel_floor)} s, and against that the kernel is "
                       f"{kernel / parallel_floor:.2f}×. *Counting, NumPy* is the same method "
                       f"without the C extension (what runs where it could not be built).", ""]
+        command_line = median_of(res["command_line"], "wall")
+        lines += [f"The command line, `python -m metrics evaluate-matrix` with these measures, "
+                  f"takes {fmt(command_line)} s as a whole process: "
+                  f"{command_line / floor['wall']:.2f}× the floor's whole process and "
+                  f"{sort['wall'] / command_line:.1f}× faster than the full sort's.", ""]
     if dashboard:
         lines += ["## Dashboard with a W2-sized run (1,000 queries × 1,000 results)", "",
                   "Server-side script time of the query explorer, measured with "

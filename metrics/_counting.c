@@ -193,17 +193,18 @@ DEFINE_SCAN_AVX2_F64(scan_f64_smaller_avx2, _CMP_LE_OQ, LESS_EQUAL, LESS)
 /* Returns the first row of the block holding a NaN or an infinity, or -1. */
 #define DEFINE_KERNEL(NAME, T, SCAN, ABOVE)                                                      \
 static Py_ssize_t NAME(const T *block, Py_ssize_t rows, Py_ssize_t n, Py_ssize_t first_row,      \
-                       const int64_t *partners, Py_ssize_t width, double missing,               \
+                       const int64_t *members, const int64_t *clique_start,                     \
+                       const int64_t *clique_size, Py_ssize_t width, double missing,            \
                        double *level, int64_t *mate, uint8_t *valid, double *own,               \
                        int64_t *higher, int64_t *equal, T *buf, T *lv, int64_t *lc)              \
 {                                                                                                \
     for (Py_ssize_t r = 0; r < rows; r++) {                                                      \
         const T *row = block + r * n;                                                            \
-        const int64_t *cols = partners + r * width;                                              \
+        const int64_t *clique = members + clique_start[r];                                       \
         Py_ssize_t m = 0;                                                                        \
-        for (Py_ssize_t j = 0; j < width; j++) {   /* stable insertion sort, worst first */      \
-            int64_t c = cols[j];                                                                 \
-            if (c < 0)                                                                           \
+        for (Py_ssize_t j = 0; j < clique_size[r]; j++) {   /* stable insertion sort, worst first */ \
+            int64_t c = clique[j];                                                               \
+            if (c == first_row + r)   /* the query itself */                                     \
                 continue;                                                                        \
             T v = row[c];                                                                        \
             Py_ssize_t i = m++;                                                                  \
@@ -247,24 +248,25 @@ fits(Py_buffer *view, Py_ssize_t count, Py_ssize_t size, const char *what)
 }
 
 PyDoc_STRVAR(count_levels_doc,
-"count_levels(block, double, rows, n, first_row, partners, width, larger_is_better,\n"
-"             level, mate, valid, own, higher, equal) -> int\n\n"
+"count_levels(block, double, rows, n, first_row, members, clique_start, clique_size, width,\n"
+"             larger_is_better, level, mate, valid, own, higher, equal) -> int\n\n"
 "For each of ``rows`` rows of ``n`` scores (float64 if ``double`` else float32, C order), whose\n"
 "first row is row ``first_row`` of the matrix: the clique mates' scores worst first (``level``,\n"
 "padded with the unreachable score), their columns (``mate``), which are real (``valid``), the\n"
 "query's score of itself (``own``), and per level the items scored strictly better (``higher``)\n"
-"and exactly equal (``equal``), over all n columns. ``partners`` holds ``width`` columns per\n"
-"row, -1 padded. Returns the first row holding a non-finite score, or -1.");
+"and exactly equal (``equal``), over all n columns; ``width`` columns per row. Row r's clique\n"
+"is ``members[clique_start[r]:clique_start[r] + clique_size[r]]`` (the query among them).\n"
+"Returns the first row holding a non-finite score, or -1.");
 
 static PyObject *
 count_levels(PyObject *self, PyObject *args)
 {
-    Py_buffer block, partners, level, mate, valid, own, higher, equal;
+    Py_buffer block, members, clique_start, clique_size, level, mate, valid, own, higher, equal;
     int is_double, larger;
     Py_ssize_t rows, n, first_row, width;
-    if (!PyArg_ParseTuple(args, "y*pnnny*npw*w*w*w*w*w*", &block, &is_double, &rows, &n,
-                          &first_row, &partners, &width, &larger, &level, &mate, &valid, &own,
-                          &higher, &equal))
+    if (!PyArg_ParseTuple(args, "y*pnnny*y*y*npw*w*w*w*w*w*", &block, &is_double, &rows, &n,
+                          &first_row, &members, &clique_start, &clique_size, &width, &larger,
+                          &level, &mate, &valid, &own, &higher, &equal))
         return NULL;
     Py_ssize_t item = is_double ? sizeof(double) : sizeof(float);
     Py_ssize_t found = -2;
@@ -274,17 +276,33 @@ count_levels(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "count_levels: rows, n, first_row or width out of range");
         goto done;
     }
-    if (!fits(&block, rows * n, item, "block") || !fits(&partners, rows * width, 8, "partners")
-        || !fits(&level, rows * width, 8, "level") || !fits(&mate, rows * width, 8, "mate")
-        || !fits(&valid, rows * width, 1, "valid") || !fits(&own, rows, 8, "own")
-        || !fits(&higher, rows * width, 8, "higher") || !fits(&equal, rows * width, 8, "equal"))
+    if (!fits(&block, rows * n, item, "block") || !fits(&clique_start, rows, 8, "clique_start")
+        || !fits(&clique_size, rows, 8, "clique_size") || !fits(&level, rows * width, 8, "level")
+        || !fits(&mate, rows * width, 8, "mate") || !fits(&valid, rows * width, 1, "valid")
+        || !fits(&own, rows, 8, "own") || !fits(&higher, rows * width, 8, "higher")
+        || !fits(&equal, rows * width, 8, "equal"))
         goto done;
-    const int64_t *cols = partners.buf;
-    for (Py_ssize_t i = 0; i < rows * width; i++)
-        if (cols[i] >= n) {
-            PyErr_SetString(PyExc_ValueError, "count_levels: a partner column is out of range");
+    /* every clique inside members, every member a column, at most width mates per row */
+    const int64_t *in = members.buf, *start = clique_start.buf, *size = clique_size.buf;
+    Py_ssize_t listed = members.len / 8;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        if (start[r] < 0 || size[r] < 0 || start[r] > listed - size[r]) {
+            PyErr_SetString(PyExc_ValueError, "count_levels: a clique lies outside members");
             goto done;
         }
+        Py_ssize_t mates = 0;
+        for (Py_ssize_t j = start[r]; j < start[r] + size[r]; j++) {
+            if (in[j] < 0 || in[j] >= n) {
+                PyErr_SetString(PyExc_ValueError, "count_levels: a member is not a column");
+                goto done;
+            }
+            mates += in[j] != first_row + r;
+        }
+        if (mates > width) {
+            PyErr_SetString(PyExc_ValueError, "count_levels: more clique mates than width");
+            goto done;
+        }
+    }
     void *buf = malloc((size_t)n * item);
     void *lv = malloc((size_t)width * item);
     int64_t *lc = malloc((size_t)width * sizeof(int64_t));
@@ -299,19 +317,21 @@ count_levels(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     if (is_double)
         found = (larger ? count_f64_larger : count_f64_smaller)(
-            block.buf, rows, n, first_row, cols, width, missing, level.buf, mate.buf, valid.buf,
-            own.buf, higher.buf, equal.buf, buf, lv, lc);
+            block.buf, rows, n, first_row, in, start, size, width, missing, level.buf, mate.buf,
+            valid.buf, own.buf, higher.buf, equal.buf, buf, lv, lc);
     else
         found = (larger ? count_f32_larger : count_f32_smaller)(
-            block.buf, rows, n, first_row, cols, width, missing, level.buf, mate.buf, valid.buf,
-            own.buf, higher.buf, equal.buf, buf, lv, lc);
+            block.buf, rows, n, first_row, in, start, size, width, missing, level.buf, mate.buf,
+            valid.buf, own.buf, higher.buf, equal.buf, buf, lv, lc);
     Py_END_ALLOW_THREADS
     free(buf);
     free(lv);
     free(lc);
 done:
     PyBuffer_Release(&block);
-    PyBuffer_Release(&partners);
+    PyBuffer_Release(&members);
+    PyBuffer_Release(&clique_start);
+    PyBuffer_Release(&clique_size);
     PyBuffer_Release(&level);
     PyBuffer_Release(&mate);
     PyBuffer_Release(&valid);

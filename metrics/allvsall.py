@@ -35,7 +35,6 @@ dense engine (:mod:`metrics.ranking`) gives the same numbers and is used for eve
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 from .evaluate import EvaluationResult, MeasureResult
@@ -59,28 +58,43 @@ def streamable(measures: list[Measure]) -> bool:
     return all(m.name in STREAMABLE and not m.params for m in measures)
 
 
-def clique_partners(labels: np.ndarray) -> np.ndarray:
+class Cliques:
+    """The items grouped by clique label: ``members`` lists the items clique after clique (in file
+    order inside each), and item i's clique is ``members[start[i]:start[i] + size[i]]``, item i
+    among them. ``width`` is the most clique mates any item has (at least 1)."""
+
+    def __init__(self, labels):
+        # codes in order of first appearance, for any hashable labels (dict lookups at C speed)
+        code_of = {label: code for code, label in enumerate(dict.fromkeys(labels))}
+        codes = np.fromiter(map(code_of.__getitem__, labels), dtype=np.int64, count=len(labels))
+        self.members = np.argsort(codes, kind="stable")
+        sizes = np.bincount(codes)
+        starts = np.cumsum(sizes) - sizes
+        self.start, self.size = starts[codes], sizes[codes]
+        self.width = max(int(sizes.max()) - 1, 1) if len(sizes) else 1
+
+    def partners(self) -> np.ndarray:
+        """N × width column indices of each item's clique mates in file order, -1 padded."""
+        n = len(self.members)
+        partners = np.full((n, self.width), -1, dtype=np.int64)
+        if n == 0:
+            return partners
+        place = np.empty(n, dtype=np.int64)   # each item's position inside its clique
+        place[self.members] = np.arange(n) - self.start[self.members]
+        # one (item, member) pair for every member of the item's clique
+        item = np.repeat(np.arange(n), self.size)
+        offset = np.arange(len(item)) - np.repeat(np.cumsum(self.size) - self.size, self.size)
+        member = self.members[self.start[item] + offset]
+        mate = member != item
+        item, offset, member = item[mate], offset[mate], member[mate]
+        partners[item, offset - (offset > place[item])] = member
+        return partners
+
+
+def clique_partners(labels) -> np.ndarray:
     """N × (largest clique − 1) column indices of each item's clique mates in file order, -1
     padded."""
-    codes, _ = pd.factorize(np.asarray(labels, dtype=object))
-    n = len(codes)
-    if n == 0:
-        return np.full((0, 1), -1, dtype=np.int64)
-    order = np.argsort(codes, kind="stable")   # the cliques one after another, in file order
-    sizes = np.bincount(codes)
-    starts = np.cumsum(sizes) - sizes
-    place = np.empty(n, dtype=np.int64)            # each item's position inside its clique
-    place[order] = np.arange(n) - starts[codes[order]]
-    # one (item, member) pair for every member of the item's clique
-    size_of = sizes[codes]
-    item = np.repeat(np.arange(n), size_of)
-    offset = np.arange(len(item)) - np.repeat(np.cumsum(size_of) - size_of, size_of)
-    member = order[starts[codes[item]] + offset]
-    mate = member != item
-    item, offset, member = item[mate], offset[mate], member[mate]
-    partners = np.full((n, max(int(sizes.max()) - 1, 1)), -1, dtype=np.int64)
-    partners[item, offset - (offset > place[item])] = member
-    return partners
+    return Cliques(labels).partners()
 
 
 # Booleans are counted eight at a time as bytes of uint64 words, 255 words per sum so that no byte
@@ -176,17 +190,18 @@ def _non_finite_error(block, start, r, larger_is_better, source):
                       f"finite number", source=source)
 
 
-def _count_chunk_in_c(block, start, partners, out: _RowCounts, larger_is_better, source):
-    """Counts one chunk with the C kernel (:mod:`metrics._counting`): each row is read once, and
-    its items at least as good as the worst mate are copied out and counted per level. Returns
-    the (row, level) pairs where another item has exactly the mate's score."""
+def _count_chunk_in_c(block, start, cliques: Cliques, out: _RowCounts, larger_is_better,
+                      source):
+    """Counts a block of rows with the C kernel (:mod:`metrics._counting`): each row is read once,
+    and its items at least as good as the worst mate are copied out and counted per level.
+    Returns the (row, level) pairs where another item has exactly the mate's score."""
     stop = start + len(block)
-    cols = np.ascontiguousarray(partners[start:stop], dtype=np.int64)
-    equal = np.empty(cols.shape, dtype=np.int64)
+    equal = np.empty((len(block), cliques.width), dtype=np.int64)
     bad = _counting.count_levels(
-        block, block.dtype == np.float64, len(block), block.shape[1], start, cols,
-        cols.shape[1], larger_is_better, out.level[start:stop], out.mate[start:stop],
-        out.valid[start:stop], out.own[start:stop], out.higher[start:stop], equal)
+        block, block.dtype == np.float64, len(block), block.shape[1], start, cliques.members,
+        cliques.start[start:stop], cliques.size[start:stop], cliques.width, larger_is_better,
+        out.level[start:stop], out.mate[start:stop], out.valid[start:stop],
+        out.own[start:stop], out.higher[start:stop], equal)
     if bad >= 0:
         raise _non_finite_error(block, start, bad, larger_is_better, source)
     return (equal > 1) & out.valid[start:stop]   # the mate itself is one of the equal items
@@ -271,15 +286,16 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     when it was built (:func:`counting_kernel`), else by NumPy; both give the same ranks."""
     check_policy(ties)
     n = matrix.shape[0]
-    partners = clique_partners(labels)
+    cliques = Cliques(labels)
+    partners = cliques.partners() if _counting is None else None   # the C kernel reads cliques
     if ties == "stable":
         key = np.arange(n)
     else:
         ids = np.asarray([str(x) for x in (item_ids if item_ids is not None else range(n))],
                          dtype=object)
-        key = _id_order_key(ids) if ties == "id" else -pd.factorize(ids, sort=True)[0]
+        key = _id_order_key(ids) if ties == "id" else -np.unique(ids, return_inverse=True)[1]
     above = np.greater if larger_is_better else np.less
-    out = _RowCounts(n, partners.shape[1], np.inf if larger_is_better else -np.inf)
+    out = _RowCounts(n, cliques.width, np.inf if larger_is_better else -np.inf)
 
     def scores(x):
         x = np.asarray(x)
@@ -287,25 +303,35 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
             x = x.astype(np.float32, copy=False)
         return np.ascontiguousarray(x)
 
+    # the C kernel reads the rows where they are (a memory-mapped file's pages, say) and needs no
+    # chunks, so a part of the rows is one call; NumPy, or scores that must be converted first,
+    # go chunk by chunk
+    as_is = (_counting is not None and getattr(matrix, "flags", None) is not None
+             and matrix.flags.c_contiguous
+             and (matrix.dtype == np.float32 or (matrix.dtype == np.float64 and ties != "trec")))
+
     def rank_rows(begin: int, end: int) -> None:
         if _counting is None:
             padded = max(-(-n // _LANE), 1) * _LANE
             buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
-        for start in range(begin, end, chunk_rows):
-            block = scores(matrix[start:min(start + chunk_rows, end)])
+        for start in range(begin, end, max(end - begin, 1) if as_is else chunk_rows):
+            block = scores(matrix[start:end if as_is else min(start + chunk_rows, end)])
             if _counting is not None:
-                tied = _count_chunk_in_c(block, start, partners, out, larger_is_better, source)
+                tied = _count_chunk_in_c(block, start, cliques, out, larger_is_better, source)
             else:
                 tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
                                              source, buffer)
             # where another item has exactly a mate's score, count the tied items whose key
-            # comes first in that row alone (the query and the mate itself left out)
+            # comes first in that row alone (the query and the mate itself left out), a chunk of
+            # rows at a time
             for k in np.flatnonzero(tied.any(axis=0)):
-                rows = np.flatnonzero(tied[:, k])
-                first = block[rows] == out.level[start + rows, k:k + 1]
-                first &= key[None, :] < key[out.mate[start + rows, k]][:, None]
-                first[np.arange(len(rows)), start + rows] = False
-                out.tied_first[start + rows, k] = first.sum(axis=1)
+                tied_rows = np.flatnonzero(tied[:, k])
+                for at in range(0, len(tied_rows), chunk_rows):
+                    rows = tied_rows[at:at + chunk_rows]
+                    first = block[rows] == out.level[start + rows, k:k + 1]
+                    first &= key[None, :] < key[out.mate[start + rows, k]][:, None]
+                    first[np.arange(len(rows)), start + rows] = False
+                    out.tied_first[start + rows, k] = first.sum(axis=1)
 
     # row chunks are independent: the threads write disjoint rows of the counts
     over_parts(rank_rows, n, n)

@@ -214,6 +214,8 @@ def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
 
 def check_unique(table: Table, values: np.ndarray, what: str, hint: str) -> None:
     """Every value once: a repeat is an error naming both lines."""
+    if len(set(values)) == len(values):
+        return
     seen: dict[str, int] = {}
     for i, value in enumerate(values):
         if value in seen:
