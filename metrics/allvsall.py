@@ -282,8 +282,9 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     """N × m ranks (1-based, ascending, NaN padded) of each query's clique mates among the other
     N − 1 items, under a tie policy (``trec`` compares scores as float32): rank(j) = 1 + the items
     scored above j + the items tied with j whose tie key comes first (see the module docstring).
-    ``matrix`` may be memory-mapped; it is read ``chunk_rows`` rows at a time, by the C kernel
-    when it was built (:func:`counting_kernel`), else by NumPy; both give the same ranks."""
+    ``matrix`` may be memory-mapped: the C kernel (when it was built, see
+    :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
+    converted first) ``chunk_rows`` rows at a time; both give the same ranks."""
     check_policy(ties)
     n = matrix.shape[0]
     cliques = Cliques(labels)

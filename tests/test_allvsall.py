@@ -1,8 +1,6 @@
 """The counting all-vs-all path agrees with the dense engine (which sorts whole rows), with each
 counting kernel: NumPy, and the C extension with its portable and its AVX2 first pass."""
 
-import os
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -200,29 +198,3 @@ def test_rows_of_every_length_up_to_a_few_vectors(dtype, larger):
     matrix[5, n - 1] = np.nan
     with pytest.raises(InputError, match=rf"value at index \(5, {n - 1}\) is nan"):
         relevant_ranks(matrix, labels, ids, larger_is_better=larger)
-
-
-def test_the_c_kernel_refuses_inconsistent_arguments(kernel):
-    """The C kernel checks sizes and indices before it reads memory: a wrong call is an error."""
-    if kernel == "numpy":
-        pytest.skip("a C kernel check")
-    counting = allvsall._counting
-    block = np.zeros((2, 4), dtype=np.float32)
-
-    def call(members=(0, 1, 2, 3), start=(0, 0), size=(2, 2), width=1, rows=2, level_rows=2):
-        level = np.zeros((level_rows, width))
-        ints = [np.zeros((level_rows, width), dtype=np.int64) for _ in range(3)]
-        return counting.count_levels(
-            block, False, rows, 4, 0, np.asarray(members, dtype=np.int64),
-            np.asarray(start, dtype=np.int64), np.asarray(size, dtype=np.int64), width, True,
-            level, ints[0], np.zeros((level_rows, width), dtype=bool), np.zeros(level_rows),
-            ints[1], ints[2])
-
-    assert call() == -1   # rows 0 and 1 form one clique
-    for wrong, message in [(dict(members=(0, 9, 2, 3)), "not a column"),
-                           (dict(start=(0, 3)), "outside members"),
-                           (dict(size=(3, 2)), "more clique mates than width"),
-                           (dict(level_rows=1), "buffer holds"),
-                           (dict(rows=5), "out of range")]:
-        with pytest.raises(ValueError, match=message):
-            call(**wrong)

@@ -293,3 +293,32 @@ def test_csv_rows_without_quotes_split_as_the_csv_module_does(text, delimiter):
     rows = split_rows(text, "f.csv", delimiter)
     assert rows.fields == expected
     assert rows.lines == [n for n, _ in numbered]
+
+
+def test_the_c_kernel_refuses_inconsistent_arguments():
+    """The all-vs-all C kernel checks sizes and indices before it reads memory: a wrong call is an
+    error, never a crash."""
+    from metrics import allvsall
+
+    counting = allvsall._counting
+    if counting is None:
+        pytest.skip("the C extension is not built (CI checks that it is)")
+    block = np.zeros((2, 4), dtype=np.float32)
+
+    def call(members=(0, 1, 2, 3), start=(0, 0), size=(2, 2), width=1, rows=2, level_rows=2):
+        level = np.zeros((level_rows, width))
+        ints = [np.zeros((level_rows, width), dtype=np.int64) for _ in range(3)]
+        return counting.count_levels(
+            block, False, rows, 4, 0, np.asarray(members, dtype=np.int64),
+            np.asarray(start, dtype=np.int64), np.asarray(size, dtype=np.int64), width, True,
+            level, ints[0], np.zeros((level_rows, width), dtype=bool), np.zeros(level_rows),
+            ints[1], ints[2])
+
+    assert call() == -1   # rows 0 and 1 form one clique
+    for wrong, message in [(dict(members=(0, 9, 2, 3)), "not a column"),
+                           (dict(start=(0, 3)), "outside members"),
+                           (dict(size=(3, 2)), "more clique mates than width"),
+                           (dict(level_rows=1), "buffer holds"),
+                           (dict(rows=5), "out of range")]:
+        with pytest.raises(ValueError, match=message):
+            call(**wrong)
