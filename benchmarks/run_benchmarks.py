@@ -323,7 +323,7 @@ def write_report(run_results, matrix_results, scaling, quick: bool, dashboard=No
         lines += ["", f"Counting kernel ({rows['counting'][0].get('code', '?')}): "
                       f"{kernel / floor['kernel']:.2f}× the streaming floor "
                       f"(target ≤ 3), {sort['kernel'] / kernel:.1f}× faster than sorting every "
-                      f"row (target ≥ 10). It splits its row chunks over the "
+                      f"row (target ≥ 10). It splits its rows over the "
                       f"machine's {os.cpu_count()} cores; the floor's pass split the same way "
                       f"takes {fmt(parallel_floor)} s, and against that the kernel is "
                       f"{kernel / parallel_floor:.2f}×. *Counting, NumPy* is the same method "

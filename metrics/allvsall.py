@@ -7,9 +7,9 @@ other N − 1 items is
     rank(j) = 1 + #{k ≠ i : s_ik above s_ij} + #{k ∉ {i, j} : s_ik = s_ij, key_k < key_j}
 
 (``above`` is ``>``, or ``<`` for distances; ``key`` orders tied items: the column for ``stable``,
-the id for ``id``, the id descending for ``trec``). Rows are read in chunks, so memory is bounded
-by the chunk size and a memory-mapped matrix never has to fit in RAM. Two kernels count, with the
-same results:
+the id for ``id``, the id descending for ``trec``). Rows are read one at a time (C) or in chunks
+(NumPy), so memory stays bounded and a memory-mapped matrix never has to fit in RAM. Two kernels
+count, with the same results:
 
 * **C** (``metrics/_counting.c``, built by ``pip install``): each row is read once. That pass
   checks every score is finite and copies out the items at least as good as the query's worst
@@ -183,11 +183,10 @@ class _RowCounts:
         self.tied_first = np.zeros((n, width), dtype=np.int64)
 
 
-def _non_finite_error(block, start, r, larger_is_better, source):
+def _non_finite_error(block, start, r, source):
     col = int(np.flatnonzero(~np.isfinite(block[r]))[0])
-    value = block[r, col] if larger_is_better else -block[r, col]
-    return InputError(f"value at index ({start + r}, {col}) is {value}; every value must be a "
-                      f"finite number", source=source)
+    return InputError(f"value at index ({start + r}, {col}) is {block[r, col]}; every value must "
+                      f"be a finite number", source=source)
 
 
 def _count_chunk_in_c(block, start, cliques: Cliques, out: _RowCounts, larger_is_better,
@@ -203,7 +202,7 @@ def _count_chunk_in_c(block, start, cliques: Cliques, out: _RowCounts, larger_is
         out.level[start:stop], out.mate[start:stop], out.valid[start:stop],
         out.own[start:stop], out.higher[start:stop], equal)
     if bad >= 0:
-        raise _non_finite_error(block, start, bad, larger_is_better, source)
+        raise _non_finite_error(block, start, bad, source)
     return (equal > 1) & out.valid[start:stop]   # the mate itself is one of the equal items
 
 
@@ -223,8 +222,7 @@ def _count_chunk_in_numpy(block, start, partners, out: _RowCounts, larger_is_bet
     with np.errstate(over="ignore"):
         total = np.add.reduce(block, axis=None)
     if not np.isfinite(total) and not np.isfinite(block).all():
-        raise _non_finite_error(block, start, int(np.argwhere(~np.isfinite(block))[0][0]),
-                                larger_is_better, source)
+        raise _non_finite_error(block, start, int(np.argwhere(~np.isfinite(block))[0][0]), source)
     here = np.arange(c)
     cols = partners[start:stop]
     has = cols >= 0
