@@ -45,6 +45,19 @@ typedef int (*scan_f64)(const double *, Py_ssize_t, const double *, Py_ssize_t, 
         equal[k] = same;                                                                         \
     }
 
+/* the end of every version of the scan: the items after the last whole step or vector, one at a
+ * time, then the counting over the copied items */
+#define FINISH_SCAN(T, AT_LEAST, ABOVE)                                                          \
+    for (; j < n; j++) {                                                                         \
+        bad |= !(row[j] - row[j] == 0);                                                          \
+        buf[len] = row[j];                                                                       \
+        len += AT_LEAST(row[j], low);                                                            \
+    }                                                                                            \
+    if (bad)                                                                                     \
+        return 1;                                                                                \
+    COUNT_LEVELS(T, ABOVE)                                                                       \
+    return 0;
+
 /* Portable version: a step of 16 items with none at least as good as `low` (most steps when the
  * mates score high) is compared, never copied; the copy itself writes every item and advances
  * only past the kept ones, which avoids a branch per item. */
@@ -69,15 +82,7 @@ static int NAME(const T *row, Py_ssize_t n, const T *lv, Py_ssize_t m, T missing
                 len += AT_LEAST(row[j + t], low);                                                \
             }                                                                                    \
     }                                                                                            \
-    for (; j < n; j++) {                                                                         \
-        bad |= !(row[j] - row[j] == 0);                                                          \
-        buf[len] = row[j];                                                                       \
-        len += AT_LEAST(row[j], low);                                                            \
-    }                                                                                            \
-    if (bad)                                                                                     \
-        return 1;                                                                                \
-    COUNT_LEVELS(T, ABOVE)                                                                       \
-    return 0;                                                                                    \
+    FINISH_SCAN(T, AT_LEAST, ABOVE)                                                              \
 }
 
 DEFINE_SCAN(scan_f32_larger_portable, float, GREATER_EQUAL, GREATER)
@@ -143,15 +148,7 @@ static int NAME(const float *row, Py_ssize_t n, const float *lv, Py_ssize_t m, f
         len += __builtin_popcount(mask);                                                         \
     }                                                                                            \
     int bad = _mm256_movemask_ps(_mm256_cmp_ps(bad8, _mm256_setzero_ps(), _CMP_NEQ_UQ)) != 0;  \
-    for (; j < n; j++) {                                                                         \
-        bad |= !(row[j] - row[j] == 0);                                                          \
-        buf[len] = row[j];                                                                       \
-        len += AT_LEAST(row[j], low);                                                            \
-    }                                                                                            \
-    if (bad)                                                                                     \
-        return 1;                                                                                \
-    COUNT_LEVELS(float, ABOVE)                                                                   \
-    return 0;                                                                                    \
+    FINISH_SCAN(float, AT_LEAST, ABOVE)                                                          \
 }
 
 #define DEFINE_SCAN_AVX2_F64(NAME, PREDICATE, AT_LEAST, ABOVE)                                   \
@@ -173,15 +170,7 @@ static int NAME(const double *row, Py_ssize_t n, const double *lv, Py_ssize_t m,
         len += __builtin_popcount(mask);                                                         \
     }                                                                                            \
     int bad = _mm256_movemask_pd(_mm256_cmp_pd(bad4, _mm256_setzero_pd(), _CMP_NEQ_UQ)) != 0;  \
-    for (; j < n; j++) {                                                                         \
-        bad |= !(row[j] - row[j] == 0);                                                          \
-        buf[len] = row[j];                                                                       \
-        len += AT_LEAST(row[j], low);                                                            \
-    }                                                                                            \
-    if (bad)                                                                                     \
-        return 1;                                                                                \
-    COUNT_LEVELS(double, ABOVE)                                                                  \
-    return 0;                                                                                    \
+    FINISH_SCAN(double, AT_LEAST, ABOVE)                                                         \
 }
 
 DEFINE_SCAN_AVX2_F32(scan_f32_larger_avx2, _CMP_GE_OQ, GREATER_EQUAL, GREATER)
