@@ -296,18 +296,18 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     above = np.greater if larger_is_better else np.less
     out = _RowCounts(n, cliques.width, np.inf if larger_is_better else -np.inf)
 
+    def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec; all else is float32
+        return np.dtype(np.float64 if dtype == np.float64 and ties != "trec" else np.float32)
+
     def scores(x):
         x = np.asarray(x)
-        if ties == "trec" or x.dtype != np.float64:
-            x = x.astype(np.float32, copy=False)
-        return np.ascontiguousarray(x)
+        return np.ascontiguousarray(x.astype(compared_as(x.dtype), copy=False))
 
     # the C kernel reads the rows where they are (a memory-mapped file's pages, say) and needs no
     # chunks, so a part of the rows is one call; NumPy, or scores that must be converted first,
     # go chunk by chunk
     as_is = (_counting is not None and getattr(matrix, "flags", None) is not None
-             and matrix.flags.c_contiguous
-             and (matrix.dtype == np.float32 or (matrix.dtype == np.float64 and ties != "trec")))
+             and matrix.flags.c_contiguous and matrix.dtype == compared_as(matrix.dtype))
 
     def rank_rows(begin: int, end: int) -> None:
         if _counting is None:
