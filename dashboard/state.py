@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.evaluate import EvaluationResult
-from metrics.model import JudgedRanking
+from metrics.judged import JudgedRanking
 from metrics.pipelines import judge_upload
 from metrics.ranking import TIE_POLICIES
 from metrics.registry import Measure, with_relevance_threshold

@@ -9,11 +9,12 @@
 
 from .errors import InputError, MeasureError
 from .evaluate import EvaluationResult, MeasureResult, aggregate, evaluate
-from .model import GroundTruth, JudgedRanking, Run
-from .ranking import RankedRun, TieReport, judge, judge_scores, rank_run
+from .judged import JudgedRanking, TieReport
+from .model import GroundTruth, Run
+from .ranking import RankedRun, judge, rank_run
 from .registry import REGISTRY, Measure, parse_measure, parse_measures, split_measure_list
 
 __all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
            "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",
-           "aggregate", "evaluate", "judge", "judge_scores", "parse_measure", "parse_measures",
+           "aggregate", "evaluate", "judge", "parse_measure", "parse_measures",
            "rank_run", "split_measure_list"]

@@ -27,36 +27,24 @@ count, with the same results:
 A relevant score that some other item equals exactly (rare for real scores) is found from those
 counts and its tie is settled by the key, scanning only that row.
 
-Binary measures that depend only on the ranks of the relevant items (AP, RR, P@k, R@k, nDCG,
-FirstRank, MedianRank, MeanRank, Rprec, BEP and the counts) are computed from those ranks; the
-dense engine (:mod:`metrics.ranking`) gives the same numbers and is used for every other measure.
+The ranks become the hits of a :class:`~metrics.judged.JudgedRanking` (see
+:mod:`metrics.streaming`), from which every measure is computed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .errors import InputError
-from .evaluate import EvaluationResult, MeasureResult
-from .measures.common import divide
-from .model import TieReport
 from .parallel import over_parts
 from .ranking import _id_order_key, check_policy
-from .registry import Measure, parse_measures
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
     from . import _counting
 except ImportError:
     _counting = None
-
-STREAMABLE = {"AP", "RR", "P", "R", "nDCG", "FirstRank", "MedianRank", "MeanRank", "Rprec",
-              "BEP", "NumRel", "NumRet", "NumRelRet"}
-
-
-def streamable(measures: list[Measure]) -> bool:
-    """True when every measure can be computed from the relevant items' ranks alone."""
-    return all(m.name in STREAMABLE and not m.params for m in measures)
-
 
 class Cliques:
     """The items grouped by clique label: ``members`` lists the items clique after clique (in file
@@ -181,6 +169,7 @@ class _RowCounts:
         self.own = np.zeros(n, dtype=np.float64)
         self.higher = np.zeros((n, width), dtype=np.int64)
         self.tied_first = np.zeros((n, width), dtype=np.int64)
+        self.tie_size = np.ones((n, width), dtype=np.int64)
 
 
 def _non_finite_error(block, start, r, source):
@@ -274,12 +263,31 @@ def counting_kernel() -> str:
     return f"C ({_counting.instruction_set()})" if _counting is not None else "NumPy"
 
 
+@dataclass(frozen=True)
+class CountedRanks:
+    """N × m arrays, one column per clique mate of each query (``valid`` marks the real ones):
+    the mate's column, its 1-based rank among the other N − 1 items, the items scored strictly
+    better, and the size of its group of equal scores (1 when it ties with nothing)."""
+
+    valid: np.ndarray
+    mate: np.ndarray
+    rank: np.ndarray
+    better: np.ndarray
+    tie_size: np.ndarray
+
+    def sorted_ranks(self) -> np.ndarray:
+        """Each query's mates' ranks ascending, NaN padded."""
+        return np.sort(np.where(self.valid, self.rank, np.nan), axis=1)
+
+
 def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
                    larger_is_better: bool = True, chunk_rows: int = 64,
-                   source: str = "matrix") -> np.ndarray:
-    """N × m ranks (1-based, ascending, NaN padded) of each query's clique mates among the other
-    N − 1 items, under a tie policy (``trec`` compares scores as float32): rank(j) = 1 + the items
-    scored above j + the items tied with j whose tie key comes first (see the module docstring).
+                   source: str = "matrix", progress=None) -> CountedRanks:
+    """The ranks of each query's clique mates among the other N − 1 items, under a tie policy
+    (``trec`` compares scores as float32): rank(j) = 1 + the items scored above j + the items tied
+    with j whose tie key comes first (see the module docstring). ``matrix`` is anything whose
+    ``shape`` is (N, N) and whose row slices ``matrix[a:b]`` give rows of scores: an array, a
+    memory map, or rows computed on demand from embeddings.
     ``matrix`` may be memory-mapped: the C kernel (when it was built, see
     :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
     converted first) ``chunk_rows`` rows at a time; both give the same ranks."""
@@ -327,68 +335,16 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
                 tied_rows = np.flatnonzero(tied[:, k])
                 for at in range(0, len(tied_rows), chunk_rows):
                     rows = tied_rows[at:at + chunk_rows]
-                    first = block[rows] == out.level[start + rows, k:k + 1]
-                    first &= key[None, :] < key[out.mate[start + rows, k]][:, None]
-                    first[np.arange(len(rows)), start + rows] = False
-                    out.tied_first[start + rows, k] = first.sum(axis=1)
+                    same = block[rows] == out.level[start + rows, k:k + 1]
+                    same[np.arange(len(rows)), start + rows] = False
+                    out.tie_size[start + rows, k] = same.sum(axis=1)
+                    same &= key[None, :] < key[out.mate[start + rows, k]][:, None]
+                    out.tied_first[start + rows, k] = same.sum(axis=1)
+            if progress is not None:
+                progress(len(block))
 
     # row chunks are independent: the threads write disjoint rows of the counts
     over_parts(rank_rows, n, n)
     query_above = above(out.own[:, None], out.level)
-    ranks = np.where(out.valid, 1 + out.higher - query_above + out.tied_first, np.nan)
-    return np.sort(ranks, axis=1)  # NaN sorts last
-
-
-def evaluate_ranks(ranks: np.ndarray, query_ids, measures, list_length: int,
-                   warnings: tuple[str, ...] = ()) -> EvaluationResult:
-    """The streamable measures from sorted relevant ranks (all relevant items are retrieved: the
-    list is the whole collection but the query)."""
-    parsed = parse_measures(measures)
-    if not streamable(parsed):
-        raise InputError("these measures need the full ranking, not only the relevant ranks")
-    # ranks are sorted with NaN last, so the ranks inside a cutoff are a prefix of each row
-    counted = ~np.isnan(ranks)
-    r_q = counted.sum(axis=1).astype(np.float64)
-    position = np.arange(1, ranks.shape[1] + 1, dtype=np.float64)
-    rows = np.arange(len(ranks))
-    results = {}
-    for m in parsed:
-        k = m.cutoff
-        inside = counted if k is None else ranks <= k
-        hits = r_q if k is None else inside.sum(axis=1).astype(np.float64)
-        if m.name == "AP":
-            precision = np.divide(position, ranks, out=np.zeros(ranks.shape), where=inside)
-            value = divide(precision.sum(axis=1), r_q)
-        elif m.name == "RR":
-            value = np.where(inside[:, 0], 1.0 / ranks[:, 0], 0.0)
-        elif m.name == "P":
-            value = hits / (k if k is not None else list_length)
-        elif m.name == "R":
-            value = divide(hits, r_q)
-        elif m.name == "nDCG":
-            gain = np.divide(1.0, np.log2(ranks + 1.0), out=np.zeros(ranks.shape), where=inside)
-            ideal_n = np.minimum(r_q, k) if k is not None else r_q
-            ideal = np.where(position[None, :] <= ideal_n[:, None],
-                             1.0 / np.log2(position + 1.0)[None, :], 0.0).sum(axis=1)
-            value = divide(gain.sum(axis=1), ideal)
-        elif m.name == "FirstRank":
-            value = np.where(inside[:, 0], ranks[:, 0], np.nan)
-        elif m.name == "MedianRank":   # the middle of the prefix, or the mean of its two middles
-            h = hits.astype(np.int64)
-            middle = (ranks[rows, np.maximum(h - 1, 0) // 2] + ranks[rows, h // 2 - (h == 0)]) / 2
-            value = np.where(h > 0, middle, np.nan)
-        elif m.name == "MeanRank":
-            value = divide(np.where(inside, ranks, 0.0).sum(axis=1), hits)
-        elif m.name in ("Rprec", "BEP"):
-            value = divide((ranks <= r_q[:, None]).sum(axis=1), r_q)
-        elif m.name == "NumRel":
-            value = r_q.copy()
-        elif m.name == "NumRet":
-            value = np.full(len(ranks), float(min(k, list_length) if k else list_length))
-        else:  # NumRelRet
-            value = hits
-        value = np.where(r_q == 0, np.nan, value)
-        results[str(m)] = MeasureResult(str(m), value, m.definition.convention,
-                                        m.definition.higher_is_better)
-    return EvaluationResult(np.asarray(query_ids, dtype=object), results, warnings,
-                            TieReport(), tuple(sorted({m.cutoff for m in parsed if m.cutoff})))
+    better = out.higher - query_above
+    return CountedRanks(out.valid, out.mate, better + 1 + out.tied_first, better, out.tie_size)

@@ -7,7 +7,7 @@ registered measure that reproduces it.
 
 from __future__ import annotations
 
-from .model import JudgedRanking
+from .judged import JudgedRanking
 
 ANSWER_SET_LENGTH = 14
 COLLECTION_SIZE = 2054

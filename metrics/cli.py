@@ -12,16 +12,17 @@ import json
 import math
 import os
 import sys
+from contextlib import contextmanager
 from typing import Sequence
 
 from .errors import InputError
 from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
-from .pipelines import (evaluate_matrix_by_counting, judge_embeddings, judge_matrix,
-                        judge_run_file, load_together, load_truth)
+from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
 from .ranking import TIE_POLICIES, judge
 from .registry import parse_measures
+from .streaming import parse_memory
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
 
 DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     mx.add_argument("labels", help="CSV item_id,label in the matrix's row order")
     mx.add_argument("--distance", action="store_true", help="smaller values are more similar")
     _common(mx)
+    _memory(mx)
     _output(mx)
 
     em = sub.add_parser("evaluate-embeddings", help="rank items by embedding similarity")
@@ -80,10 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
     em.add_argument("query_ids", help="one query id per line (or CSV with query_id column)")
     em.add_argument("item_embeddings")
     em.add_argument("item_ids", help="one item id per line (or CSV with item_id column)")
-    em.add_argument("truth", help="qrels (query_id,item_id,relevance)")
+    em.add_argument("truth", help="qrels (query_id,item_id,relevance), or clique labels "
+                                  "(item_id,label): then give the same embeddings and ids as "
+                                  "queries and items, and every item is a query against all the "
+                                  "others, itself excluded (cover songs)")
     em.add_argument("--similarity", choices=("cosine", "dot", "euclidean"), default="cosine",
                     help="cosine, dot product or negative Euclidean distance")
     _common(em)
+    _memory(em)
     _output(em)
 
     cp = sub.add_parser("compare", help="compare two or more runs on the same ground truth")
@@ -127,6 +133,35 @@ def measure_table(fmt: str) -> str:
                   f"{cell(r['reference'])} |" for r in rows]
         return "\n".join(lines)
     return "\n".join(f"{r['syntax']:<34} {r['meaning']}" for r in rows)
+
+
+def _memory_size(text: str) -> int:
+    try:
+        return parse_memory(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _memory(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--memory", type=_memory_size, default=None, metavar="SIZE",
+                        help="memory for each block of scores, e.g. 512M or 2G (default 512M); "
+                             "blocks of queries are sized to fit it, whatever the number of items")
+
+
+@contextmanager
+def progress_bar(what: str, unit: str):
+    """A progress callback drawn on stderr when stderr is a terminal (tqdm), None otherwise, so
+    JSON output and CI logs stay clean."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    bar = tqdm(desc=what, unit=f" {unit}", file=sys.stderr, leave=False, mininterval=0.5,
+               delay=2.0)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
 
 
 def _output(parser: argparse.ArgumentParser) -> None:
@@ -278,21 +313,17 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "evaluate":
         truth, system = load_together(lambda: _truth(args.truth, args.taxonomy),
                                       lambda: load_run(args.run))
-        judged = judge(system, truth, args.ties, args.collection_size)
+        judged = judge(system, truth, args.ties, args.collection_size, keep_lists=False)
     elif args.command == "evaluate-matrix":
-        from .allvsall import streamable
-        if streamable(measures) and args.collection_size is None:
-            result = evaluate_matrix_by_counting(args.matrix, args.labels, measures, args.ties,
-                                                 args.distance)
-            _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
-                  result.warnings, args.format)
-            return 0
-        judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
-                              args.collection_size)
+        with progress_bar("ranking", "queries") as progress:
+            judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
+                                  args.collection_size, progress=progress, keep_lists=False)
     else:
-        judged = judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
-                                  args.item_ids, load_truth(args.truth), args.similarity,
-                                  args.ties, args.collection_size)
+        with progress_bar("ranking", "queries") as progress:
+            judged = judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
+                                      args.item_ids, load_truth(args.truth), args.similarity,
+                                      args.ties, args.collection_size, memory=args.memory,
+                                      progress=progress, keep_lists=False)
     result = evaluate(judged, measures)
     _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
           result.warnings, args.format)

@@ -1,7 +1,9 @@
-"""Curves along the ranking, for every query at once: χ(r), P(r), R(r), F(r), the PR curve (raw and
-11-point interpolated), ROC with its AUC, and Serrà's normalised lift curve.
+"""Curves along the ranking: χ(r), P(r), R(r), F(r), the PR curve (raw, 11-point interpolated and
+exact interpolated), ROC with its AUC, and Serrà's normalised lift curve.
 
-Arrays are queries × ranks; positions past the end of a query's list are NaN.
+Summaries over queries — interpolated precision, the mean lift curve, the AUC — are computed for
+all queries at once from the relevant hits and the list lengths. The curves of one query along its
+whole list are built for that query alone, for display.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import MeasureError
-from .measures.common import divide, f_measure
-from .model import JudgedRanking
+from .judged import JudgedRanking
+from .measures.common import divide, f_measure, per_query_count, relevant_hits
 
 RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
 
 
 @dataclass(frozen=True)
 class RankCurves:
-    """χ(r), TP(r), P(r), R(r) and F(r) for r = 1..depth, NaN past each list's end."""
+    """One query's χ(r), TP(r), P(r), R(r) and F(r) for r = 1..|A| (R and F are NaN when the
+    query has no relevant item)."""
 
     chi: np.ndarray
     true_positives: np.ndarray
@@ -28,34 +31,44 @@ class RankCurves:
     f: np.ndarray
 
 
-def rank_curves(j: JudgedRanking, threshold: int = 1, beta: float = 1.0) -> RankCurves:
-    """The FMP C7S3 table for every query: χ(r), P(r) = TP(r)/r, R(r) = TP(r)/R_q, F(r)."""
-    chi = (j.grades >= threshold).astype(np.float64)
-    tp = np.cumsum(chi, axis=1)
-    precision = tp / j.ranks
-    recall = divide(tp, j.num_relevant(threshold)[:, None])
-    f = f_measure(precision, recall, beta)
-    outside = np.arange(j.depth)[None, :] >= j.lengths[:, None]
-    curves = [np.where(outside, np.nan, a) for a in (chi, tp, precision, recall, f)]
-    return RankCurves(*curves)
+def rank_curves(j: JudgedRanking, query: int, threshold: int = 1, beta: float = 1.0) -> RankCurves:
+    """The FMP C7S3 table of one query: χ(r), P(r) = TP(r)/r, R(r) = TP(r)/R_q, F(r)."""
+    grades, _ = j.dense_grades(query)
+    chi = (grades >= max(threshold, 1)).astype(np.float64)
+    tp = np.cumsum(chi)
+    precision = tp / np.arange(1, len(chi) + 1)
+    recall = divide(tp, j.num_relevant(threshold)[query])
+    return RankCurves(chi, tp, precision, recall, f_measure(precision, recall, beta))
 
 
 def interpolated_precision(j: JudgedRanking, threshold: int = 1,
                            levels: np.ndarray = RECALL_LEVELS) -> np.ndarray:
     """queries × levels: the highest P(r) at any rank whose R(r) reaches the level, 0 if none does
-    (trec_eval ``iprec_at_recall``). NaN for queries with R_q = 0."""
-    curves = rank_curves(j, threshold)
-    precision = np.nan_to_num(curves.precision, nan=0.0)
-    recall = np.nan_to_num(curves.recall, nan=-1.0)
-    # best precision at this rank or any later one
-    best_after = np.flip(np.maximum.accumulate(np.flip(precision, axis=1), axis=1), axis=1)
+    (trec_eval ``iprec_at_recall``). NaN for queries with R_q = 0.
+
+    Precision after a rank is highest at a relevant rank, and R(r) reaches level L first at the
+    i-th relevant item for the smallest i with i/R_q >= L; so the value is the largest precision
+    at the relevant items from the i-th on (a suffix maximum within each query)."""
+    hits = relevant_hits(j, threshold, None)
+    r_q = j.num_relevant(threshold)
+    found = per_query_count(j, hits.query)
+    precision = hits.tp / hits.rank
+    # suffix maximum within each query: reversed, every later query's values are lifted above
+    # every earlier one's, so one running maximum never crosses a query boundary
+    lifted = precision[::-1] + 2.0 * (j.num_queries - hits.query[::-1])
+    best_from = (np.maximum.accumulate(lifted) - 2.0 * (j.num_queries - hits.query[::-1]))[::-1]
+    start = np.r_[0, np.cumsum(found)][:-1]
     out = np.zeros((j.num_queries, len(levels)))
-    for i, level in enumerate(levels):  # a loop over recall levels, not queries
-        reaches = recall >= level - 1e-12
-        first = reaches.argmax(axis=1)
-        value = best_after[np.arange(j.num_queries), first] if j.depth else np.zeros(j.num_queries)
-        out[:, i] = np.where(reaches.any(axis=1), value, 0.0)
-    out[j.num_relevant(threshold) == 0] = np.nan
+    for i, level in enumerate(levels):   # a loop over recall levels, not queries
+        need = np.ceil(level * r_q - 1e-9).astype(np.int64)
+        # the smallest i with i / R_q >= level, exactly as the division compares
+        lower = np.maximum(need - 1, 1)
+        need = np.where(divide(lower, r_q, 0.0) >= level, lower, np.maximum(need, 1))
+        need += divide(need, r_q, 0.0) < level
+        reached = (need <= found) & (r_q > 0)
+        at = start + need - 1
+        out[reached, i] = best_from[at[reached]]
+    out[r_q == 0] = np.nan
     return out
 
 
@@ -68,70 +81,94 @@ def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1,
     return values[defined].mean(axis=0) if defined.any() else np.full(len(RECALL_LEVELS), np.nan)
 
 
+def exact_interpolated_precision(curves: RankCurves) -> np.ndarray:
+    """One query's interpolated precision at every rank: the highest P(r') at any rank r' whose
+    R(r') is at least R(r) (the staircase drawn over the raw PR curve)."""
+    p = curves.precision
+    return np.maximum.accumulate(p[::-1])[::-1] if len(p) else p
+
+
 @dataclass(frozen=True)
-class RocCurves:
-    """False and true positive rates after each rank, starting at (0, 0) and closed at (1, 1):
-    queries × (depth + 2). Unretrieved items are taken to follow the list in unknown order, so the
-    last segment is a straight line."""
+class RocCurve:
+    """One query's false and true positive rates after each rank, from (0, 0) to (1, 1), and its
+    area. Unretrieved items are taken to follow the list in unknown order, so the last segment is
+    a straight line."""
 
     fpr: np.ndarray
     tpr: np.ndarray
-    auc: np.ndarray
+    auc: float
 
 
-def roc_curves(j: JudgedRanking, threshold: int = 1) -> RocCurves:
-    """ROC along the full ranking: TPR(r) = TP(r)/R_q, FPR(r) = FP(r)/(|D| − R_q). Needs |D|.
-    Positions past a list's end repeat its last point, so the trapezoid AUC is exact."""
+def _negatives(j: JudgedRanking, threshold: int) -> np.ndarray:
     if j.collection_size is None:
-        raise MeasureError("the ROC curve needs the collection size |D|; give it with "
-                           "--collection-size N")
-    chi = j.grades >= threshold
-    tp = np.cumsum(chi, axis=1).astype(np.float64)
-    fp = np.cumsum(j.grades != -2, axis=1) - tp  # unjudged retrieved items are negatives too
+        raise MeasureError("the ROC curve needs the collection size |D|, which this data does "
+                           "not give")
+    return j.collection_size - j.num_relevant(threshold)
+
+
+def roc_curve(j: JudgedRanking, query: int, threshold: int = 1) -> RocCurve:
+    """ROC of one query: TPR(r) = TP(r)/R_q, FPR(r) = FP(r)/(|D| − R_q). Needs |D|."""
+    negatives = float(_negatives(j, threshold)[query])
+    curves = rank_curves(j, query, threshold)
+    r_q = float(j.num_relevant(threshold)[query])
+    fp = np.arange(1, len(curves.chi) + 1) - curves.true_positives
+    tpr = np.r_[0.0, divide(curves.true_positives, r_q), 1.0]
+    fpr = np.r_[0.0, divide(fp, negatives, 0.0), 1.0]
+    return RocCurve(fpr, tpr, float(roc_auc(j, threshold)[query]))
+
+
+def roc_auc(j: JudgedRanking, threshold: int = 1) -> np.ndarray:
+    """Area under every query's ROC curve (trapezoids), NaN for R_q = 0. Along the list a
+    relevant item moves the curve up and any other item moves it right at height TP(r)/R_q, so
+    the area is Σ over the relevant items of the non-relevant items after them, plus the closing
+    segment to (1, 1)."""
+    negatives = _negatives(j, threshold).astype(np.float64)
     r_q = j.num_relevant(threshold).astype(np.float64)
-    negatives = j.collection_size - r_q
-    zeros = np.zeros((j.num_queries, 1))
-    ones = np.ones((j.num_queries, 1))
-    tpr = np.hstack([zeros, divide(tp, r_q[:, None]), ones])
-    fpr = np.hstack([zeros, divide(fp, negatives[:, None], where_zero=0.0), ones])
-    auc = np.trapezoid(tpr, fpr, axis=1)
-    auc[r_q == 0] = np.nan
-    tpr[r_q == 0] = np.nan
-    return RocCurves(fpr, tpr, auc)
+    hits = relevant_hits(j, threshold, None)
+    found = per_query_count(j, hits.query).astype(np.float64)
+    lengths = j.lengths.astype(np.float64)
+    # non-relevant items ranked after the i-th relevant item: (|A| − r_i) − (found − i)
+    after = (lengths[hits.query] - hits.rank) - (found[hits.query] - hits.tp)
+    steps = np.bincount(hits.query, weights=after, minlength=j.num_queries)
+    fp_end = lengths - found
+    area = divide(steps, r_q * negatives, 0.0)
+    area += (1.0 - divide(fp_end, negatives, 0.0)) * (divide(found, r_q, 0.0) + 1.0) / 2.0
+    return np.where(r_q == 0, np.nan, area)
 
 
-@dataclass(frozen=True)
-class LiftCurves:
-    """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q for r = 0..|A| (queries × depth+1,
-    NaN past each list's end), and their mean on a common grid of x."""
-
-    x: np.ndarray
-    y: np.ndarray
-    grid: np.ndarray
-    mean: np.ndarray
+def lift_curve(j: JudgedRanking, query: int, threshold: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """One query's normalised lift (Serrà 2007, Fig. 1): x = r/|A|, y = TP(r)/R_q, r = 0..|A|."""
+    curves = rank_curves(j, query, threshold)
+    n = len(curves.chi)
+    x = divide(np.arange(n + 1), n, 0.0)
+    y = divide(np.r_[0.0, curves.true_positives], j.num_relevant(threshold)[query])
+    return x, y
 
 
-def lift_curves(j: JudgedRanking, threshold: int = 1, grid_points: int = 101) -> LiftCurves:
-    """Normalised lift (Serrà 2007, Fig. 1). The mean interpolates every curve linearly onto
-    ``grid_points`` values of x in [0, 1] (exact when all lists have the same length and the
-    grid contains their points)."""
-    chi = j.grades >= threshold
-    tp = np.hstack([np.zeros((j.num_queries, 1)), np.cumsum(chi, axis=1)])
-    r = np.arange(j.depth + 1, dtype=np.float64)
-    inside = r[None, :] <= j.lengths[:, None]
-    x = np.where(inside, divide(r[None, :], j.lengths[:, None].astype(np.float64)), np.nan)
-    y = np.where(inside, divide(tp, j.num_relevant(threshold)[:, None]), np.nan)
+def mean_lift(j: JudgedRanking, threshold: int = 1,
+              grid_points: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The mean normalised lift curve over queries with a list and R_q > 0, on a grid of x in
+    [0, 1] (each curve is linear between ranks, so it is interpolated at rank x·|A|; when all lists
+    have the same length the grid keeps every answer set's own points)."""
     grid = np.linspace(0.0, 1.0, grid_points)
-    if j.depth and len(np.unique(j.lengths)) == 1:
-        grid = np.union1d(grid, r / j.depth)  # keep every answer set's own points
-    # y is linear between ranks, so interpolate at rank g·|A| for every query and grid point
-    at = grid[None, :] * j.lengths[:, None]
+    lengths = j.lengths
+    if len(lengths) and len(np.unique(lengths)) == 1 and lengths[0] > 0:
+        grid = np.union1d(grid, np.arange(lengths[0] + 1) / lengths[0])
+    r_q = j.num_relevant(threshold)
+    usable = np.flatnonzero((lengths > 0) & (r_q > 0))
+    if not len(usable):
+        return grid, np.full(len(grid), np.nan)
+    hits = relevant_hits(j, threshold, None)
+    span = int(lengths.max()) + 2
+    keys = hits.query * span + hits.rank          # ascending: hits are grouped by query
+    start = np.searchsorted(keys, usable * span)
+
+    def tp_at(rank: np.ndarray) -> np.ndarray:   # usable × grid: relevant items within rank
+        return np.searchsorted(keys, usable[:, None] * span + rank, "right") - start[:, None]
+
+    at = grid[None, :] * lengths[usable, None]
     low = np.floor(at).astype(np.int64)
-    high = np.minimum(low + 1, j.lengths[:, None])
+    high = np.minimum(low + 1, lengths[usable, None])
     frac = at - low
-    tp_at = (np.take_along_axis(tp, low, axis=1) * (1 - frac)
-             + np.take_along_axis(tp, high, axis=1) * frac)
-    usable = (j.lengths > 0) & (j.num_relevant(threshold) > 0)
-    curves = divide(tp_at[usable], j.num_relevant(threshold)[usable, None])
-    mean = curves.mean(axis=0) if usable.any() else np.full(len(grid), np.nan)
-    return LiftCurves(x, y, grid, mean)
+    tp = tp_at(low) * (1 - frac) + tp_at(high) * frac
+    return grid, (tp / r_q[usable, None]).mean(axis=0)

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import measures  # noqa: F401  (registers the measures)
 from .errors import MeasureError
-from .model import JudgedRanking, TieReport
+from .judged import JudgedRanking, TieReport
 from .registry import Measure, parse_measures
 
 if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
@@ -76,34 +76,46 @@ class EvaluationResult:
         return frame
 
 
+def relevance_threshold(measure: Measure) -> int:
+    """The lowest grade a measure counts as relevant: its ``rel`` parameter, else 1."""
+    return measure.param("rel") if "rel" in measure.definition.params else 1
+
+
 def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
     """Compute every measure for every ground-truth query of ``judged``.
 
-    A query without any relevant item in the ground truth (R_q = 0) gets no value on any measure:
-    it is reported undefined and left out of the aggregates (trec_eval would count it as 0).
+    A query without any relevant item in the ground truth at the measure's relevance threshold
+    (R_q = 0 at ``rel``) gets no value on that measure, whatever the measure: it is reported
+    undefined and left out of the aggregates, with a warning that counts those queries (trec_eval
+    would count them as 0).
     """
     parsed: list[Measure] = parse_measures(measure_spec)
-    no_relevant = judged.num_relevant(1) == 0
     warnings = list(judged.warnings)
-    if no_relevant.any():
-        example = judged.query_ids[np.flatnonzero(no_relevant)[0]]
-        warnings.append(
-            f"{int(no_relevant.sum())} quer(ies) have no relevant item in the ground truth and are "
-            f"left out of every mean (first: {example!r}); trec_eval would count them as 0")
+    no_relevant: dict[int, np.ndarray] = {}
+    for threshold in sorted({relevance_threshold(m) for m in parsed}):
+        none = judged.num_relevant(threshold) == 0
+        no_relevant[threshold] = none
+        if none.any():
+            example = judged.query_ids[np.flatnonzero(none)[0]]
+            at = "" if threshold == 1 else f" of grade >= {threshold}"
+            warnings.append(
+                f"{int(none.sum())} quer(ies) have no relevant item{at} in the ground truth and "
+                f"are left out of every mean{'' if threshold == 1 else f' of the measures with rel={threshold}'}"
+                f" (first: {example!r}); trec_eval would count them as 0")
     results = {}
     for measure in parsed:
         definition = measure.definition
         if definition.needs_collection_size and judged.collection_size is None:
-            raise MeasureError(f"{measure} needs the collection size |D|; give it with "
-                               f"--collection-size N")
+            raise MeasureError(f"{measure} needs the collection size |D|, which this data does "
+                               f"not give (on the command line: --collection-size N)")
         values = np.asarray(definition.compute(judged, measure.cutoff, **dict(measure.params)),
                             dtype=np.float64)
-        values = np.where(no_relevant, np.nan, values)
+        values = np.where(no_relevant[relevance_threshold(measure)], np.nan, values)
         results[str(measure)] = MeasureResult(str(measure), values, definition.convention,
                                               definition.higher_is_better)
     cutoffs = tuple(sorted({m.cutoff for m in parsed if m.cutoff is not None}))
     straddled = [k for k in cutoffs if judged.ties.straddling(k)]
     if straddled:
-        warnings.append(f"score ties: {judged.ties.describe(straddled)}; the tie policy decides "
-                        f"what counts at these cutoffs")
+        warnings.append(f"score ties in {judged.name}: {judged.ties.describe(straddled)}; the "
+                        f"tie policy decides what counts at these cutoffs")
     return EvaluationResult(judged.query_ids, results, tuple(warnings), judged.ties, cutoffs)

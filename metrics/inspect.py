@@ -6,28 +6,30 @@ import numpy as np
 import pandas as pd
 
 from .curves import rank_curves
+from .judged import JudgedRanking
+from .measures.common import per_query_count
 from .measures.confusion import counts
-from .model import JudgedRanking
 
 
 def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, object]:
     """Counts a validation summary shows: queries, retrieved items, relevant items, one-sided
     queries, unjudged retrieved items and score ties."""
     r_q = judged.num_relevant(threshold)
-    retrieved = judged.grades != -2
+    retrieved = int(judged.lengths.sum())
+    unjudged = 0 if judged.unlisted_judged else retrieved - int((judged.hit_grades >= 0).sum())
     return {
         "ground-truth queries": judged.num_queries,
         "queries with no relevant item": int((r_q == 0).sum()),
         "ground-truth queries missing from the run": int((judged.lengths == 0).sum()),
         "run queries missing from the ground truth": judged.run_only_queries,
-        "retrieved items": int(retrieved.sum()),
+        "retrieved items": retrieved,
         "list length (min / median / max)": (
             f"{int(judged.lengths.min())} / {float(np.median(judged.lengths)):g} / "
             f"{int(judged.lengths.max())}" if judged.num_queries else "-"),
         "relevant items in the ground truth": int(r_q.sum()),
         "relevant items per query (mean)": round(float(r_q.mean()), 2) if len(r_q) else 0.0,
-        "relevant items retrieved": int((judged.grades >= threshold).sum()),
-        "unjudged items retrieved": int((judged.grades == -1).sum()),
+        "relevant items retrieved": int((judged.hit_grades >= max(threshold, 1)).sum()),
+        "unjudged items retrieved": unjudged,
         "highest grade": judged.max_grade,
         "collection size |D|": judged.collection_size if judged.collection_size else "unknown",
         "score ties": judged.ties.describe(),
@@ -35,20 +37,21 @@ def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, obje
 
 
 def query_table(judged: JudgedRanking, query: int, threshold: int = 1) -> pd.DataFrame:
-    """FMP's table for one query: rank, item, score, grade, χ(r), P(r), R(r), F(r)."""
-    one = judged.subset(np.array([query]))
-    n = int(one.lengths[0])
-    curves = rank_curves(one, threshold)
-    grades = one.grades[0, :n].astype(int)
+    """FMP's table for one query: rank, item, score, grade, χ(r), P(r), R(r), F(r). Built for this
+    query alone (a dense view of its list)."""
+    curves = rank_curves(judged, query, threshold)
+    grades, judged_here = judged.dense_grades(query)
+    items, scores = judged.ranked_list(query)
+    n = len(grades)
     table = pd.DataFrame({
         "rank": np.arange(1, n + 1),
-        "item": one.items[0, :n] if one.items is not None else np.arange(1, n + 1).astype(str),
-        "score": one.scores[0, :n] if one.scores is not None else np.full(n, np.nan),
-        "grade": pd.Series(grades, dtype="Int64").mask(grades < 0),  # empty: unjudged
-        "χ": curves.chi[0, :n].astype(int),
-        "P(r)": curves.precision[0, :n],
-        "R(r)": curves.recall[0, :n],
-        "F(r)": curves.f[0, :n],
+        "item": items,
+        "score": scores if scores is not None else np.full(n, np.nan),
+        "grade": pd.Series(grades, dtype="Int64").mask(~judged_here),  # empty: unjudged
+        "χ": curves.chi.astype(int),
+        "P(r)": curves.precision,
+        "R(r)": curves.recall,
+        "F(r)": curves.f,
     })
     if table["score"].isna().all():  # a bare ranked list or answer set: no scores to show
         table = table.drop(columns="score")
@@ -60,6 +63,12 @@ def confusion_at(judged: JudgedRanking, query: int, cutoff: int, threshold: int 
     one = judged.subset(np.array([query]))
     tp, fp, fn, tn = counts(one, cutoff, threshold)
     return float(tp[0]), float(fp[0]), float(fn[0]), None if tn is None else float(tn[0])
+
+
+def relevant_retrieved(judged: JudgedRanking, threshold: int = 1) -> np.ndarray:
+    """Relevant items retrieved per query."""
+    mask = judged.hit_grades >= max(threshold, 1)
+    return per_query_count(judged, judged.hit_query[mask])
 
 
 def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,

@@ -4,15 +4,14 @@
 * :class:`GroundTruth` — graded relevance per (query, item); 0 is judged not relevant, >= 1
   relevant, absent items are unjudged unless the truth says every unlisted item is judged
   (labels and taxonomies, where the whole collection is annotated).
-* :class:`JudgedRanking` — the ground-truth queries × ranks matrix of grades that all measures and
-  curves are computed from, with R_q, judged non-relevant counts and the collection size.
 
-Building a :class:`JudgedRanking` needs a ranking first; tie policies live in :mod:`metrics.ranking`.
+Judging a run against the truth (:mod:`metrics.ranking`) gives the
+:class:`~metrics.judged.JudgedRanking` that every measure reads.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
@@ -23,10 +22,31 @@ import numpy as np
 
 from .errors import InputError
 from .idcolumn import IdColumn, mix
+from .judged import GradeCounts
 from .parallel import over_parts
 
-PAD = -2        # grade of a position past the end of a query's list
-UNJUDGED = -1   # grade of a retrieved item the ground truth says nothing about
+# Grades read as floating point (CSV, Parquet) are exact integers only up to 2**53.
+MAX_FLOAT_GRADE = 2 ** 53
+
+
+def _whole_grades(grades, source: str | None) -> np.ndarray:
+    """Grades as int64: integer input as it is; floating-point input must be whole, finite and
+    within ±2**53, where every whole number is exact (never rounded or wrapped)."""
+    g = np.asarray(grades)
+    if np.issubdtype(g.dtype, np.integer):
+        return g.astype(np.int64)
+    g = g.astype(np.float64)
+    if len(g) and not np.all(np.isfinite(g)):
+        bad = int(np.flatnonzero(~np.isfinite(g))[0])
+        raise InputError(f"grade {g[bad]} is not a finite number", source=source, row=bad + 1)
+    if len(g) and not np.all(g == np.round(g)):
+        bad = int(np.flatnonzero(g != np.round(g))[0])
+        raise InputError(f"grade {g[bad]} is not a whole number", source=source, row=bad + 1)
+    if len(g) and np.abs(g).max() > MAX_FLOAT_GRADE:
+        bad = int(np.flatnonzero(np.abs(g) > MAX_FLOAT_GRADE)[0])
+        raise InputError(f"grade {g[bad]:.0f} is too large: grades must lie within ±2^53",
+                         source=source, row=bad + 1)
+    return g.astype(np.int64)
 
 
 def _as_str_array(values: Iterable) -> np.ndarray:
@@ -192,6 +212,7 @@ class GroundTruth:
     self_items: np.ndarray | None = None
     name: str = "ground truth"
     warnings: tuple[str, ...] = ()
+    item_labels: np.ndarray | None = None   # clique labels of ``self_items``, for labels truths
 
     @classmethod
     def build(cls, query_ids, item_ids, grades, name: str = "ground truth",
@@ -208,26 +229,19 @@ class GroundTruth:
         """Judgements given as query codes (into the unique ``query_vocab``), an item column and
         whole-number grades. Duplicated pairs are dropped, keeping the first, with a warning."""
         q = np.asarray(query_codes, dtype=np.int64)
-        g = np.asarray(grades, dtype=np.float64)
-        if len(g) and not np.all(np.isfinite(g)):
-            bad = int(np.flatnonzero(~np.isfinite(g))[0])
-            raise InputError(f"grade {g[bad]} is not a finite number", source=source, row=bad + 1)
-        if len(g) and not np.all(g == np.round(g)):
-            bad = int(np.flatnonzero(g != np.round(g))[0])
-            raise InputError(f"grade {g[bad]} is not a whole number", source=source, row=bad + 1)
+        g = _whole_grades(grades, source)
         warnings = []
         negative = g < 0
         if negative.any():
             warnings.append(
-                f"{source or name}: {int(negative.sum())} negative grade(s) read as 0 (judged "
-                f"not relevant), as trec_eval does")
-            g = np.where(negative, 0, g)
+                f"{source or name}: {int(negative.sum())} negative grade(s): pooled but not "
+                f"judged, as in trec_eval (never relevant; not judged non-relevant for bpref)")
         keep = _first_occurrences(q, query_vocab, items, "judgement(s)", source or name, warnings)
         if keep is not None:
             q, g, items = q[keep], g[keep], items.filter(keep)
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
         truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),
-                    g.astype(np.int64), name=name, warnings=tuple(warnings))
+                    g, name=name, warnings=tuple(warnings))
         truth.__dict__["pair_items"] = items  # the loader's column: no second hashing
         return truth
 
@@ -266,7 +280,7 @@ class GroundTruth:
         return cls(items, query_idx.astype(np.int64), items[partner],
                    np.ones(len(partner), dtype=np.int64), unlisted_judged=True,
                    candidates=np.full(n, max(n - 1, 0), dtype=np.int64), self_items=items,
-                   name=name)
+                   name=name, item_labels=_as_str_array(labels))
 
     @classmethod
     def from_taxonomy(cls, parents: Mapping[str, str], annotations: Iterable[tuple[str, str]],
@@ -313,152 +327,14 @@ class GroundTruth:
         """64-bit keys of the judged items, comparable with :attr:`IdColumn.keys`."""
         return self.pair_items.keys
 
-    def grade_counts(self, max_grade: int | None = None) -> np.ndarray:
-        """queries × (max_grade + 1) counts of judged items per grade (column 0: judged not
-        relevant, including unlisted items when those count as judged)."""
-        top = self.max_grade if max_grade is None else max_grade
-        cell = self.pair_query * (top + 1) + np.minimum(self.pair_grade, top)
-        counts = np.bincount(cell, minlength=len(self.query_ids) * (top + 1)).astype(np.int64)
-        counts = counts.reshape(len(self.query_ids), top + 1)
+    def grade_counts(self) -> GradeCounts:
+        """How many items of each grade every query has (unlisted items as grade 0 when those
+        count as judged)."""
+        extra = None
         if self.unlisted_judged and self.candidates is not None:
-            counts[:, 0] += self.candidates - counts.sum(axis=1)
-        return counts
+            listed = np.bincount(self.pair_query, minlength=len(self.query_ids))
+            extra = self.candidates - listed
+        return GradeCounts.from_pairs(self.pair_query, self.pair_grade, len(self.query_ids), extra)
 
     def __len__(self) -> int:
         return len(self.pair_item)
-
-
-@dataclass(frozen=True, eq=False)
-class TieReport:
-    """Groups of equal score (as the tie policy compares them) within a query's list: their first
-    and last 0-based positions. A group *straddles* cutoff k when it has items on both sides of it,
-    so the tie policy decides what is counted at k."""
-
-    tied_items: int = 0
-    queries_with_ties: int = 0
-    first_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    last_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-    @property
-    def tie_groups(self) -> int:
-        return len(self.first_positions)
-
-    def straddling(self, cutoff: int) -> int:
-        return int(((self.first_positions < cutoff) & (self.last_positions >= cutoff)).sum())
-
-    def describe(self, cutoffs=()) -> str:
-        if not self.tie_groups:
-            return "no score ties"
-        text = (f"{self.tied_items} items in {self.tie_groups} groups of equal score, in "
-                f"{self.queries_with_ties} queries")
-        if not cutoffs:
-            return text
-        cut = [f"{self.straddling(k)} straddle rank {k}" for k in sorted(set(cutoffs))
-               if self.straddling(k)]
-        return text + ("; " + ", ".join(cut) if cut else "; none straddles a cutoff")
-
-
-@dataclass(frozen=True, eq=False)
-class JudgedRanking:
-    """Ground-truth queries × ranks matrix of grades, the single input of every measure.
-
-    ``grades[q, i]`` is the grade of the item at rank i + 1 of query q's list: >= 0 judged,
-    ``UNJUDGED`` (-1) not judged, ``PAD`` (-2) past the end of the list. ``grade_counts[q, g]`` is
-    the number of items of grade g in the *whole* ground truth (so R_q counts relevant items that
-    were not retrieved). Queries of the truth missing from the run have an empty list.
-    """
-
-    query_ids: np.ndarray
-    grades: np.ndarray
-    lengths: np.ndarray
-    grade_counts: np.ndarray
-    collection_size: int | None = None
-    item_rows: np.ndarray | None = None   # queries × ranks positions in item_column (-1: past the end)
-    scores: np.ndarray | None = None      # queries × ranks scores (NaN past the end)
-    warnings: tuple[str, ...] = field(default=())
-    name: str = "run"
-    ties: TieReport = field(default_factory=TieReport)
-    run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
-    item_column: IdColumn | None = None
-
-    @cached_property
-    def items(self) -> np.ndarray | None:
-        """queries × ranks item ids (None past the end), made on first use: for display, so take
-        a :meth:`subset` first when the ranking is large."""
-        if self.item_rows is None or self.item_column is None:
-            return None
-        return self.item_column.take(self.item_rows)
-
-    @property
-    def num_queries(self) -> int:
-        return len(self.query_ids)
-
-    @property
-    def max_grade(self) -> int:
-        return self.grade_counts.shape[1] - 1
-
-    @property
-    def depth(self) -> int:
-        return self.grades.shape[1]
-
-    def num_relevant(self, threshold: int = 1) -> np.ndarray:
-        """R_q: items of grade >= threshold in the whole ground truth, per query."""
-        return self.grade_counts[:, threshold:].sum(axis=1)
-
-    def num_judged_nonrelevant(self, threshold: int = 1) -> np.ndarray:
-        return self.grade_counts[:, :threshold].sum(axis=1)
-
-    def relevant(self, threshold: int = 1, cutoff: int | None = None) -> np.ndarray:
-        """Boolean queries × ranks matrix χ: the item at this rank has grade >= threshold."""
-        return self.top(cutoff) >= threshold
-
-    def top(self, cutoff: int | None) -> np.ndarray:
-        """The grade matrix restricted to the first ``cutoff`` ranks (all ranks for None)."""
-        return self.grades if cutoff is None else self.grades[:, :cutoff]
-
-    def retrieved(self, cutoff: int | None = None) -> np.ndarray:
-        """|A| (or min(k, |A|) with a cutoff): how many items each query's list holds."""
-        return self.lengths if cutoff is None else np.minimum(self.lengths, cutoff)
-
-    @cached_property
-    def ranks(self) -> np.ndarray:
-        return np.arange(1, self.depth + 1, dtype=np.float64)
-
-    def subset(self, rows: np.ndarray) -> "JudgedRanking":
-        """The same judged ranking restricted to some queries (an index or boolean mask)."""
-        return JudgedRanking(
-            self.query_ids[rows], self.grades[rows], self.lengths[rows], self.grade_counts[rows],
-            self.collection_size, None if self.item_rows is None else self.item_rows[rows],
-            None if self.scores is None else self.scores[rows], self.warnings, self.name,
-            self.ties, self.run_only_queries, self.item_column)
-
-    @classmethod
-    def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],
-                       collection_size: int | None = None, query_ids: Sequence[str] | None = None,
-                       name: str = "answer sets") -> "JudgedRanking":
-        """Answer sets given as grade lists (1 relevant, 0 not; every item judged) and R_q per
-        query — Serrà's Table 1 is of this form. With ``collection_size``, every item of the
-        collection that is not relevant counts as judged non-relevant."""
-        depth = max(max((len(x) for x in lists), default=0), 1)
-        grades = np.full((len(lists), depth), PAD, dtype=np.int16)
-        for i, row in enumerate(lists):
-            grades[i, : len(row)] = row
-        lengths = np.array([len(x) for x in lists], dtype=np.int64)
-        r = np.asarray(num_relevant, dtype=np.int64)
-        gmax = int(max(grades.max(initial=1), 1))
-        counts = np.zeros((len(lists), gmax + 1), dtype=np.int64)
-        for g in range(1, gmax + 1):
-            counts[:, g] = (grades == g).sum(axis=1)
-        retrieved_rel = counts[:, 1:].sum(axis=1)
-        if np.any(retrieved_rel > r):
-            bad = int(np.flatnonzero(retrieved_rel > r)[0])
-            raise InputError(f"answer set {bad + 1} retrieves {retrieved_rel[bad]} relevant items "
-                             f"but R_q is {r[bad]}", source=name)
-        counts[:, 1] += r - retrieved_rel  # relevant items that were not retrieved
-        if collection_size is not None:
-            counts[:, 0] = collection_size - r
-        else:
-            counts[:, 0] = (grades == 0).sum(axis=1)
-        ids = np.asarray(query_ids if query_ids is not None else
-                         [f"A{i + 1}" for i in range(len(lists))], dtype=object)
-        return cls(ids, grades, lengths, counts, collection_size, name=name)

@@ -7,12 +7,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
 from .errors import InputError
-from .loaders import (load_array, load_ids, load_label_truth, load_labels, load_qrels, load_run,
-                      load_score_matrix, load_taxonomy, run_name, similarity)
-from .loaders.arrays import check_embeddings, check_ids
+from .judged import JudgedRanking
+from .loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
+                      load_taxonomy, open_array, run_name)
+from .loaders.arrays import check_embeddings, check_ids, open_score_matrix
 from .loaders.text import Source, source_name
-from .model import GroundTruth, JudgedRanking
-from .ranking import judge, judge_scores
+from .model import GroundTruth
+from .ranking import judge
+from .streaming import (EmbeddingScores, Progress, check_finite, judge_all_vs_all,
+                        judge_streamed)
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -51,56 +54,68 @@ def judge_run_file(run: Source, truth: GroundTruth, ties: str = "stable",
 
 def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance: bool = False,
                  collection_size: int | None = None, matrix_name: str | None = None,
-                 labels_name: str | None = None) -> JudgedRanking:
+                 labels_name: str | None = None, progress: Progress | None = None,
+                 keep_lists: bool = True) -> JudgedRanking:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
-    and columns are the items of the labels file, in order; the query item is excluded."""
-    scores = load_score_matrix(matrix, matrix_name)
-    labels_label = source_name(labels, labels_name)
-    items, item_labels = load_labels(labels, labels_label)
-    check_ids(items, scores.shape[0], labels_label, source_name(matrix, matrix_name))
-    truth = GroundTruth.from_labels(items, item_labels, name=labels_label)
-    return judge_scores(scores, items, items, truth, ties, collection_size,
-                        name=run_name(source_name(matrix, matrix_name)),
-                        larger_is_better=not distance)
-
-
-def evaluate_matrix_by_counting(matrix: Source, labels: Source, measures, ties: str = "stable",
-                                distance: bool = False, matrix_name: str | None = None,
-                                labels_name: str | None = None):
-    """All-vs-all evaluation without sorting rows (see :mod:`metrics.allvsall`); the matrix is
-    memory-mapped when it is a plain .npy file."""
-    from .allvsall import evaluate_ranks, relevant_ranks
-    from .loaders.arrays import open_score_matrix
-
+    and columns are the items of the labels file, in order; the query item is excluded. A plain
+    .npy file is memory-mapped and read row by row."""
+    matrix_label = source_name(matrix, matrix_name)
     scores = open_score_matrix(matrix, matrix_name)
     labels_label = source_name(labels, labels_name)
     items, item_labels = load_labels(labels, labels_label)
-    check_ids(items, scores.shape[0], labels_label, source_name(matrix, matrix_name))
-    ranks = relevant_ranks(scores, item_labels, items, ties, larger_is_better=not distance,
-                           source=source_name(matrix, matrix_name))
-    return evaluate_ranks(ranks, items, measures, list_length=len(items) - 1)
+    check_ids(items, scores.shape[0], labels_label, matrix_label)
+    return judge_all_vs_all(scores, items, item_labels, ties, not distance, collection_size,
+                            name=run_name(matrix_label), source=matrix_label,
+                            truth_name=labels_label, progress=progress, keep_lists=keep_lists)
 
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
                      ties: str = "stable", collection_size: int | None = None,
-                     name: str | None = None, names: dict[str, str] | None = None
-                     ) -> JudgedRanking:
-    """Rank all items for every query by embedding similarity (cosine, dot or negative Euclidean).
-    ``names`` gives file names for uploaded bytes, by argument name."""
+                     name: str | None = None, names: dict[str, str] | None = None,
+                     memory: int | None = None, progress: Progress | None = None,
+                     keep_lists: bool = True) -> JudgedRanking:
+    """Rank all items for every query by embedding similarity (cosine, dot or negative
+    Euclidean), streamed in blocks of queries (see :mod:`metrics.streaming`). ``truth`` is qrels,
+    or clique labels: then the queries and the items must be the same items, and every item is a
+    query against all the others, itself excluded. ``names`` gives file names for uploaded bytes,
+    by argument name."""
     names = names or {}
     label = {role: source_name(src, names.get(role)) for role, src in (
         ("query_embeddings", query_embeddings), ("query_ids", query_ids),
         ("item_embeddings", item_embeddings), ("item_ids", item_ids))}
-    queries = load_array(query_embeddings, label["query_embeddings"])
-    items = load_array(item_embeddings, label["item_embeddings"])
+    queries = open_array(query_embeddings, label["query_embeddings"])
+    items = open_array(item_embeddings, label["item_embeddings"])
     check_embeddings(queries, items, label["query_embeddings"], label["item_embeddings"])
     qids = load_ids(query_ids, label["query_ids"])
     dids = load_ids(item_ids, label["item_ids"])
     check_ids(qids, queries.shape[0], label["query_ids"], label["query_embeddings"])
     check_ids(dids, items.shape[0], label["item_ids"], label["item_embeddings"])
-    return judge_scores(similarity(queries, items, kind), qids, dids, truth, ties,
-                        collection_size, name=name or run_name(label["query_embeddings"]))
+    check_finite(queries, label["query_embeddings"])
+    if items is not queries:
+        check_finite(items, label["item_embeddings"])
+    scores = EmbeddingScores(queries, items, kind)
+    name = name or run_name(label["query_embeddings"])
+    if truth.item_labels is None:
+        return judge_streamed(scores, qids, dids, truth, ties, collection_size=collection_size,
+                              name=name, memory=memory, progress=progress,
+                              keep_lists=keep_lists)
+    if len(qids) != len(dids) or not (qids == dids).all():
+        raise InputError("with clique labels every item is a query against all the others, so "
+                         "the query and item embeddings must be the same items in the same order "
+                         "(give the same files twice)", source=label["query_ids"])
+    label_of = dict(zip(truth.self_items, truth.item_labels))
+    unlabelled = [d for d in dids if d not in label_of]
+    if unlabelled:
+        raise InputError(f"item {unlabelled[0]!r} of the embeddings has no label "
+                         f"({len(unlabelled)} in all); label every item", source=truth.name)
+    if len(label_of) != len(dids):
+        extra = next(d for d in truth.self_items if d not in set(dids))
+        raise InputError(f"labels item {extra!r} is not among the embeddings' ids",
+                         source=truth.name)
+    return judge_all_vs_all(scores, dids, [label_of[d] for d in dids], ties, True,
+                            collection_size, name=name, source=label["item_embeddings"],
+                            truth_name=truth.name, progress=progress, keep_lists=keep_lists)
 
 
 UPLOAD_KINDS = {

@@ -23,7 +23,8 @@ import numpy as np
 
 from .errors import InputError
 from .idcolumn import IdColumn, hash_ids, mix, same_ids
-from .model import PAD, UNJUDGED, GroundTruth, JudgedRanking, Run, TieReport
+from .judged import JudgedRanking, TieReport
+from .model import GroundTruth, Run
 from .parallel import arange_in_parts, over_parts, repeat_in_parts
 
 TIE_POLICIES = ("stable", "id", "trec")
@@ -179,10 +180,10 @@ _LOOKUP_CHUNK = 1 << 20
 _SHARED = -1   # a slot of the judged-key table that holds more than one judged key
 
 
-def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
-               items: IdColumn) -> np.ndarray:
-    """Grade of each (truth query index, item at ``rows``) pair: judged grade, 0 for unlisted items
-    when the truth judges everything, else UNJUDGED.
+def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
+                    items: IdColumn) -> tuple[np.ndarray, np.ndarray]:
+    """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
+    ``rows`` (ascending) and the index of the matching judgement.
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
     and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
@@ -192,15 +193,14 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
     the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
     the look-up is redone on the ids."""
-    default = 0 if truth.unlisted_judged else UNJUDGED
-    grades = np.full(len(rows), default, dtype=np.int16)
+    none = np.zeros(0, dtype=np.int64)
     if not len(truth.pair_item) or not len(rows):
-        return grades
+        return none, none
     truth_keys = mix(truth.pair_query, truth.pair_keys)
     order = np.argsort(truth_keys)
     sorted_keys = truth_keys[order]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return _grades_by_id(truth, query_index, items.take(rows), default)
+        return _matches_by_id(truth, query_index, items.take(rows))
     bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
     shift = np.uint64(64 - bits)
     judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
@@ -243,28 +243,47 @@ def _grades_of(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
     at = order[at]
     if (truth.pair_query[at] == query_index[found]).all() and \
             same_ids(items, rows[found], truth.pair_items, at).all():
-        grades[found] = truth.pair_grade[at]
-        return grades
-    return _grades_by_id(truth, query_index, items.take(rows), default)
+        by_place = np.argsort(found, kind="stable")
+        return found[by_place].astype(np.int64), at[by_place].astype(np.int64)
+    return _matches_by_id(truth, query_index, items.take(rows))
 
 
-def _grades_by_id(truth: GroundTruth, query_index: np.ndarray, item_ids: np.ndarray,
-                  default: int) -> np.ndarray:
-    """The same look-up as :func:`_grades_of` on the ids themselves (exact, slower)."""
+def _matches_by_id(truth: GroundTruth, query_index: np.ndarray,
+                   item_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same look-up as :func:`_judged_matches` on the ids themselves (exact, slower)."""
     import pandas as pd
     judged = pd.MultiIndex.from_arrays([truth.pair_query, truth.pair_item])
     at = judged.get_indexer(pd.MultiIndex.from_arrays([query_index, item_ids]))
-    grades = np.full(len(item_ids), default, dtype=np.int16)
-    grades[at >= 0] = truth.pair_grade[at[at >= 0]]
-    return grades
+    found = np.flatnonzero(at >= 0)
+    return found.astype(np.int64), at[found].astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class RunLists:
+    """The ranked rows of a judged run, kept for display: truth query q's list is
+    ``rows[start[q]:start[q] + lengths[q]]`` (positions in ``items``), in rank order."""
+
+    rows: np.ndarray
+    start: np.ndarray
+    lengths: np.ndarray
+    items: IdColumn
+    scores: np.ndarray | None
+
+    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]:
+        at = slice(int(self.start[query]), int(self.start[query] + self.lengths[query]))
+        scores = None if self.scores is None else np.asarray(self.scores[at])
+        return self.items.take(self.rows[at]), scores
 
 
 def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
-          collection_size: int | None = None, warn_self: bool = True) -> JudgedRanking:
+          collection_size: int | None = None, warn_self: bool = True,
+          keep_lists: bool = True) -> JudgedRanking:
     """Rank a run and look every ranked item up in the ground truth.
 
     Evaluated queries are the ground truth's; a truth query the run lacks gets an empty list, a run
-    query the truth lacks is left out — both with a warning and a count.
+    query the truth lacks is left out — both with a warning and a count. Only the judged items
+    retrieved are kept for the measures; ``keep_lists`` also keeps the ranked rows for display
+    (the command line does without them).
     """
     ranked = run if isinstance(run, RankedRun) else rank_run(run, ties)
     warnings = list(ranked.warnings) + list(truth.warnings)
@@ -279,7 +298,6 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     # int32: the per-row query index is the largest array made here
     row_query = repeat_in_parts(run_to_truth.astype(np.int32), ranked.lengths)
     kept_blocks = run_to_truth[~run_only]
-    in_truth_order = bool(np.all(kept_blocks[1:] > kept_blocks[:-1]))
     keep = None if not run_only.any() else row_query >= 0  # None: every row is kept
     if truth.self_items is not None:
         keep = np.ones(len(row_query), dtype=bool) if keep is None else keep
@@ -301,89 +319,36 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         q, rows = row_query[keep], ranked.item_rows[keep]
         scores = None if ranked.scores is None else ranked.scores[keep]
         lengths = np.bincount(q, minlength=len(truth.query_ids)).astype(np.int64)
+    del row_query, keep
     missing = np.flatnonzero(lengths == 0)
     if len(missing):
         warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
                         f"and score 0 where a measure has a value for an empty list (first: "
                         f"{truth.query_ids[missing[0]]!r})")
-    return _assemble(truth, q, lengths, in_truth_order, rows, ranked.items, scores,
-                     collection_size, ranked.name, warnings, ranked.ties, int(run_only.sum()))
+    # each truth query's rows are one contiguous block; blocks come in the run's query order
+    block_size = lengths[kept_blocks]
+    start = np.zeros(len(truth.query_ids), dtype=np.int64)
+    start[kept_blocks] = np.cumsum(block_size) - block_size
+    found, at = _judged_matches(truth, q, rows, ranked.items)
+    hit_query = q[found].astype(np.int64)
 
+    def position_of(row):
+        return row - start[q[row]]
 
-def _assemble(truth: GroundTruth, query_index: np.ndarray, lengths: np.ndarray,
-              in_truth_order: bool, rows: np.ndarray, items: IdColumn, scores: np.ndarray | None,
-              collection_size: int | None, name: str, warnings: list[str], ties: str,
-              run_only: int = 0) -> JudgedRanking:
-    """Build the queries × ranks matrices from rows grouped by query in rank order (``lengths``:
-    rows per truth query; ``in_truth_order``: the groups come in the truth's query order)."""
-    n_queries = len(truth.query_ids)
-    # at least one (padding) column, so that every measure sees a well-formed matrix
-    depth = max(int(lengths.max()) if n_queries and len(query_index) else 0, 1)
-    row_grades = _grades_of(truth, query_index, rows, items)
-    if in_truth_order and (lengths == depth).all():
-        # every query has a full list, in the truth's order: the matrices are reshapes
-        grades = row_grades.reshape(n_queries, depth)
-        item_matrix = rows.reshape(n_queries, depth)
-        score_matrix = (np.full((n_queries, depth), np.nan) if scores is None
-                        else scores.reshape(n_queries, depth))
-
-        def position_of(row):
-            return row % depth
-    else:
-        # rows of one query are contiguous, but queries may come in any order
-        block_start = np.flatnonzero(np.r_[True, query_index[1:] != query_index[:-1]]) \
-            if len(query_index) else np.zeros(0, dtype=np.int64)
-        block_len = np.diff(np.r_[block_start, len(query_index)])
-        positions = np.arange(len(query_index)) - np.repeat(block_start, block_len)
-        grades = np.full((n_queries, depth), PAD, dtype=np.int16)
-        grades[query_index, positions] = row_grades
-        item_matrix = np.full((n_queries, depth), -1, dtype=np.int64)
-        item_matrix[query_index, positions] = rows
-        score_matrix = np.full((n_queries, depth), np.nan)
-        if scores is not None:
-            score_matrix[query_index, positions] = scores
-
-        def position_of(row):
-            return positions[row]
-    counts = truth.grade_counts()
+    report = tie_report(q, scores, ranked.ties, position_of)
     if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
             and len(truth.candidates):
         collection_size = int(truth.candidates.max())
+    counts = truth.grade_counts()
     if collection_size is not None:
-        too_small = (lengths > collection_size) | (counts[:, 1:].sum(axis=1) > collection_size)
+        too_small = (lengths > collection_size) | (counts.at_least(1) > collection_size)
         if too_small.any():
             raise InputError(f"collection size {collection_size} is smaller than query "
                              f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
                              f"relevant items; give the real number of items in the collection")
-    report = tie_report(query_index, scores, ties, position_of)
-    return JudgedRanking(truth.query_ids, grades, lengths, counts, collection_size, item_matrix,
-                         score_matrix, tuple(warnings), name, report, run_only, items)
-
-
-def judge_scores(score_matrix: np.ndarray, query_ids, item_ids, truth: GroundTruth,
-                 ties: str = "stable", collection_size: int | None = None,
-                 name: str = "run", larger_is_better: bool = True) -> JudgedRanking:
-    """Rank every item for every query from a dense queries × items score matrix (all-vs-all
-    similarity, or embedding similarities) and judge the rankings against the truth."""
-    import pandas as pd
-    check_policy(ties)
-    scores = np.asarray(score_matrix, dtype=np.float64)
-    if not larger_is_better:
-        scores = -scores
-    query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
-    item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
-    n_q, n_items = scores.shape
-    compared = policy_scores(scores, ties)
-    if ties == "stable":
-        column_order = np.arange(n_items)
-    elif ties == "id":
-        column_order = np.argsort(_id_order_key(item_ids), kind="stable")
-    else:
-        column_order = np.argsort(-pd.factorize(item_ids, sort=True)[0], kind="stable")
-    # the query item, where it is among the columns, is removed by judge()
-    order = column_order[np.argsort(-compared[:, column_order], axis=1, kind="stable")]
-    ranked = RankedRun(
-        query_ids, np.arange(n_q + 1) * n_items, order.ravel(), IdColumn(item_ids),
-        np.take_along_axis(scores, order, axis=1).ravel() * (1 if larger_is_better else -1),
-        ties, name)
-    return judge(ranked, truth, collection_size=collection_size, warn_self=False)
+    lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
+    return JudgedRanking.from_hits(
+        truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
+        truth.pair_grade[at], counts, unlisted_judged=truth.unlisted_judged,
+        collection_size=collection_size, warnings=tuple(warnings), name=ranked.name,
+        ties=report, run_only_queries=int(run_only.sum()), lists=lists)

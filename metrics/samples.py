@@ -9,7 +9,7 @@ from typing import Callable
 
 from .answer_sets import judged_answer_sets
 from .loaders import load_qrels, load_taxonomy
-from .model import JudgedRanking
+from .judged import JudgedRanking
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"

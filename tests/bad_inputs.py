@@ -61,7 +61,7 @@ CASES = [
     Case("fractional grade", "qrels", "a.qrels", b"q1 0 d1 0.5\n", "error",
          "not a whole number", 1),
     Case("negative grade", "qrels", "a.qrels", b"q1 0 d1 -1\nq1 0 d2 1\n", "warning",
-         "negative grade(s) read as 0"),
+         "negative grade(s): pooled but not judged"),
     Case("empty file", "run", "a.run", b"", "error", "is empty"),
     Case("only comments and blank lines", "run", "a.run", b"# nothing\n\n", "error", "is empty"),
     Case("header-only CSV", "run", "a.csv", b"query_id,item_id,score\n", "error",

@@ -2,9 +2,9 @@
 naming the file, the line (or row/column) and what is wrong."""
 
 from .annotations import load_label_truth, load_labels, load_taxonomy
-from .arrays import load_array, load_score_matrix, similarity
+from .arrays import load_array, load_score_matrix, open_array
 from .ids import load_ids
 from .runs import load_qrels, load_run, run_name
 
 __all__ = ["load_array", "load_ids", "load_label_truth", "load_labels", "load_qrels",
-           "load_run", "load_score_matrix", "load_taxonomy", "run_name", "similarity"]
+           "load_run", "load_score_matrix", "load_taxonomy", "run_name", "open_array"]

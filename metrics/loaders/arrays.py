@@ -55,22 +55,6 @@ def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
     return matrix
 
 
-def similarity(queries: np.ndarray, items: np.ndarray, kind: str = "cosine") -> np.ndarray:
-    """queries × items similarity: cosine, dot product, or negative Euclidean distance."""
-    q = np.asarray(queries, dtype=np.float64)
-    d = np.asarray(items, dtype=np.float64)
-    if kind == "dot":
-        return q @ d.T
-    if kind == "cosine":
-        qn = np.linalg.norm(q, axis=1, keepdims=True)
-        dn = np.linalg.norm(d, axis=1, keepdims=True)
-        return (q / np.where(qn == 0, 1, qn)) @ (d / np.where(dn == 0, 1, dn)).T
-    if kind == "euclidean":
-        squared = (q * q).sum(1)[:, None] + (d * d).sum(1)[None, :] - 2 * q @ d.T
-        return -np.sqrt(np.maximum(squared, 0.0))
-    raise InputError(f"unknown similarity {kind!r}; use one of {', '.join(SIMILARITIES)}")
-
-
 def check_embeddings(queries: np.ndarray, items: np.ndarray, query_label: str,
                      item_label: str) -> None:
     if queries.shape[1] != items.shape[1]:
@@ -85,26 +69,38 @@ def check_ids(ids: np.ndarray, rows: int, ids_label: str, array_label: str) -> N
                          f"name the rows in order", source=ids_label)
 
 
-def open_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
-    """An N×N matrix memory-mapped from a plain ``.npy`` file (so a matrix larger than memory can
-    be streamed), or loaded like :func:`load_score_matrix` from bytes or a gzipped file. Values
-    are checked for NaN and infinity by whoever streams through them."""
+def open_array(source: Source, name: str | None = None, ndim: int = 2) -> np.ndarray:
+    """A numeric array memory-mapped from a plain ``.npy`` file (so an array larger than memory
+    is streamed, never loaded whole), or loaded like :func:`load_array` from bytes or a gzipped
+    file. Memory-mapped values are checked for NaN and infinity by whoever streams through them."""
     label = source_name(source, name)
     if isinstance(source, (bytes, bytearray)):
-        return load_score_matrix(source, name)
+        return load_array(source, name, ndim)
     with open(source, "rb") as handle:
         head = handle.read(6)
     if head != NUMPY_MAGIC:
-        return load_score_matrix(source, name)
+        return load_array(source, name, ndim)
     try:
-        matrix = np.load(source, mmap_mode="r", allow_pickle=False)
+        array = np.load(source, mmap_mode="r", allow_pickle=False)
     except ValueError as exc:
+        if "pickle" in str(exc).lower() or "object" in str(exc).lower():
+            raise InputError("holds Python objects (a pickled array), which are never loaded; "
+                             "save a numeric array", source=label) from None
         raise InputError(f"cannot be memory-mapped as a numeric .npy ({exc})",
                          source=label) from None
-    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
-        raise InputError(f"has dtype {matrix.dtype}; a numeric (float) array is needed",
+    if not (np.issubdtype(array.dtype, np.floating) or np.issubdtype(array.dtype, np.integer)):
+        raise InputError(f"has dtype {array.dtype}; a numeric (float) array is needed",
                          source=label)
-    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.size == 0:
+    if array.ndim != ndim or array.size == 0:
+        raise InputError(f"has shape {array.shape}; a non-empty {ndim}-dimensional array is "
+                         f"needed", source=label)
+    return array
+
+
+def open_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
+    """An N×N matrix, memory-mapped where it can be (see :func:`open_array`)."""
+    matrix = open_array(source, name)
+    if matrix.shape[0] != matrix.shape[1]:
         raise InputError(f"has shape {matrix.shape}; an all-vs-all matrix must be square (N×N)",
-                         source=label)
+                         source=source_name(source, name))
     return matrix

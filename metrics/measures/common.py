@@ -1,10 +1,17 @@
-"""Array helpers shared by the measures."""
+"""Segment operations over a judged ranking's hits, shared by the measures.
+
+A query has a handful of judged items among up to millions of ranks, so every measure works on
+the hits (ragged per query, in rank order) with per-query sums (``np.bincount``) and cumulative
+sums inside each query's segment — never on a queries × ranks matrix.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..model import JudgedRanking
+from ..judged import JudgedRanking
 
 
 def divide(numerator, denominator, where_zero: float = np.nan) -> np.ndarray:
@@ -16,35 +23,60 @@ def divide(numerator, denominator, where_zero: float = np.nan) -> np.ndarray:
     return out
 
 
-def true_positives(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:
-    return j.relevant(threshold, cutoff).sum(axis=1)
-
-
-def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None):
-    """Every retrieved relevant item (grade >= threshold, within the first ``cutoff`` ranks) as
-    three aligned arrays in query order: its query, its rank r and TP(r), the relevant items up
-    to and including it. A query has a few relevant items among up to thousands of ranks, so
-    measures that only read χ at relevant ranks work on these instead of full matrices."""
-    query, position = np.nonzero(j.relevant(threshold, cutoff))  # row-major: grouped by query
-    first = np.searchsorted(query, np.arange(j.num_queries))
-    hit = np.arange(1, len(query) + 1) - first[query]
-    return query, position + 1, hit
-
-
 def per_query_sum(j: JudgedRanking, query: np.ndarray, values) -> np.ndarray:
     """Σ of ``values`` over the entries of each query (0 for a query with none)."""
     return np.bincount(query, weights=np.broadcast_to(values, query.shape).astype(np.float64),
                        minlength=j.num_queries)
 
 
-def precision_recall_at_ranks(j: JudgedRanking, threshold: int, cutoff: int | None):
-    """χ, cumulative TP, P(r) and R(r) as queries × ranks arrays over the first ``cutoff`` ranks."""
-    rel = j.relevant(threshold, cutoff)
-    cum = np.cumsum(rel, axis=1)
-    ranks = j.ranks[: rel.shape[1]]
-    precision = cum / ranks
-    recall = divide(cum, j.num_relevant(threshold)[:, None])
-    return rel, cum, precision, recall
+def per_query_count(j: JudgedRanking, query: np.ndarray) -> np.ndarray:
+    return np.bincount(query, minlength=j.num_queries).astype(np.int64)
+
+
+def place_in_query(query: np.ndarray, num_queries: int) -> np.ndarray:
+    """0-based place of each entry among its query's entries (``query`` grouped, ascending)."""
+    first = np.searchsorted(query, np.arange(num_queries))
+    return np.arange(len(query)) - first[query]
+
+
+def before_in_query(query: np.ndarray, flags: np.ndarray, num_queries: int) -> np.ndarray:
+    """For each entry, how many earlier entries of the same query have ``flags`` set."""
+    total = np.cumsum(flags, dtype=np.int64)
+    first = np.searchsorted(query, np.arange(num_queries))
+    start_total = np.r_[0, total][first[query]]
+    return total - flags - start_total
+
+
+@dataclass(frozen=True)
+class Hits:
+    """The retrieved relevant items (grade >= threshold, within the cutoff), in query order: their
+    query, rank r, grade and TP(r) (relevant items up to and including this one)."""
+
+    query: np.ndarray
+    rank: np.ndarray
+    grade: np.ndarray
+    tp: np.ndarray
+
+
+def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None) -> Hits:
+    mask = (j.hit_grades >= max(threshold, 1)) & j.within(cutoff)
+    query = j.hit_query[mask]
+    return Hits(query, j.hit_ranks[mask], j.hit_grades[mask],
+                place_in_query(query, j.num_queries) + 1)
+
+
+def true_positives(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:
+    mask = (j.hit_grades >= max(threshold, 1)) & j.within(cutoff)
+    return per_query_count(j, j.hit_query[mask])
+
+
+def first_relevant_rank(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:
+    """Rank of the first relevant item per query, NaN when none is retrieved."""
+    hits = relevant_hits(j, threshold, cutoff)
+    out = np.full(j.num_queries, np.nan)
+    first = hits.tp == 1
+    out[hits.query[first]] = hits.rank[first]
+    return out
 
 
 def f_measure(precision, recall, beta: float = 1.0) -> np.ndarray:
@@ -52,7 +84,3 @@ def f_measure(precision, recall, beta: float = 1.0) -> np.ndarray:
     b2 = beta * beta
     value = divide((1 + b2) * precision * recall, b2 * precision + recall, where_zero=0.0)
     return np.where(np.isnan(recall), np.nan, value)
-
-
-def rank_matrix(j: JudgedRanking, width: int) -> np.ndarray:
-    return np.broadcast_to(j.ranks[:width], (j.num_queries, width))

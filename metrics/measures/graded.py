@@ -7,41 +7,56 @@ import math
 import numpy as np
 
 from ..registry import Param, choice, log_base, register
-from .common import divide
+from .common import before_in_query, divide, per_query_sum, place_in_query
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
 
 
-def _gain_and_discount(grades: np.ndarray, form: str, base: float):
+def _gain(grades: np.ndarray, form: str) -> np.ndarray:
     gains = np.clip(grades, 0, None).astype(np.float64)
-    ranks = np.arange(1, grades.shape[1] + 1, dtype=np.float64)
-    if form == "burges":
-        gains = np.exp2(gains) - 1.0
-    if form == "jarvelin":
-        discount = np.ones_like(ranks)
-        discount[1:] = np.log(ranks[1:]) / math.log(base)
-    else:
-        discount = np.log2(ranks + 1.0)
-    return gains, discount
+    return np.exp2(gains) - 1.0 if form == "burges" else gains
 
 
-def _dcg(grades, form, base):
-    gains, discount = _gain_and_discount(grades, form, base)
-    return (gains / discount).sum(axis=1)
+def _discount(ranks: np.ndarray, form: str, base: float) -> np.ndarray:
+    ranks = ranks.astype(np.float64)
+    if form == "jarvelin":   # 1 at rank 1, log_base(i) after
+        return np.where(ranks <= 1, 1.0, np.log(np.maximum(ranks, 1.0)) / math.log(base))
+    return np.log2(ranks + 1.0)
 
 
-def ideal_grades(j, cutoff):
-    """queries × min(k, max R_q) matrix of the ideal ranking: every relevant item of the ground
-    truth in decreasing grade, then zeros."""
-    r_q = j.num_relevant(1)
-    width = int(r_q.max(initial=0)) if cutoff is None else min(cutoff, int(r_q.max(initial=0)))
-    if j.max_grade < 1 or width == 0:
-        return np.zeros((j.num_queries, max(width, 0)), dtype=np.int64)
-    by_grade_desc = np.cumsum(j.grade_counts[:, :0:-1], axis=1)  # grades gmax..1
-    positions = np.arange(width)[None, :, None]
-    passed = (positions >= by_grade_desc[:, None, :]).sum(axis=2)
-    return np.where(passed < j.max_grade, j.max_grade - passed, 0)
+def _dcg(j, cutoff, form, base):
+    """Σ gain/discount over the judged hits within the cutoff (others have gain 0)."""
+    inside = j.within(cutoff) & (j.hit_grades > 0)
+    ranks = j.hit_ranks[inside]
+    return per_query_sum(j, j.hit_query[inside],
+                         _gain(j.hit_grades[inside], form) / _discount(ranks, form, base))
+
+
+def ideal_dcg(j, cutoff, form="trec", base=2.0):
+    """DCG of the ideal ranking: every relevant item of the ground truth (grade >= 1) in
+    decreasing grade, within the first k ranks. Built from the grade counts, one entry per
+    relevant item of the ground truth (so it grows with the truth, not with the lists)."""
+    counts = j.truth_grades
+    positive = counts.grade >= 1
+    query, grade, count = counts.query[positive], counts.grade[positive], counts.count[positive]
+    order = np.lexsort((-grade, query))   # best grade first within each query
+    query, grade, count = query[order], grade[order], count[order]
+    if cutoff is not None:   # no query needs more than k entries
+        before = before_in_query(query, count, j.num_queries)
+        count = np.clip(cutoff - before, 0, count)
+    item_query = np.repeat(query, count)
+    item_grade = np.repeat(grade, count)
+    rank = place_in_query(item_query, j.num_queries) + 1
+    return per_query_sum(j, item_query, _gain(item_grade, form) / _discount(rank, form, base))
+
+
+def ideal_grades(j, query: int, cutoff: int | None = None) -> np.ndarray:
+    """One query's ideal grade list (every relevant item of the truth, best first), for display."""
+    counts = j.truth_grades
+    mine = (counts.query == query) & (counts.grade >= 1)
+    grades = np.repeat(counts.grade[mine][::-1], counts.count[mine][::-1])
+    return grades if cutoff is None else grades[:cutoff]
 
 
 @register("DCG", meaning="discounted cumulative gain of the top k",
@@ -53,7 +68,7 @@ def ideal_grades(j, cutoff):
 def dcg(j, cutoff, form="trec", base=2.0):
     """DCG@k with gain g_i (the grade; 2^g − 1 for ``burges``) and discount log2(i + 1) (for
     ``jarvelin``: 1 at rank 1, log_base(i) after). Ref: Järvelin & Kekäläinen (2002)."""
-    return _dcg(j.top(cutoff), form, base)
+    return _dcg(j, cutoff, form, base)
 
 
 @register("nDCG", meaning="normalised DCG of the top k",
@@ -64,7 +79,7 @@ def dcg(j, cutoff, form="trec", base=2.0):
 def ndcg(j, cutoff, form="trec", base=2.0):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;
     undefined when there is none. Ref: trec_eval ``ndcg`` / ``ndcg_cut``."""
-    return divide(_dcg(j.top(cutoff), form, base), _dcg(ideal_grades(j, cutoff), form, base))
+    return divide(_dcg(j, cutoff, form, base), ideal_dcg(j, cutoff, form, base))
 
 
 def _satisfaction(grades, gmax, p):
@@ -83,12 +98,26 @@ def _satisfaction(grades, gmax, p):
           formula=r"ERR = \sum_i \frac{p_i}{i}\prod_{j<i}(1 - p_j)",
           params={"p": Param("exp", choice("exp", "linear"), "stop probability")})
 def err(j, cutoff, p="exp"):
-    """ERR = Σ_i (p_i / i) Π_{j<i} (1 − p_j). Ref: Chapelle et al. (2009)."""
-    stop = _satisfaction(j.top(cutoff), j.max_grade, p)
-    reach = np.cumprod(1.0 - stop, axis=1)
-    reach = np.concatenate([np.ones((stop.shape[0], 1)), reach[:, :-1]], axis=1)
-    ranks = np.arange(1, stop.shape[1] + 1, dtype=np.float64)
-    return (stop * reach / ranks).sum(axis=1)
+    """ERR = Σ_i (p_i / i) Π_{j<i} (1 − p_j). Only items of grade >= 1 have p_i > 0, so the sum
+    and the products run over those hits; a product is carried as a count of factors that are 0
+    and a sum of the logarithms of the others. Ref: Chapelle et al. (2009)."""
+    inside = j.within(cutoff) & (j.hit_grades > 0)
+    query, rank = j.hit_query[inside], j.hit_ranks[inside]
+    stop = _satisfaction(j.hit_grades[inside], j.max_grade, p)
+    keep = 1.0 - stop
+    zero = keep <= 0.0
+    zeros_before = before_in_query(query, zero.astype(np.int64), j.num_queries)
+    logs = np.log(np.where(zero, 1.0, keep))
+    log_before = _exclusive_segment_sum(query, logs, j.num_queries)
+    reach = np.where(zeros_before > 0, 0.0, np.exp(log_before))
+    return per_query_sum(j, query, stop * reach / rank)
+
+
+def _exclusive_segment_sum(query, values, num_queries):
+    """For each entry, the sum of the earlier entries of its query (``query`` grouped)."""
+    total = np.cumsum(values)
+    first = np.searchsorted(query, np.arange(num_queries))
+    return total - values - np.r_[0.0, total][first[query]]
 
 
 def threshold_weights(gmax: int) -> np.ndarray:
@@ -97,20 +126,23 @@ def threshold_weights(gmax: int) -> np.ndarray:
     return weights / weights.sum() if gmax >= 1 else weights
 
 
+def _weight_up_to(grades, gmax: int) -> np.ndarray:
+    """Σ_{t<=g} p_t with p_t ∝ t, t = 1..gmax: g(g+1) / (gmax(gmax+1)), for any grades."""
+    g = np.clip(np.asarray(grades, dtype=np.float64), 0, gmax)
+    return g * (g + 1) / (gmax * (gmax + 1)) if gmax >= 1 else np.zeros_like(g)
+
+
 @register("EP", meaning="expected precision over users with different relevance thresholds",
           convention="Σ_t p_t · P@k_t, P@k_t counting grade >= t, p_t ∝ t for t = 1..gmax; "
                      "without @k, k = |A|",
           reference="seed 003; Robertson et al. (2010)",
           formula=r"EP@k = \sum_t p_t \cdot P@k_t")
 def expected_precision(j, cutoff):
-    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t]. Ref: seed 003."""
-    top = j.top(cutoff)
-    weights = threshold_weights(j.max_grade)
+    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: seed 003."""
+    inside = j.within(cutoff) & (j.hit_grades > 0)
+    total = per_query_sum(j, j.hit_query[inside], _weight_up_to(j.hit_grades[inside], j.max_grade))
     k = j.lengths if cutoff is None else np.full(j.num_queries, cutoff)
-    total = np.zeros(j.num_queries)
-    for t in range(1, j.max_grade + 1):  # a loop over grade levels, not queries
-        total += weights[t] * divide((top >= t).sum(axis=1), k, where_zero=0.0)
-    return total
+    return divide(total, k, where_zero=0.0)
 
 
 @register("GAP", meaning="graded average precision",
@@ -120,14 +152,25 @@ def expected_precision(j, cutoff):
           formula=r"GAP = \frac{\sum_i \sum_{t \le g_i} p_t\, P@i_t}"
                   r"{\sum_{d \in R} \sum_{t \le g_d} p_t}")
 def graded_average_precision(j, cutoff):
-    """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. Ref: Robertson et al. (2010)."""
-    top = j.top(cutoff)
-    weights = threshold_weights(j.max_grade)
-    ranks = np.arange(1, top.shape[1] + 1, dtype=np.float64)
-    numerator = np.zeros(j.num_queries)
-    for t in range(1, j.max_grade + 1):
-        hit = top >= t
-        numerator += weights[t] * (hit * np.cumsum(hit, axis=1) / ranks).sum(axis=1)
-    cumulative_weight = np.cumsum(weights)  # Σ_{t<=g} p_t for each grade g
-    denominator = (j.grade_counts[:, 1:] * cumulative_weight[1:]).sum(axis=1)
+    """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. P@i_t only changes where t
+    passes a grade that occurs, so the inner sum runs over the distinct grades v_1 < v_2 < … of
+    the retrieved items: Σ_{v_l <= g_i} (W(v_l) − W(v_{l−1})) · TP_{v_l}(i) / i, with
+    W(g) = Σ_{t<=g} p_t. Ref: Robertson et al. (2010)."""
+    inside = j.within(cutoff) & (j.hit_grades > 0)
+    query, rank = j.hit_query[inside], j.hit_ranks[inside]
+    grades = np.minimum(j.hit_grades[inside], j.max_grade)
+    numerator_terms = np.zeros(len(query))
+    previous = 0.0
+    for level in np.unique(grades):   # a loop over the grades that occur, not over queries
+        weight = _weight_up_to(level, j.max_grade) - previous
+        previous += weight
+        reaches = grades >= level
+        tp = before_in_query(query, reaches.astype(np.int64), j.num_queries) + reaches
+        numerator_terms += np.where(reaches, weight * tp / rank, 0.0)
+    numerator = per_query_sum(j, query, numerator_terms)
+    counts = j.truth_grades
+    relevant = counts.grade >= 1
+    denominator = per_query_sum(j, counts.query[relevant],
+                                counts.count[relevant] * _weight_up_to(counts.grade[relevant],
+                                                                       j.max_grade))
     return divide(numerator, denominator)

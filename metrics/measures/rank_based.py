@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import REL, Param, choice, positive_float, register
-from .common import (divide, f_measure, per_query_sum, precision_recall_at_ranks, rank_matrix,
-                     relevant_hits)
+from .common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
+                     per_query_sum, relevant_hits)
 
 
 @register(
@@ -23,11 +23,11 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     items retrieved (``norm=retrieved``, 0 when none is) or min(k, R_q) (``norm=min``, with
     k = |A| without a cutoff). Undefined for R_q = 0. Ref: trec_eval ``map``; Müller, FMP (2015)
     §7.3.3; Serrà (2007) Table 2."""
-    query, rank, hit = relevant_hits(j, rel, cutoff)
-    total = per_query_sum(j, query, hit / rank)  # P(r) = TP(r)/r at each relevant rank
+    hits = relevant_hits(j, rel, cutoff)
+    total = per_query_sum(j, hits.query, hits.tp / hits.rank)  # P(r) = TP(r)/r at relevant r
     r_q = j.num_relevant(rel)
     if norm == "retrieved":
-        value = divide(total, per_query_sum(j, query, 1.0), where_zero=0.0)
+        value = divide(total, per_query_count(j, hits.query), where_zero=0.0)
         return np.where(r_q == 0, np.nan, value)
     if norm == "min":  # an empty list scores 0, like the other normalisations
         k = j.lengths if cutoff is None else cutoff
@@ -46,19 +46,17 @@ def average_precision(j, cutoff, norm="rq", rel=1):
 def reciprocal_rank(j, cutoff, form="first", rel=1):
     """RR = 1 / (rank of the first relevant item within the first k), 0 if there is none.
     ``form=serra``: (1/|A|) Σ_r χ(r)/r, Serrà's Table 2 "RR". Ref: Voorhees (1999); Serrà (2007)."""
-    rel_matrix = j.relevant(rel, cutoff)
     if form == "serra":
-        total = (rel_matrix / j.ranks[: rel_matrix.shape[1]]).sum(axis=1)
+        hits = relevant_hits(j, rel, cutoff)
+        total = per_query_sum(j, hits.query, 1.0 / hits.rank)
         return divide(total, j.retrieved(cutoff), where_zero=0.0)
-    found = rel_matrix.any(axis=1)
-    first = rel_matrix.argmax(axis=1) + 1.0
-    return np.where(found, 1.0 / first, 0.0)
+    return np.nan_to_num(1.0 / first_relevant_rank(j, rel, cutoff), nan=0.0)
 
 
 def _precision_at_rq(j, rel):
     r_q = j.num_relevant(rel)
-    query, rank, _ = relevant_hits(j, rel, None)
-    return divide(per_query_sum(j, query, rank <= r_q[query]), r_q)
+    hits = relevant_hits(j, rel, None)
+    return divide(per_query_sum(j, hits.query, hits.rank <= r_q[hits.query]), r_q)
 
 
 @register("Rprec", meaning="precision at rank R_q", cutoff="none",
@@ -84,27 +82,29 @@ def break_even_point(j, cutoff, rel=1):
           reference="Müller, FMP (2015) §7.3.3", formula=r"F_{max} = \max_r F(r)",
           params={"beta": Param(1.0, positive_float), "rel": REL})
 def f_max(j, cutoff, beta=1.0, rel=1):
-    """F_max = max_r F_β(r) over the ranks of the list. Ref: Müller, FMP (2015) §7.3.3."""
-    _, _, precision, recall = precision_recall_at_ranks(j, rel, cutoff)
-    f = f_measure(precision, recall, beta)
-    inside = np.arange(f.shape[1]) < j.retrieved(cutoff)[:, None]
-    f = np.where(inside, f, 0.0)
-    best = f.max(axis=1, initial=0.0)
-    return np.where(j.num_relevant(rel) == 0, np.nan, best)
+    """F_max = max_r F_β(r) over the ranks of the list. F(r) rises only at a relevant rank (TP
+    grows) and falls between them (P falls), so the maximum is at a relevant rank.
+    Ref: Müller, FMP (2015) §7.3.3."""
+    hits = relevant_hits(j, rel, cutoff)
+    r_q = j.num_relevant(rel)
+    f = f_measure(hits.tp / hits.rank, divide(hits.tp, r_q[hits.query]), beta)
+    best = np.zeros(j.num_queries)
+    np.maximum.at(best, hits.query, f)
+    return np.where(r_q == 0, np.nan, best)
 
 
 def _bpref_terms(j, cutoff, rel):
     """The query and n_r (judged non-relevant items ranked above it) of every retrieved relevant
-    item, and R_q. n_r is counted by searching the sorted (query, rank) keys of the judged
-    non-relevant items, so no full matrix is made."""
-    top = j.top(cutoff)
-    width = max(top.shape[1], 1)
-    query, rank, _ = relevant_hits(j, rel, cutoff)
-    nonrel_query, nonrel_position = np.nonzero((top >= 0) & (top < rel))
-    nonrel_key = nonrel_query * width + nonrel_position  # sorted: np.nonzero is row-major
-    row_start = np.searchsorted(nonrel_key, query * width)
-    above = np.searchsorted(nonrel_key, query * width + rank - 1) - row_start
-    return query, above.astype(np.float64), j.num_relevant(rel).astype(np.float64)
+    item, and R_q. Judged non-relevant means a grade 0 <= g < rel: a negative grade (trec_eval's
+    "pooled but not judged") is not, and neither is an unjudged item — unless the truth judges
+    every unlisted item (labels, taxonomies), where the items between the hits count too."""
+    nonrel = (j.hit_grades >= 0) & (j.hit_grades < rel)
+    above = before_in_query(j.hit_query, nonrel, j.num_queries)
+    if j.unlisted_judged:   # ranks above that hold no hit hold judged non-relevant items
+        above = above + (j.hit_ranks - 1 - j.hit_position)
+    relevant = (j.hit_grades >= rel) & j.within(cutoff)
+    return (j.hit_query[relevant], above[relevant].astype(np.float64),
+            j.num_relevant(rel).astype(np.float64))
 
 
 @register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
@@ -159,16 +159,6 @@ def bpref_uncapped(j, cutoff, rel=1):
     return divide(per_query_sum(j, query, term), r)
 
 
-def _relevant_rank_statistic(j, cutoff, rel, reduce):
-    """``reduce`` (np.nanmedian or np.nanmean) of the ranks of the retrieved relevant items; NaN
-    for queries with none."""
-    relevant = j.relevant(rel, cutoff)
-    ranks = np.where(relevant, rank_matrix(j, relevant.shape[1]), np.nan)
-    found = relevant.any(axis=1)
-    out = np.full(j.num_queries, np.nan)
-    if found.any():
-        out[found] = reduce(ranks[found], axis=1)
-    return out
 
 
 @register("FirstRank", meaning="rank of the first relevant item (mean over queries: MIREX MR1)",
@@ -177,8 +167,7 @@ def _relevant_rank_statistic(j, cutoff, rel, reduce):
           formula=r"\min\{r : \chi(r) = 1\}", params={"rel": REL})
 def first_rank(j, cutoff, rel=1):
     """Rank of the first relevant item; NaN when none is retrieved (within k)."""
-    relevant = j.relevant(rel, cutoff)
-    return np.where(relevant.any(axis=1), relevant.argmax(axis=1) + 1.0, np.nan)
+    return first_relevant_rank(j, rel, cutoff)
 
 
 @register("MedianRank", meaning="median rank of the retrieved relevant items",
@@ -186,8 +175,17 @@ def first_rank(j, cutoff, rel=1):
           higher_is_better=False, reference="seed 000 (text-to-music) 'Median Rank'",
           formula=r"\mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
 def median_rank(j, cutoff, rel=1):
-    """Median of the ranks of the retrieved relevant items; NaN when there is none."""
-    return _relevant_rank_statistic(j, cutoff, rel, np.nanmedian)
+    """Median of the ranks of the retrieved relevant items (the mean of the two middle ones for an
+    even count); NaN when there is none."""
+    hits = relevant_hits(j, rel, cutoff)
+    count = per_query_count(j, hits.query)
+    start = np.r_[0, np.cumsum(count)][:-1]
+    found = count > 0
+    low = start + (count - 1) // 2
+    high = start + count // 2
+    out = np.full(j.num_queries, np.nan)
+    out[found] = (hits.rank[low[found]] + hits.rank[high[found]]) / 2.0
+    return out
 
 
 @register("MeanRank", meaning="mean rank of the retrieved relevant items (Da-TACOS 'MR')",
@@ -196,4 +194,5 @@ def median_rank(j, cutoff, rel=1):
           formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL})
 def mean_rank(j, cutoff, rel=1):
     """Mean of the ranks of the retrieved relevant items; NaN when there is none."""
-    return _relevant_rank_statistic(j, cutoff, rel, np.nanmean)
+    hits = relevant_hits(j, rel, cutoff)
+    return divide(per_query_sum(j, hits.query, hits.rank), per_query_count(j, hits.query))

@@ -1,0 +1,271 @@
+"""The judged ranking: the one data model every measure and curve reads.
+
+Its size follows the input, never queries × the longest list. Per query it holds
+
+* the length of the returned list, |A| (``lengths``);
+* every *judged* item the list retrieved, as its 1-based rank and its grade, in ragged arrays with
+  offsets (CSR): query q's hits are ``hit_ranks[offsets[q]:offsets[q + 1]]``, ranks ascending;
+* the ground truth's grade counts (:class:`GradeCounts`), so R_q counts relevant items that were
+  not retrieved.
+
+Retrieved items that are not among the hits are unjudged — or, when ``unlisted_judged`` is set
+(labels and taxonomies annotate the whole collection), judged not relevant. A negative grade is
+trec_eval's "pooled but not judged": never relevant, and not a judged non-relevant item for the
+bpref family either.
+
+A dense view of one query's list (ids, scores, grades) is built on demand for display, from the
+``lists`` the ranking came from (:class:`RankedLists`); measures never need it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from .errors import InputError
+
+
+@dataclass(frozen=True, eq=False)
+class GradeCounts:
+    """How many items of each grade the ground truth has per query, as (query, grade, count)
+    triples sorted by query then grade; ``num_queries`` queries in all."""
+
+    query: np.ndarray
+    grade: np.ndarray
+    count: np.ndarray
+    num_queries: int
+
+    @classmethod
+    def from_pairs(cls, pair_query: np.ndarray, pair_grade: np.ndarray, num_queries: int,
+                   extra_zero: np.ndarray | None = None) -> "GradeCounts":
+        """Counts of judged (query, grade) pairs; ``extra_zero[q]`` more grade-0 items for query q
+        (the unlisted items of a truth that judges the whole collection)."""
+        q = np.asarray(pair_query, dtype=np.int64)
+        g = np.asarray(pair_grade, dtype=np.int64)
+        if extra_zero is not None:
+            more = np.flatnonzero(extra_zero > 0)
+            q = np.concatenate([q, more])
+            g = np.concatenate([g, np.zeros(len(more), dtype=np.int64)])
+            weights = np.concatenate([np.ones(len(pair_query), dtype=np.int64),
+                                      extra_zero[more].astype(np.int64)])
+        else:
+            weights = np.ones(len(q), dtype=np.int64)
+        if not len(q):
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty, num_queries)
+        order = np.lexsort((g, q))
+        q, g, weights = q[order], g[order], weights[order]
+        new = np.r_[True, (q[1:] != q[:-1]) | (g[1:] != g[:-1])]
+        starts = np.flatnonzero(new)
+        return cls(q[starts], g[starts], np.add.reduceat(weights, starts), num_queries)
+
+    def _sum(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.query[mask], weights=self.count[mask],
+                           minlength=self.num_queries).astype(np.int64)
+
+    def at_least(self, threshold: int) -> np.ndarray:
+        """Items of grade >= threshold, per query (R_q when threshold >= 1)."""
+        return self._sum(self.grade >= threshold)
+
+    def judged_below(self, threshold: int) -> np.ndarray:
+        """Judged items of grade 0 <= g < threshold per query (judged not relevant)."""
+        return self._sum((self.grade >= 0) & (self.grade < threshold))
+
+    @property
+    def max_grade(self) -> int:
+        return int(self.grade.max()) if len(self.grade) else 0
+
+    def take(self, rows: np.ndarray) -> "GradeCounts":
+        """The counts of some queries, renumbered 0..len(rows) − 1 in the order given."""
+        new_index = np.full(self.num_queries, -1, dtype=np.int64)
+        new_index[rows] = np.arange(len(rows))
+        keep = new_index[self.query] >= 0
+        query = new_index[self.query[keep]]
+        order = np.lexsort((self.grade[keep], query))
+        return GradeCounts(query[order], self.grade[keep][order], self.count[keep][order],
+                           len(rows))
+
+
+@dataclass(frozen=True, eq=False)
+class TieReport:
+    """Groups of equal score (as the tie policy compares them) within a query's list: their first
+    and last 0-based positions. A group *straddles* cutoff k when it has items on both sides of it,
+    so the tie policy decides what is counted at k. For rankings streamed from scores, only the
+    groups that hold a judged item are known (``judged_only``)."""
+
+    tied_items: int = 0
+    queries_with_ties: int = 0
+    first_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    last_positions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    judged_only: bool = False
+
+    @property
+    def tie_groups(self) -> int:
+        return len(self.first_positions)
+
+    def straddling(self, cutoff: int) -> int:
+        return int(((self.first_positions < cutoff) & (self.last_positions >= cutoff)).sum())
+
+    def describe(self, cutoffs=()) -> str:
+        if not self.tie_groups:
+            return "no score ties" + (" among the judged items" if self.judged_only else "")
+        text = (f"{self.tied_items} items in {self.tie_groups} groups of equal score"
+                f"{' holding a judged item' if self.judged_only else ''}, in "
+                f"{self.queries_with_ties} queries")
+        if not cutoffs:
+            return text
+        cut = [f"{self.straddling(k)} straddle rank {k}" for k in sorted(set(cutoffs))
+               if self.straddling(k)]
+        return text + ("; " + ", ".join(cut) if cut else "; none straddles a cutoff")
+
+
+class RankedLists(Protocol):
+    """Where the full list of one query comes from, for display: its item ids and scores (None
+    for a bare ranked list) in rank order."""
+
+    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRanking:
+    """Every evaluated query's list length, judged hits and ground-truth grade counts (see the
+    module docstring). Queries of the truth missing from the run have an empty list."""
+
+    query_ids: np.ndarray
+    lengths: np.ndarray
+    offsets: np.ndarray
+    hit_ranks: np.ndarray
+    hit_grades: np.ndarray
+    truth_grades: GradeCounts
+    unlisted_judged: bool = False
+    collection_size: int | None = None
+    warnings: tuple[str, ...] = field(default=())
+    name: str = "run"
+    ties: TieReport = field(default_factory=TieReport)
+    run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
+    lists: RankedLists | None = None    # the full lists, for display only
+    query_rows: np.ndarray | None = None   # each query's index in ``lists`` (None: the same)
+
+    @classmethod
+    def from_hits(cls, query_ids, lengths, hit_query, hit_ranks, hit_grades,
+                  truth_grades: GradeCounts, **kwargs) -> "JudgedRanking":
+        """Hits given in any order as (query index, rank, grade) triples."""
+        hit_query = np.asarray(hit_query, dtype=np.int64)
+        hit_ranks = np.asarray(hit_ranks, dtype=np.int64)
+        order = np.lexsort((hit_ranks, hit_query))
+        if not (len(order) < 2 or (np.diff(order) == 1).all()):
+            hit_query, hit_ranks = hit_query[order], hit_ranks[order]
+            hit_grades = np.asarray(hit_grades)[order]
+        offsets = np.r_[0, np.cumsum(np.bincount(hit_query, minlength=len(query_ids)))]
+        return cls(np.asarray(query_ids, dtype=object), np.asarray(lengths, dtype=np.int64),
+                   offsets.astype(np.int64), hit_ranks, np.asarray(hit_grades, dtype=np.int64),
+                   truth_grades, **kwargs)
+
+    # ---- sizes and counts -------------------------------------------------------------------
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def max_grade(self) -> int:
+        """The highest grade of the whole ground truth."""
+        return self.truth_grades.max_grade
+
+    @cached_property
+    def hit_query(self) -> np.ndarray:
+        """The query index of every hit."""
+        return np.repeat(np.arange(self.num_queries), np.diff(self.offsets))
+
+    @cached_property
+    def hit_position(self) -> np.ndarray:
+        """0-based place of every hit among its query's hits."""
+        return np.arange(len(self.hit_ranks)) - self.offsets[self.hit_query]
+
+    def num_relevant(self, threshold: int = 1) -> np.ndarray:
+        """R_q: items of grade >= threshold in the whole ground truth, per query."""
+        return self.truth_grades.at_least(max(threshold, 1))
+
+    def num_judged_nonrelevant(self, threshold: int = 1) -> np.ndarray:
+        """N: judged items of grade 0 <= g < threshold in the whole ground truth."""
+        return self.truth_grades.judged_below(threshold)
+
+    def retrieved(self, cutoff: int | None = None) -> np.ndarray:
+        """|A| (or min(k, |A|) with a cutoff): how many items each query's list holds."""
+        return self.lengths if cutoff is None else np.minimum(self.lengths, cutoff)
+
+    def within(self, cutoff: int | None) -> np.ndarray:
+        """Mask of the hits ranked within the first ``cutoff`` ranks."""
+        if cutoff is None:
+            return np.ones(len(self.hit_ranks), dtype=bool)
+        return self.hit_ranks <= cutoff
+
+    # ---- subsets and dense views ------------------------------------------------------------
+
+    def subset(self, rows: np.ndarray) -> "JudgedRanking":
+        """The same judged ranking restricted to some queries (an index or boolean mask)."""
+        rows = np.arange(self.num_queries)[rows]
+        sizes = np.diff(self.offsets)[rows]
+        take = (np.repeat(self.offsets[rows], sizes)
+                + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+        source_rows = rows if self.query_rows is None else self.query_rows[rows]
+        return replace(self, query_ids=self.query_ids[rows], lengths=self.lengths[rows],
+                       offsets=np.r_[0, np.cumsum(sizes)].astype(np.int64),
+                       hit_ranks=self.hit_ranks[take], hit_grades=self.hit_grades[take],
+                       truth_grades=self.truth_grades.take(rows), query_rows=source_rows)
+
+    def dense_grades(self, query: int) -> tuple[np.ndarray, np.ndarray]:
+        """One query's list as (grades, judged): grade at each rank, 0 where not judged, and
+        whether the item there is judged. Built for display; size |A|."""
+        n = int(self.lengths[query])
+        grades = np.zeros(n, dtype=np.int64)
+        judged = np.full(n, self.unlisted_judged)
+        at = slice(self.offsets[query], self.offsets[query + 1])
+        grades[self.hit_ranks[at] - 1] = self.hit_grades[at]
+        judged[self.hit_ranks[at] - 1] = True
+        return grades, judged
+
+    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """One query's item ids and scores in rank order (ids "1", "2", … when the lists are not
+        kept, as for answer sets)."""
+        if self.lists is None:
+            return np.arange(1, int(self.lengths[query]) + 1).astype(str).astype(object), None
+        row = query if self.query_rows is None else int(self.query_rows[query])
+        return self.lists.ranked_list(row)
+
+    # ---- building from grade lists ----------------------------------------------------------
+
+    @classmethod
+    def from_relevance(cls, lists: Sequence[Sequence[int]], num_relevant: Sequence[int],
+                       collection_size: int | None = None, query_ids: Sequence[str] | None = None,
+                       name: str = "answer sets") -> "JudgedRanking":
+        """Answer sets given as grade lists (1 relevant, 0 not; every item judged) and R_q per
+        query — Serrà's Table 1 is of this form. With ``collection_size``, every item of the
+        collection that is not relevant counts as judged non-relevant."""
+        lengths = np.array([len(x) for x in lists], dtype=np.int64)
+        grades = np.array([g for row in lists for g in row], dtype=np.int64)
+        query = np.repeat(np.arange(len(lists)), lengths)
+        ranks = np.arange(len(grades)) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+        r = np.asarray(num_relevant, dtype=np.int64)
+        retrieved_rel = np.bincount(query[grades >= 1], minlength=len(lists))
+        if np.any(retrieved_rel > r):
+            bad = int(np.flatnonzero(retrieved_rel > r)[0])
+            raise InputError(f"answer set {bad + 1} retrieves {retrieved_rel[bad]} relevant items "
+                             f"but R_q is {r[bad]}", source=name)
+        # the truth: every listed item, the relevant items that were not retrieved (grade 1) and,
+        # with |D|, the rest of the collection (grade 0)
+        unretrieved = r - retrieved_rel
+        truth_query = np.concatenate([query, np.repeat(np.arange(len(lists)), unretrieved)])
+        truth_grade = np.concatenate([grades, np.ones(int(unretrieved.sum()), dtype=np.int64)])
+        extra = None
+        if collection_size is not None:
+            listed_nonrel = np.bincount(query[grades == 0], minlength=len(lists))
+            extra = collection_size - r - listed_nonrel
+        counts = GradeCounts.from_pairs(truth_query, truth_grade, len(lists), extra)
+        ids = np.asarray(query_ids if query_ids is not None else
+                         [f"A{i + 1}" for i in range(len(lists))], dtype=object)
+        return cls.from_hits(ids, lengths, query, ranks, grades, counts,
+                             collection_size=collection_size, name=name)

@@ -1,0 +1,305 @@
+"""Rankings streamed from scores: query and item embeddings, and all-vs-all N × N matrices.
+
+No queries × items score matrix is ever held. Queries are taken in blocks; one block's scores
+against every item are computed (a BLAS product for embeddings, rows of a memory map for a
+matrix), and for each judged item the items scoring strictly better and equal are counted, so
+its rank follows from the tie policy:
+
+    rank = 1 + #{items scored better} + #{items scored equal whose tie key comes first}
+
+(the key is the column for ``stable``, the id for ``id``, the id descending for ``trec``). Only
+those ranks are kept: they are the hits of a :class:`~metrics.judged.JudgedRanking`. Memory is a
+few blocks of scores, sized by a budget (``memory``), whatever the number of items.
+
+Scores are computed in the embeddings' own precision: float32 embeddings give float32 scores
+(single-precision BLAS), anything else float64. Two similarities closer than the precision's
+resolution (about 1e-7 relative in float32) can come out equal and are then ordered by the tie
+policy; ``trec`` compares every score as float32, as trec_eval 9 does.
+
+Clique labels (cover songs) make every item a query against all the others, itself excluded;
+their ranks are counted by the all-vs-all kernel (:mod:`metrics.allvsall`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .allvsall import relevant_ranks
+from .errors import InputError
+from .judged import JudgedRanking, TieReport
+from .model import GroundTruth
+from .ranking import _id_order_key, check_policy, policy_scores
+
+DEFAULT_MEMORY = 512 << 20    # bytes of scores and temporaries per block
+HEAVY = 24                    # judged items per row past which a row is sorted instead of scanned
+Progress = Callable[[int], None]
+
+
+def parse_memory(text: str) -> int:
+    """'512M', '2G', '1500000' (bytes) -> bytes; at least 16 MB."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)[bB]?\s*", str(text))
+    if not match:
+        raise InputError(f"memory budget {text!r} is not a size such as 512M or 2G")
+    value = float(match.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20,
+                                     "g": 1 << 30}[match.group(2).lower()]
+    if value < 16 << 20:
+        raise InputError(f"memory budget {text!r} is below the 16M minimum")
+    return int(value)
+
+
+def block_rows(n_items: int, itemsize: int, memory: int | None) -> int:
+    """Query rows per block: a block's scores and its two temporaries of the same size (a
+    comparison's result and a gathered copy) fit the budget."""
+    budget = DEFAULT_MEMORY if memory is None else memory
+    return max(1, int(budget // max(1, 3 * n_items * itemsize)))
+
+
+def tie_keys(item_ids: np.ndarray, ties: str) -> np.ndarray:
+    """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
+    if ties == "stable":
+        return np.arange(len(item_ids))
+    if ties == "id":
+        return np.asarray(_id_order_key(item_ids))
+    return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
+
+
+def check_finite(array: np.ndarray, source: str, rows_per_step: int = 1 << 14) -> None:
+    """NaN or infinity anywhere is an error naming the file and the row; read in steps, so a
+    memory-mapped file is never loaded whole."""
+    for start in range(0, array.shape[0], rows_per_step):
+        part = np.asarray(array[start:start + rows_per_step])
+        finite = np.isfinite(part)
+        if not finite.all():
+            row, col = (int(i) for i in np.argwhere(~finite)[0])
+            raise InputError(f"row {start + row + 1} (column {col + 1}) is {part[row, col]}; "
+                             f"every value must be a finite number", source=source)
+
+
+class EmbeddingScores:
+    """Query × item similarities computed block by block: cosine, dot product or negative
+    Euclidean distance (larger is more similar). Item rows are prepared once (normalised for
+    cosine), query rows per block."""
+
+    def __init__(self, queries: np.ndarray, items: np.ndarray, kind: str = "cosine"):
+        if kind not in ("cosine", "dot", "euclidean"):
+            raise InputError(f"unknown similarity {kind!r}; use one of cosine, dot, euclidean")
+        both32 = queries.dtype == np.float32 and items.dtype == np.float32
+        self.dtype = np.dtype(np.float32 if both32 else np.float64)
+        self.kind = kind
+        self.queries = queries
+        self.items = self._prepare(items)
+        self.item_squares = ((self.items * self.items).sum(axis=1) if kind == "euclidean"
+                             else None)
+        self.shape = (queries.shape[0], items.shape[0])
+
+    def _prepare(self, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=self.dtype)
+        if self.kind == "cosine":
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            rows = rows / np.where(norms == 0, 1, norms).astype(self.dtype)
+        return rows
+
+    def rows(self, which) -> np.ndarray:
+        """Scores of some query rows (a slice or an index array) against every item."""
+        q = self._prepare(self.queries[which])
+        scores = q @ self.items.T
+        if self.kind == "euclidean":
+            squared = (q * q).sum(axis=1)[:, None] + self.item_squares[None, :] - 2 * scores
+            scores = -np.sqrt(np.maximum(squared, 0))
+        return scores
+
+    def __getitem__(self, which) -> np.ndarray:
+        return self.rows(which)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreLists:
+    """One query's full ranked list from its row of scores, for display."""
+
+    scores: object             # rows(...) / [...] gives rows of scores
+    query_rows: np.ndarray     # the score row of each evaluated query
+    item_ids: np.ndarray
+    ties: str
+    larger_is_better: bool = True
+    exclude_self: bool = False
+
+    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray]:
+        row = int(self.query_rows[query])
+        values = np.asarray(self.scores[row:row + 1])[0]
+        compared = policy_scores(values, self.ties).astype(np.float64)
+        if not self.larger_is_better:
+            compared = -compared
+        order = np.lexsort((tie_keys(self.item_ids, self.ties), -compared))
+        if self.exclude_self:
+            order = order[order != row]
+        return self.item_ids[order], values[order]
+
+
+def _tie_report(query: np.ndarray, better: np.ndarray, size: np.ndarray) -> TieReport:
+    """The groups of equal score that hold a judged item, from each hit's counts."""
+    tied = size > 1
+    if not tied.any():
+        return TieReport(judged_only=True)
+    groups = np.unique(np.stack([query[tied], better[tied], size[tied]]), axis=1)
+    first, sizes = groups[1], groups[2]
+    return TieReport(int(sizes.sum()), len(np.unique(groups[0])), first, first + sizes - 1,
+                     judged_only=True)
+
+
+def _vectorised_search(sorted_rows: np.ndarray, rows: np.ndarray, values: np.ndarray,
+                       side: str) -> np.ndarray:
+    """np.searchsorted of each value in its own row of a row-wise sorted 2-D array, for all
+    values at once (a binary search whose steps are vectorised over the values)."""
+    low = np.zeros(len(values), dtype=np.int64)
+    high = np.full(len(values), sorted_rows.shape[1], dtype=np.int64)
+    active = low < high
+    while active.any():
+        middle = (low + high) // 2
+        at = sorted_rows[rows, np.minimum(middle, sorted_rows.shape[1] - 1)]
+        right = ((at < values) if side == "left" else (at <= values)) & active
+        low = np.where(right, middle + 1, low)
+        high = np.where(active & ~right, middle, high)
+        active = low < high
+    return low
+
+
+def count_judged(block: np.ndarray, pair_row: np.ndarray, pair_col: np.ndarray,
+                 keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each (row, column) pair of a block of scores (larger is better; ``pair_row`` grouped
+    ascending): the items of the row scored strictly better, the size of the pair's group of equal
+    scores, and the items of that group whose tie key comes first."""
+    n = block.shape[1]
+    score = block[pair_row, pair_col]
+    per_row = np.bincount(pair_row, minlength=block.shape[0])
+    better = np.zeros(len(pair_row), dtype=np.int64)
+    equal = np.zeros(len(pair_row), dtype=np.int64)
+    heavy = per_row[pair_row] > HEAVY
+    if (~heavy).any():
+        # level by level: the l-th pair of every light row at once, one comparison per item
+        first = np.searchsorted(pair_row, np.arange(block.shape[0]))
+        place = np.arange(len(pair_row)) - first[pair_row]
+        for level in range(int(place[~heavy].max()) + 1):
+            sel = np.flatnonzero(~heavy & (place == level))
+            rows = pair_row[sel]
+            sub = block if len(rows) == block.shape[0] else block[rows]
+            threshold = score[sel][:, None]
+            better[sel] = np.count_nonzero(sub > threshold, axis=1)
+            equal[sel] = np.count_nonzero(sub == threshold, axis=1)
+    if heavy.any():
+        # rows with many judged items: one sort of the row, then a binary search per item
+        heavy_rows = np.unique(pair_row[heavy])
+        ordered = np.sort(block[heavy_rows], axis=1)
+        local = np.searchsorted(heavy_rows, pair_row[heavy])
+        left = _vectorised_search(ordered, local, score[heavy], "left")
+        right = _vectorised_search(ordered, local, score[heavy], "right")
+        better[heavy] = n - right
+        equal[heavy] = right - left
+    tied_first = np.zeros(len(pair_row), dtype=np.int64)
+    tied = np.flatnonzero(equal > 1)
+    for start in range(0, len(tied), 64):   # rare: only rows where a judged item ties
+        sel = tied[start:start + 64]
+        same = block[pair_row[sel]] == score[sel][:, None]
+        same &= keys[None, :] < keys[pair_col[sel]][:, None]
+        tied_first[sel] = same.sum(axis=1)
+    return better, equal, tied_first
+
+
+def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = "stable",
+                   larger_is_better: bool = True, collection_size: int | None = None,
+                   name: str = "run", memory: int | None = None,
+                   progress: Progress | None = None, keep_lists: bool = True) -> JudgedRanking:
+    """Judge the rankings of queries against items given by rows of scores (``scores[a:b]`` or
+    ``scores.rows(index)``; shape queries × items) and explicit judgements (qrels).
+
+    Evaluated queries are the truth's: one without a row has an empty list; rows the truth lacks
+    are left out; a judged item that is not among the items is never retrieved but counts in R_q.
+    """
+    check_policy(ties)
+    query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
+    item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
+    n_items = len(item_ids)
+    warnings = list(truth.warnings)
+    row_of = {q: i for i, q in enumerate(query_ids)}
+    truth_row = np.fromiter((row_of.get(q, -1) for q in truth.query_ids), dtype=np.int64,
+                            count=len(truth.query_ids))
+    run_only = len(set(query_ids) - set(truth.query_ids))
+    if run_only:
+        warnings.append(f"{name}: {run_only} quer(ies) of the embeddings not in the ground truth "
+                        f"were left out")
+    missing = np.flatnonzero(truth_row < 0)
+    if len(missing):
+        warnings.append(f"{name}: {len(missing)} ground-truth quer(ies) have no query row and "
+                        f"score 0 where a measure has a value for an empty list (first: "
+                        f"{truth.query_ids[missing[0]]!r})")
+    col_of = {d: i for i, d in enumerate(item_ids)}
+    pair_col = np.fromiter((col_of.get(d, -1) for d in truth.pair_item), dtype=np.int64,
+                           count=len(truth.pair_item))
+    usable = (pair_col >= 0) & (truth_row[truth.pair_query] >= 0)
+    pair_query, pair_col = truth.pair_query[usable], pair_col[usable]
+    pair_grade = truth.pair_grade[usable]
+    # pairs in the order of their query's score row, so a block is a contiguous run of pairs
+    pair_row = truth_row[pair_query]
+    order = np.argsort(pair_row, kind="stable")
+    pair_query, pair_col, pair_grade, pair_row = (a[order] for a in
+                                                  (pair_query, pair_col, pair_grade, pair_row))
+    keys = tie_keys(item_ids, ties)
+    sign = 1 if larger_is_better else -1
+    evaluated_rows = np.unique(pair_row)
+    itemsize = np.dtype(getattr(scores, "dtype", np.float64)).itemsize
+    step = block_rows(n_items, max(itemsize, 8), memory)
+    better = np.zeros(len(pair_row), dtype=np.int64)
+    size = np.ones(len(pair_row), dtype=np.int64)
+    tied_first = np.zeros(len(pair_row), dtype=np.int64)
+    for start in range(0, len(evaluated_rows), step):
+        rows = evaluated_rows[start:start + step]
+        block = scores.rows(rows) if hasattr(scores, "rows") else np.asarray(scores[rows])
+        block = policy_scores(np.asarray(block), ties)
+        if sign < 0:
+            block = -block
+        lo, hi = np.searchsorted(pair_row, [rows[0], rows[-1] + 1])
+        local = np.searchsorted(rows, pair_row[lo:hi])
+        better[lo:hi], size[lo:hi], tied_first[lo:hi] = count_judged(block, local,
+                                                                     pair_col[lo:hi], keys)
+        if progress is not None:
+            progress(len(rows))
+    lengths = np.where(truth_row >= 0, n_items, 0)
+    lists = (ScoreLists(scores, np.maximum(truth_row, 0), item_ids, ties, larger_is_better)
+             if keep_lists else None)
+    return JudgedRanking.from_hits(
+        truth.query_ids, lengths, pair_query, 1 + better + tied_first, pair_grade,
+        truth.grade_counts(), collection_size=collection_size or n_items,
+        warnings=tuple(warnings), name=name, ties=_tie_report(pair_query, better, size),
+        run_only_queries=run_only, lists=lists)
+
+
+def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
+                     larger_is_better: bool = True, collection_size: int | None = None,
+                     name: str = "run", source: str = "matrix", truth_name: str = "labels",
+                     progress: Progress | None = None, keep_lists: bool = True
+                     ) -> JudgedRanking:
+    """Judge all against all: every item a query, ranked against the N − 1 others by its row of
+    scores (``scores[a:b]``: an N × N array, a memory map or :class:`EmbeddingScores` of the items
+    against themselves), items sharing a clique label relevant to each other."""
+    check_policy(ties)
+    item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
+    counted = relevant_ranks(scores, labels, item_ids, ties, larger_is_better=larger_is_better,
+                             source=source, progress=progress)
+    query, _ = np.nonzero(counted.valid)
+    n = len(item_ids)
+    truth = GroundTruth.from_labels(item_ids, labels, name=truth_name)
+    size = collection_size if collection_size is not None else n - 1
+    if size < n - 1:
+        raise InputError(f"collection size {size} is smaller than the {n - 1} items each query is "
+                         f"ranked against; give the real number of items in the collection")
+    lists = (ScoreLists(scores, np.arange(n), item_ids, ties, larger_is_better,
+                        exclude_self=True) if keep_lists else None)
+    valid = counted.valid
+    return JudgedRanking.from_hits(
+        item_ids, np.full(n, max(n - 1, 0)), query, counted.rank[valid],
+        np.ones(len(query), dtype=np.int64), truth.grade_counts(), unlisted_judged=True,
+        collection_size=size, name=name,
+        ties=_tie_report(query, counted.better[valid], counted.tie_size[valid]), lists=lists)
