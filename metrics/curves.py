@@ -16,7 +16,7 @@ from .errors import MeasureError
 from .judged import JudgedRanking
 from .measures.common import divide, f_measure, per_query_count, relevant_hits
 
-RECALL_LEVELS = np.linspace(0.0, 1.0, 11)
+RECALL_LEVELS = np.round(np.linspace(0.0, 1.0, 11), 2)   # exactly 0.1, 0.2, … as trec_eval reads them
 
 
 @dataclass(frozen=True)
@@ -43,12 +43,14 @@ def rank_curves(j: JudgedRanking, query: int, threshold: int = 1, beta: float = 
 
 def interpolated_precision(j: JudgedRanking, threshold: int = 1,
                            levels: np.ndarray = RECALL_LEVELS) -> np.ndarray:
-    """queries × levels: the highest P(r) at any rank whose R(r) reaches the level, 0 if none does
-    (trec_eval ``iprec_at_recall``). NaN for queries with R_q = 0.
+    """queries × levels: the highest P(r) at any rank from the one where the n-th relevant item
+    is found, n = ⌊level · R_q + 0.9⌋ in double precision, as trec_eval computes
+    ``iprec_at_recall`` (its historical rounding: 0.7 of 3 relevant items needs 2, since
+    0.7 · 3 + 0.9 is just below 3); 0 when fewer than n relevant items are retrieved. NaN for
+    queries with R_q = 0.
 
-    Precision after a rank is highest at a relevant rank, and R(r) reaches level L first at the
-    i-th relevant item for the smallest i with i/R_q >= L; so the value is the largest precision
-    at the relevant items from the i-th on (a suffix maximum within each query)."""
+    Precision after a rank is highest at a relevant rank, so the value is the largest precision
+    at the relevant items from the n-th on (a suffix maximum within each query)."""
     hits = relevant_hits(j, threshold, None)
     r_q = j.num_relevant(threshold)
     found = per_query_count(j, hits.query)
@@ -60,14 +62,9 @@ def interpolated_precision(j: JudgedRanking, threshold: int = 1,
     start = np.r_[0, np.cumsum(found)][:-1]
     out = np.zeros((j.num_queries, len(levels)))
     for i, level in enumerate(levels):   # a loop over recall levels, not queries
-        need = np.ceil(level * r_q - 1e-9).astype(np.int64)
-        # the smallest i with i / R_q >= level, exactly as the division compares
-        lower = np.maximum(need - 1, 1)
-        need = np.where(divide(lower, r_q, 0.0) >= level, lower, np.maximum(need, 1))
-        need += divide(need, r_q, 0.0) < level
+        need = np.maximum(np.floor(level * r_q + 0.9).astype(np.int64), 1)
         reached = (need <= found) & (r_q > 0)
-        at = start + need - 1
-        out[reached, i] = best_from[at[reached]]
+        out[reached, i] = best_from[(start + need - 1)[reached]]
     out[r_q == 0] = np.nan
     return out
 

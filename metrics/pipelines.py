@@ -155,7 +155,7 @@ def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: str
                 for name, content in systems("matrices")}
     if kind == "embeddings+qrels":
         content, name = one("qrels")
-        truth = load_qrels(content, name)
+        truth = load_truth(content, name)
         parts = {role: one(role) for role in ("query_embeddings", "query_ids", "item_embeddings",
                                               "item_ids")}
         judged = judge_embeddings(*(parts[r][0] for r in parts), truth, similarity_kind, ties,

@@ -1,7 +1,6 @@
 """Answer sets: Serrà's Table 2 reproduced beside the paper, and which measure agrees with the
 order we value."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -10,7 +9,7 @@ from charts import lift_curves_figure, pr_curves_figure
 from metrics import InputError
 from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
                                  judged_answer_sets, parse_positions, table2)
-from metrics.curves import lift_curves, mean_interpolated_precision, rank_curves
+from metrics.curves import lift_curve, mean_interpolated_precision, mean_lift, rank_curves
 from metrics.registry import parse_measure
 from metrics.samples import SAMPLE_DIR
 from metrics.stats import order_agreement
@@ -129,16 +128,13 @@ else:
                "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
 
 st.subheader("Curves of the answer sets")
-lift = lift_curves(judged)
-curves = rank_curves(judged)
 c1, c2 = st.columns(2)
 with c1:
-    lines = {n: (lift.x[i][~np.isnan(lift.x[i])], lift.y[i][~np.isnan(lift.y[i])])
-             for i, n in enumerate(judged.query_ids)}
-    st.plotly_chart(lift_curves_figure(lines, mean={"mean": (lift.grid, lift.mean)},
+    lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}
+    st.plotly_chart(lift_curves_figure(lines, mean={"mean": mean_lift(judged)},
                                        title="Normalised lift curves"), width="stretch")
 with c2:
-    pr = {n: (curves.recall[i, : int(judged.lengths[i])],
-              curves.precision[i, : int(judged.lengths[i])]) for i, n in enumerate(judged.query_ids)}
+    pr = {n: (rank_curves(judged, i).recall, rank_curves(judged, i).precision)
+          for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(pr_curves_figure(pr, mean={"mean": mean_interpolated_precision(judged)},
                                      title="PR curves"), width="stretch")

@@ -6,8 +6,9 @@ import streamlit as st
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
 from dashboard.safe import md
 from dashboard.state import rankings
-from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curves,
-                            mean_interpolated_precision, rank_curves, roc_curves)
+from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
+                            mean_interpolated_precision, mean_lift, rank_curves, roc_auc,
+                            roc_curve)
 
 MAX_LINES = 40   # more single-query lines than this make a figure unreadable
 
@@ -53,10 +54,9 @@ with pr_tab:
     lines = {}
     for system, subset in subsets.items():
         if show_lines:
-            curves = rank_curves(subset, threshold)
             for i, query in enumerate(subset.query_ids):
-                n = int(subset.lengths[i])
-                lines[label(system, query)] = (curves.recall[i, :n], curves.precision[i, :n])
+                curves = rank_curves(subset, i, threshold)
+                lines[label(system, query)] = (curves.recall, curves.precision)
     st.plotly_chart(pr_curves_figure(lines, mean=means, title="Precision–recall"),
                     width="stretch")
     st.caption("Thin lines: P(r) against R(r) per query. Thick: mean of the 11-point "
@@ -77,12 +77,12 @@ with interp_tab:
 with lift_tab:
     lines, lift_means = {}, {}
     for system, subset in subsets.items():
-        lift = lift_curves(subset, threshold)
         if show_lines:
             for i, query in enumerate(subset.query_ids):
-                ok = ~np.isnan(lift.x[i]) & ~np.isnan(lift.y[i])
-                lines[label(system, query)] = (lift.x[i, ok], lift.y[i, ok])
-        lift_means[system] = (lift.grid, lift.mean)
+                x, y = lift_curve(subset, i, threshold)
+                if not np.isnan(y).any():
+                    lines[label(system, query)] = (x, y)
+        lift_means[system] = mean_lift(subset, threshold)
     st.plotly_chart(lift_curves_figure(lines, mean=lift_means, title="Normalised lift (Serrà 2007)"),
                     width="stretch")
     st.caption("x = r/|A|, y = TP(r)/R_q: the steeper towards (0, 1), the better.")
@@ -96,14 +96,15 @@ with roc_tab:
     for system, subset in subsets.items():
         if system in missing:
             continue
-        roc = roc_curves(subset, threshold)
-        defined = ~np.isnan(roc.auc)
+        auc = roc_auc(subset, threshold)
+        defined = ~np.isnan(auc)
         if show_lines:
             for i, query in enumerate(subset.query_ids):
                 if defined[i]:
-                    lines[label(system, query)] = (roc.fpr[i], roc.tpr[i], roc.auc[i])
+                    roc = roc_curve(subset, i, threshold)
+                    lines[label(system, query)] = (roc.fpr, roc.tpr, roc.auc)
         if defined.any():
-            st.metric(f"Mean AUC — {md(system)}", f"{roc.auc[defined].mean():.4f}")
+            st.metric(f"Mean AUC — {md(system)}", f"{auc[defined].mean():.4f}")
     if lines:
         st.plotly_chart(roc_figure(lines, title="ROC along the ranking"), width="stretch")
     st.caption("Unretrieved items are taken to follow the list in unknown order, so each curve "

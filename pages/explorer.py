@@ -81,13 +81,12 @@ with right:
 
 st.subheader(f"At cutoff K = {k}")
 counts = confusion_at(judged, q, k, threshold)
-one = judged.subset(np.array([q]))
 col_matrix, col_formulas = st.columns([2, 3])
 with col_matrix:
     st.plotly_chart(confusion_matrix_figure(*counts, k=k), width="stretch")
     st.caption("Move **Cutoff K** in the sidebar: the top K items count as retrieved.")
 with col_formulas:
-    grades = one.grades[0, : int(one.lengths[0])]
+    grades = judged.dense_grades(q)[0]
     for worked in worked_measures(table["χ"].to_numpy(), grades, r_q, k,
-                                  ideal_grades(one, None)[0], counts, judged.collection_size):
+                                  ideal_grades(judged, q), counts, judged.collection_size):
         st.latex(worked.latex)

@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from metrics import InputError, judge  # noqa: E402
-from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels,  # noqa: E402
+from metrics.loaders import (load_ids, load_labels, load_qrels,  # noqa: E402
                              load_run, load_score_matrix, load_taxonomy)
 from metrics.loaders.arrays import load_array  # noqa: E402
 from metrics.pipelines import judge_upload  # noqa: E402

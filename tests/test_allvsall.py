@@ -1,15 +1,20 @@
-"""The counting all-vs-all path agrees with the dense engine (which sorts whole rows), with each
-counting kernel: NumPy, and the C extension with its portable and its AVX2 first pass."""
+"""The counting all-vs-all path agrees with sorting whole rows, with each counting kernel: NumPy,
+and the C extension with its portable and its AVX2 first pass."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import GroundTruth, allvsall, evaluate
-from metrics.allvsall import evaluate_ranks, relevant_ranks, streamable
+from metrics import GroundTruth, Run, allvsall, evaluate, judge
+from metrics.allvsall import relevant_ranks as counted_ranks
 from metrics.errors import InputError
-from metrics.ranking import _id_order_key, judge_scores, policy_scores
-from metrics.registry import parse_measures
+from metrics.ranking import _id_order_key, policy_scores
+from metrics.streaming import judge_all_vs_all
+
+
+def relevant_ranks(*args, **kwargs):
+    """Each query's clique mates' ranks, ascending, NaN padded."""
+    return counted_ranks(*args, **kwargs).sorted_ranks()
 
 KERNELS = ["numpy", "c-portable", "c-avx2"]
 
@@ -31,8 +36,8 @@ def kernel(request, monkeypatch):
 
 
 MEASURES = "AP,AP@5,RR,RR@3,P@1,P@5,P@10,R@5,nDCG,nDCG@5,FirstRank,MedianRank,MeanRank,Rprec," \
-           "MedianRank@5,MeanRank@5,FirstRank@3," \
-           "BEP,NumRel,NumRelRet@5"
+           "MedianRank@5,MeanRank@5,FirstRank@3,BEP,NumRel,NumRelRet@5,Bpref,Bpref10,Fmax," \
+           "AP(norm=min)@5,ERR,GAP,TN@5,Accuracy@5"
 
 
 def dataset(seed, n=60, decimals=1):
@@ -51,10 +56,12 @@ def test_counting_equals_sorting(seed, ties, larger):
     scores, labels, ids = dataset(seed)
     matrix = scores if larger else -scores
     truth = GroundTruth.from_labels(ids, labels)
-    dense = evaluate(judge_scores(matrix, ids, ids, truth, ties, larger_is_better=larger),
-                     MEASURES)
-    ranks = relevant_ranks(matrix, labels, ids, ties, larger_is_better=larger, chunk_rows=7)
-    fast = evaluate_ranks(ranks, ids, MEASURES, list_length=len(ids) - 1)
+    # reference: every row sorted into a full run (the query left in: judge() removes it)
+    compared = policy_scores(matrix.astype(np.float64), ties) * (1 if larger else -1)
+    run = Run.build(np.repeat(ids, len(ids)), np.tile(ids, len(ids)), compared.ravel())
+    dense = evaluate(judge(run, truth, ties), MEASURES)
+    fast = evaluate(judge_all_vs_all(matrix, ids, labels, ties, larger_is_better=larger),
+                    MEASURES)
     for name in dense.measures:
         np.testing.assert_allclose(fast.results[name].values, dense.results[name].values,
                                    rtol=0, atol=1e-12, err_msg=name)
@@ -68,12 +75,6 @@ def test_ranks_by_hand():
     ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], "trec")
     assert ranks[0].tolist() == [1.0]   # trec: id descending puts y before x
     assert ranks[1].tolist() == [2.0]   # x: w 5, z 3, y 2 -> z (relevant) second
-
-
-def test_only_rank_measures_stream():
-    assert streamable(parse_measures("AP,P@10,FirstRank,MedianRank"))
-    assert not streamable(parse_measures("AP,Bpref"))
-    assert not streamable(parse_measures("AP(norm=min)@10"))
 
 
 def sorting_ranks(matrix, labels, ids, ties, larger):

@@ -150,8 +150,10 @@ def test_splitting_work_over_threads_changes_nothing(monkeypatch, seed, ties):
     split_run, _ = ranked_case(seed)  # duplicates found in parts
     got = judge(split_run, truth, ties=ties)
     assert split_run.warnings == run.warnings and "duplicated" in " ".join(run.warnings)
-    np.testing.assert_array_equal(got.grades, expected.grades)
-    np.testing.assert_array_equal(got.items, expected.items)
+    for field in ("lengths", "offsets", "hit_ranks", "hit_grades"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
+    for q in range(got.num_queries):
+        np.testing.assert_array_equal(got.ranked_list(q)[0], expected.ranked_list(q)[0])
     assert got.ties.describe() == expected.ties.describe() and expected.ties.tie_groups
     for name, result in evaluate(got, measures).results.items():
         np.testing.assert_array_equal(result.values, evaluate(expected, measures).results[name].values)
@@ -162,7 +164,7 @@ def test_self_items_are_confirmed_on_ids(monkeypatch):
     truth = GroundTruth.from_labels(["a", "b", "c"], ["x", "x", "y"])
     run = Run.build(["a", "a", "a"], ["a", "b", "c"], [3.0, 2.0, 1.0])
     judged = judge(run, truth)
-    assert judged.items[0, :2].tolist() == ["b", "c"]  # only the query item itself was removed
+    assert judged.ranked_list(0)[0].tolist() == ["b", "c"]  # only the query item itself went
 
 
 def test_duplicates_in_uneven_lists_are_found():
@@ -238,8 +240,7 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     the keys alone decide (the look-up on the ids is not needed as a fallback)."""
     from metrics import ranking
     from metrics.idcolumn import mix
-    from metrics.model import UNJUDGED
-    from metrics.ranking import _grades_by_id, _grades_of
+    from metrics.ranking import _judged_matches, _matches_by_id
 
     rng = np.random.default_rng(7)
     judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(300)
@@ -251,14 +252,15 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     query_index = rng.integers(0, 300, 200_000)
     items = IdColumn(np.asarray([f"d{d}" for d in rng.integers(0, 5000, 200_000)], dtype=object))
     rows = np.arange(len(items))
-    expected = _grades_by_id(truth, query_index, items.take(rows), UNJUDGED)
+    expected = _matches_by_id(truth, query_index, items.take(rows))
 
     def no_fallback(*args):
         raise AssertionError("the key look-up fell back to the ids")
-    monkeypatch.setattr(ranking, "_grades_by_id", no_fallback)
-    got = _grades_of(truth, query_index, rows, items)
-    assert (expected >= 0).sum() > 1000   # many retrieved pairs are judged
-    np.testing.assert_array_equal(got, expected)
+    monkeypatch.setattr(ranking, "_matches_by_id", no_fallback)
+    got = _judged_matches(truth, query_index, rows, items)
+    assert len(expected[0]) > 1000   # many retrieved pairs are judged
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
 
 
 def test_the_c_counting_kernel_is_built_in_ci():

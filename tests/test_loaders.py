@@ -78,10 +78,27 @@ def test_duplicates_are_dropped_with_a_warning(tmp_path):
     assert qrels.pair_grade.tolist() == [1, 0, 2] and "duplicated" in qrels.warnings[0]
 
 
-def test_negative_grades_become_zero_with_a_warning(tmp_path):
+def test_negative_grades_are_kept_as_pooled_but_unjudged_with_a_warning(tmp_path):
     qrels = load_qrels(write(tmp_path, "n.qrels", "q 0 a -1\nq 0 b 1\n"))
-    assert qrels.pair_grade.tolist() == [0, 1]
+    assert qrels.pair_grade.tolist() == [-1, 1]
     assert "negative grade" in qrels.warnings[0]
+
+
+@pytest.mark.parametrize("grade", [32768, 40000, 65534, 65535, 2 ** 40])
+def test_large_grades_are_stored_exactly(tmp_path, grade):
+    """Grades once wrapped around as 16-bit integers (65535 and 65534 were internal markers)."""
+    from metrics.evaluate import evaluate
+    qrels = load_qrels(write(tmp_path, "g.qrels", f"q1 0 d1 {grade}\nq1 0 d2 0\n"))
+    run = load_run(write(tmp_path, "g.run", "q1 Q0 d2 1 2 r\nq1 Q0 d1 2 1 r\n"))
+    values = evaluate(judge(run, qrels), "AP,P@2,NumRelRet,nDCG").aggregate()
+    # by hand: the one relevant item is at rank 2
+    assert values == pytest.approx({"AP": 0.5, "P@2": 0.5, "NumRelRet": 1.0,
+                                    "nDCG": 1 / np.log2(3)})
+
+
+def test_grades_past_float_precision_are_refused(tmp_path):
+    with pytest.raises(InputError, match=r"g.csv, line 2.*relevance '1e20' is too large"):
+        load_qrels(write(tmp_path, "g.csv", "query_id,item_id,relevance\nq1,d1,1e20\n"))
 
 
 def test_one_sided_queries_are_reported(tmp_path):
@@ -202,7 +219,9 @@ def test_labels_make_cliques(tmp_path):
     truth = load_label_truth(write(tmp_path, "l.csv", "item_id,label\na,x\nb,x\nc,y\nd,x\n"))
     pairs = sorted(zip(truth.query_ids[truth.pair_query], truth.pair_item))
     assert pairs == [("a", "b"), ("a", "d"), ("b", "a"), ("b", "d"), ("d", "a"), ("d", "b")]
-    assert truth.grade_counts().tolist() == [[1, 2], [1, 2], [3, 0], [1, 2]]
+    counts = truth.grade_counts()   # per query: (grade, count) — the others judged 0
+    assert list(zip(counts.query.tolist(), counts.grade.tolist(), counts.count.tolist())) == [
+        (0, 0, 1), (0, 1, 2), (1, 0, 1), (1, 1, 2), (2, 0, 3), (3, 0, 1), (3, 1, 2)]
 
 
 def test_taxonomy_errors(tmp_path):

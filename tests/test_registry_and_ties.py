@@ -7,7 +7,7 @@ import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
                      rank_run, split_measure_list)
-from metrics.ranking import judge_scores
+from metrics.streaming import judge_all_vs_all
 
 
 def test_split_on_commas_outside_parentheses():
@@ -116,15 +116,20 @@ def test_trec_ties_counted_in_float32():
 def test_matrix_excludes_the_query_and_breaks_ties():
     scores = np.array([[9, 1, 1, 0], [1, 9, 2, 3], [1, 2, 9, 1], [0, 3, 1, 9]], dtype=float)
     ids = ["w", "x", "y", "z"]
-    truth = GroundTruth.from_labels(ids, ["A", "B", "A", "B"])
-    judged = judge_scores(scores, ids, ids, truth, ties="stable")
-    assert judged.items[0].tolist() == ["x", "y", "z"]        # x and y tie: column order
-    assert judge_scores(scores, ids, ids, truth, ties="trec").items[0].tolist() == ["y", "x", "z"]
-    assert judged.grades[0].tolist() == [0, 1, 0]
+    labels = ["A", "B", "A", "B"]
+    judged = judge_all_vs_all(scores, ids, labels, ties="stable")
+    assert judged.ranked_list(0)[0].tolist() == ["x", "y", "z"]   # x and y tie: column order
+    trec = judge_all_vs_all(scores, ids, labels, ties="trec")
+    assert trec.ranked_list(0)[0].tolist() == ["y", "x", "z"]
+    assert judged.dense_grades(0)[0].tolist() == [0, 1, 0]
+    assert trec.dense_grades(0)[0].tolist() == [1, 0, 0]
     assert judged.collection_size == 3
     assert evaluate(judged, "FirstRank").results["FirstRank"].values.tolist() == [2, 1, 2, 1]
-    distance = judge_scores(-scores, ids, ids, truth, larger_is_better=False)
-    assert distance.items.tolist() == judged.items.tolist()
+    distance = judge_all_vs_all(-scores, ids, labels, larger_is_better=False)
+    for q in range(4):
+        assert distance.ranked_list(q)[0].tolist() == judged.ranked_list(q)[0].tolist()
+    # w: x and y tie at 1 (y a mate); y: w and z tie at 1 (w a mate)
+    assert judged.ties.tie_groups == 2 and judged.ties.judged_only
 
 
 def test_undefined_values_are_nan_and_excluded():

@@ -8,7 +8,7 @@ import pytest
 from metrics import GroundTruth, Run, evaluate, judge
 from metrics.answer_sets import ERRATA, TABLE2_MEASURES, judged_answer_sets
 from metrics.curves import rank_curves
-from metrics.loaders import load_qrels, load_run, load_taxonomy
+from metrics.loaders import load_run, load_taxonomy
 
 # ---- FMP C7S3 (seed 002) -------------------------------------------------------------------------
 
@@ -26,15 +26,15 @@ def fmp(example):
 
 def test_fmp_toy1_table():
     j = fmp(TOY1)
-    assert list(j.items[0]) == ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]
-    c = rank_curves(j)
-    assert list(c.chi[0]) == [1, 1, 0, 1, 0, 0, 0, 1, 0, 0]
+    assert list(j.ranked_list(0)[0]) == ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]
+    c = rank_curves(j, 0)
+    assert list(c.chi) == [1, 1, 0, 1, 0, 0, 0, 1, 0, 0]
     printed_p = [1.00, 1.00, 0.67, 0.75, 0.60, 0.50, 0.43, 0.50, 0.44, 0.40]
     printed_r = [0.25, 0.50, 0.50, 0.75, 0.75, 0.75, 0.75, 1.00, 1.00, 1.00]
     printed_f = [0.4, 0.67, 0.57, 0.75, 0.67, 0.6, 0.55, 0.67, 0.62, 0.57]
-    assert np.round(c.precision[0], 2).tolist() == printed_p
-    assert np.round(c.recall[0], 2).tolist() == printed_r
-    assert np.round(c.f[0], 2).tolist() == printed_f
+    assert np.round(c.precision, 2).tolist() == printed_p
+    assert np.round(c.recall, 2).tolist() == printed_r
+    assert np.round(c.f, 2).tolist() == printed_f
 
 
 def test_fmp_toy1_measures():
@@ -55,11 +55,11 @@ def test_fmp_toy1_swapping_ranks_8_and_9_lowers_only_ap():
 
 def test_fmp_toy2_table_and_measures():
     j = fmp(TOY2)
-    assert list(j.items[0]) == ["6", "3", "4", "5", "8", "2", "7", "1"]
-    c = rank_curves(j)
-    assert np.round(c.precision[0], 2).tolist() == [0.0, 0.5, 0.67, 0.5, 0.6, 0.67, 0.57, 0.5]
-    assert np.round(c.recall[0], 2).tolist() == [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0]
-    assert np.round(c.f[0], 2).tolist() == [0.0, 0.33, 0.57, 0.5, 0.67, 0.8, 0.73, 0.67]
+    assert list(j.ranked_list(0)[0]) == ["6", "3", "4", "5", "8", "2", "7", "1"]
+    c = rank_curves(j, 0)
+    assert np.round(c.precision, 2).tolist() == [0.0, 0.5, 0.67, 0.5, 0.6, 0.67, 0.57, 0.5]
+    assert np.round(c.recall, 2).tolist() == [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.0, 1.0]
+    assert np.round(c.f, 2).tolist() == [0.0, 0.33, 0.57, 0.5, 0.67, 0.8, 0.73, 0.67]
     values = evaluate(j, "AP,BEP,Fmax").aggregate()
     assert round(values["AP"], 5) == 0.60833
     assert values["BEP"] == pytest.approx(0.5)
@@ -162,8 +162,9 @@ def violin(tmp_path):
 
 
 def test_taxonomy_grades(violin):
-    assert violin.grades[0].tolist() == [1, 2, 0, 1, 2]
-    assert violin.grade_counts[0].tolist() == [2, 2, 3]   # x2 x6 | x3 x5 | x1 x4 x7
+    assert violin.dense_grades(0)[0].tolist() == [1, 2, 0, 1, 2]
+    counts = violin.truth_grades   # x2 x6 | x3 x5 | x1 x4 x7
+    assert dict(zip(counts.grade.tolist(), counts.count.tolist())) == {0: 2, 1: 2, 2: 3}
 
 
 def test_err_linear_seed003(violin):

@@ -209,6 +209,12 @@ def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
         if len(fractional):
             i = int(fractional[0])
             raise table.error(i, f"{name} {values[i]!r} is not a whole number", column=name)
+        # read as floating point, whole numbers are exact only up to 2**53
+        huge = np.flatnonzero(np.abs(numbers) > 2 ** 53)
+        if len(huge):
+            i = int(huge[0])
+            raise table.error(i, f"{name} {str(values[i]).strip()!r} is too large: whole numbers "
+                                 f"here must lie within ±2^53", column=name)
     return numbers
 
 
