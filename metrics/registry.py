@@ -298,7 +298,7 @@ _name_alias("set_F", "F", "F1 of the whole list (trec_eval set_F, x = 1)")
 _pattern_alias("set_F_x, set_F.x", rf"set_F[_.]{_NUMBER}", _set_f, "F(beta=√x)",
                "trec_eval's set_F with x: (x+1)PR/(xP+R), which is F with β² = x")
 _pattern_alias("iprec_at_recall_r, iprec_at_recall.r", rf"iprec_at_recall[_.]{_NUMBER}",
-               lambda m: f"IPrec@{m.group(1)}", "IPrec@r",
+               lambda m: f"IPrec@{_format_value(float(m.group(1)))}", "IPrec@r",
                "interpolated precision at recall r (trec_eval iprec_at_recall_0.10 ...)")
 # papers
 _name_alias("MAP", "AP", "average precision ÷ R_q; MAP@k is AP@k (÷ R_q, trec_eval map_cut_k)",
