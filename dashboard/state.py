@@ -136,7 +136,8 @@ def sidebar() -> None:
                             help="lowest grade that binary measures count as relevant")
         st.selectbox("Ties", TIE_POLICIES, key="ties",
                      help="equal scores: stable = input order, id = item id ascending, "
-                          "trec = as trec_eval (float32 scores, id descending)")
+                          "trec9 = as trec_eval 9.x and pytrec_eval (float32 scores, id "
+                          "descending), trec10 = as trec_eval 10 (double scores, id descending)")
 
 
 @st.cache_data(show_spinner="Running the significance tests…", max_entries=32)

@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import InputError
 from .parallel import over_parts
-from .ranking import _id_order_key, check_policy
+from .ranking import _id_order_key, check_policy, compares_as_float32
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
     from . import _counting
@@ -304,8 +304,9 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     above = np.greater if larger_is_better else np.less
     out = _RowCounts(n, cliques.width, np.inf if larger_is_better else -np.inf)
 
-    def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec; all else is float32
-        return np.dtype(np.float64 if dtype == np.float64 and ties != "trec" else np.float32)
+    def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec9; all else is float32
+        return np.dtype(np.float64 if dtype == np.float64 and not compares_as_float32(ties)
+                        else np.float32)
 
     def scores(x):
         x = np.asarray(x)

@@ -20,8 +20,8 @@ from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
-from .ranking import TIE_POLICIES, judge
-from .registry import parse_measures
+from .ranking import TIE_ALIASES, TIE_POLICIES, judge
+from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
 
@@ -48,10 +48,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--measures", "-m", default=DEFAULT_MEASURES,
                         help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
                              f"(default {DEFAULT_MEASURES})")
-    parser.add_argument("--format", "-f", choices=("table", "json", "csv"), default="table")
-    parser.add_argument("--ties", choices=TIE_POLICIES, default="stable",
-                        help="order of equal scores: input order, item id ascending, or "
-                             "trec_eval's (float32 scores, id descending)")
+    parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
+                        help="trec: what trec_eval prints (with --per-query, trec_eval -q)")
+    parser.add_argument("--ties", choices=TIE_POLICIES + tuple(TIE_ALIASES), default="stable",
+                        help="order of equal scores: stable = input order, id = item id "
+                             "ascending, trec9 = trec_eval 9.x and pytrec_eval (scores compared "
+                             "as float32, then item id descending), trec10 = trec_eval 10 "
+                             "(scores compared as double, then item id descending); trec is "
+                             "trec9's former name")
     parser.add_argument("--collection-size", type=_collection_size, default=None, metavar="N",
                         help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC")
 
@@ -110,29 +114,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def measure_table(fmt: str) -> str:
-    """The registry as a table: name, syntax, meaning, convention, reference."""
-    from .registry import REGISTRY
+    """The registry as a table (name, syntax, meaning, convention, reference), then the aliases:
+    trec_eval's names and the names papers use, each with the one measure of ours it means."""
+    from .registry import ALIASES, REGISTRY, _format_value
 
     rows = []
     for name, d in REGISTRY.items():
-        params = ",".join(f"{k}={p.default if not isinstance(p.default, float) else f'{p.default:g}'}"
-                          for k, p in d.params.items())
+        params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
         syntax = name + (f"({params})" if params else "") + {"optional": "[@k]", "required": "@k",
                                                              "none": ""}[d.cutoff]
         rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
                      "convention": d.convention, "reference": d.reference,
-                     "needs_collection_size": d.needs_collection_size})
+                     "needs_collection_size": d.needs_collection_size,
+                     "aggregate": d.aggregate})
+    aliases = [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source,
+                "available": a.target.split("(")[0].split("@")[0] in REGISTRY}
+               for a in ALIASES]
     if fmt == "json":
-        return json.dumps(rows, indent=2)
+        return json.dumps({"measures": rows, "aliases": aliases}, indent=2)
+
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|")
+
+    def later(a) -> str:
+        return "" if a["available"] else " (not available yet)"
     if fmt == "markdown":
         lines = ["| syntax (defaults shown) | meaning | convention | reference |",
                  "| --- | --- | --- | --- |"]
-        def cell(text: str) -> str:
-            return str(text).replace("|", "\\|")
         lines += [f"| `{r['syntax']}` | {cell(r['meaning'])} | {cell(r['convention'])} | "
                   f"{cell(r['reference'])} |" for r in rows]
+        lines += ["", "Aliases — trec_eval's names and the names papers use — each mean exactly one "
+                  "measure of ours, and results are printed back under the name given:", "",
+                  "| alias | our measure | meaning | from |", "| --- | --- | --- | --- |"]
+        def code(text: str) -> str:
+            return ", ".join(f"`{part.strip()}`" for part in text.split(", "))
+        lines += [f"| {code(a['alias'])} | {code(a['means'])}{later(a)} | {cell(a['meaning'])} | "
+                  f"{a['source']} |" for a in aliases]
         return "\n".join(lines)
-    return "\n".join(f"{r['syntax']:<34} {r['meaning']}" for r in rows)
+    lines = [f"{r['syntax']:<34} {r['meaning']}" for r in rows]
+    lines += ["", "aliases (printed back under the name given):"]
+    lines += [f"{a['alias']:<40} {a['means'] + later(a):<36} {a['meaning']}" for a in aliases]
+    return "\n".join(lines)
 
 
 def _memory_size(text: str) -> int:
@@ -195,9 +217,53 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _trec_sort_key(query_id) -> bytes:
+    return str(query_id).encode("utf-8")   # trec_eval orders queries by strcmp
+
+
+def _measure_name(label: str) -> str | None:
+    try:
+        return parse_measure(label).name
+    except InputError:
+        return None
+
+
+def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") -> str:
+    """What ``trec_eval`` prints (``trec_eval -q`` with ``per_query``): lines
+    ``name<TAB>query<TAB>value`` with the name left-justified to 22 characters
+    (``"%-22s\t%s\t%6.4f"``); count measures (NumRel, NumRet, NumRelRet, NumQ) print as
+    integers (``"%ld"``) and are summed on the ``all`` line. Per query: every measure of one query,
+    then the next query, queries in strcmp order; then the ``all`` lines. trec_eval never prints
+    NaN: a value that is undefined (a query with no relevant item) has no line, and the ``all``
+    line is the aggregate over the queries where the measure is defined."""
+    def line(name: str, query: str, value: float, count: bool) -> str:
+        number = str(int(value)) if count else f"{value:6.4f}"
+        return f"{name:<22}\t{query}\t{number}"
+
+    lines = []
+    counts = {m: r.is_summed for m, r in result.results.items()}
+    # num_q has no per-query line in trec_eval, only its "all" line
+    no_single = {m for m in result.results if _measure_name(m) == "NumQ"}
+    if per_query:
+        order = sorted(range(len(result.query_ids)),
+                       key=lambda i: _trec_sort_key(result.query_ids[i]))
+        for i in order:
+            for m, r in result.results.items():
+                value = float(r.values[i])
+                if math.isfinite(value) and m not in no_single:
+                    lines.append(line(m, str(result.query_ids[i]), value, counts[m]))
+    for m, value in result.aggregate(how).items():
+        if value is not None and math.isfinite(value):
+            lines.append(line(m, "all", value, counts[m] and how == "mean"))
+    return "\n".join(lines)
+
+
 def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str) -> str:
+    if fmt == "trec":
+        return render_trec(result, per_query, how)
     summary = result.aggregate(how)
     undefined = result.undefined()
+    summed = result.summed()
     if fmt == "json":
         out = {"measures": result.measures,
                "aggregate": {m: _json_number(v) for m, v in summary.items()}}
@@ -207,6 +273,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
                 for i, q in enumerate(result.query_ids)}
         out["warnings"] = list(result.warnings)
         out["aggregate_method"] = how
+        if how == "mean":
+            out["summed"] = summed   # count measures: their "mean" aggregate is the sum
         out["num_queries"] = len(result.query_ids)
         out["undefined"] = undefined
         out["conventions"] = {m: r.convention for m, r in result.results.items()}
@@ -231,7 +299,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         blocks.append(_table(["query", *result.measures], rows))
     rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
              str(undefined[m])] for m in result.measures]
-    blocks.append(_table(["measure", how, "queries", "undefined"], rows))
+    heading = "mean (counts: sum)" if how == "mean" and summed else how
+    blocks.append(_table(["measure", heading, "queries", "undefined"], rows))
     return "\n\n".join(blocks)
 
 
@@ -289,6 +358,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     measures = parse_measures(args.measures)
     if args.command == "compare":
+        if args.format == "trec":
+            raise InputError("--format trec is for evaluate, evaluate-matrix and "
+                             "evaluate-embeddings; compare prints table, json or csv")
         if len(args.files) < 3:
             raise InputError("compare needs at least two runs and a ground-truth file")
         *runs, truth_path = args.files

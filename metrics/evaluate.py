@@ -10,7 +10,7 @@ import numpy as np
 from . import measures  # noqa: F401  (registers the measures)
 from .errors import MeasureError
 from .judged import JudgedRanking, TieReport
-from .registry import Measure, parse_measures
+from .registry import Measure, alias_note, parse_measure, parse_measures
 
 if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
     import pandas as pd
@@ -20,31 +20,45 @@ AGGREGATES = ("mean", "median", "std")
 
 @dataclass(frozen=True)
 class MeasureResult:
-    """One measure's per-query values (NaN = undefined) and the convention it was computed with."""
+    """One measure's per-query values (NaN = undefined) and the convention it was computed with.
+
+    ``summed``: the measure is one of trec_eval's counts (NumRel, NumRet, NumRelRet, NumQ), whose
+    "mean" aggregate is the sum over queries, as trec_eval and ir_measures give it; None looks
+    it up in the registry by the measure's name."""
 
     measure: str
     values: np.ndarray
     convention: str
     higher_is_better: bool = True
+    summed: bool | None = None
 
     @property
     def undefined(self) -> int:
         return int(np.isnan(self.values).sum())
 
+    @property
+    def is_summed(self) -> bool:
+        if self.summed is not None:
+            return self.summed
+        try:
+            return parse_measure(self.measure).definition.summed
+        except MeasureError:
+            return False
+
     def aggregate(self, how: str = "mean") -> float | None:
-        return aggregate(self.values, how)
+        return aggregate(self.values, how, summed=self.is_summed)
 
 
-def aggregate(values: np.ndarray, how: str = "mean") -> float | None:
+def aggregate(values: np.ndarray, how: str = "mean", summed: bool = False) -> float | None:
     """Mean, median or sample standard deviation over the queries where the value is defined;
-    None when no query has one."""
+    None when no query has one. With ``summed`` (count measures), the "mean" is the sum."""
     defined = values[~np.isnan(values)]
     if how not in AGGREGATES:
         raise MeasureError(f"unknown aggregate {how!r}; use one of {', '.join(AGGREGATES)}")
     if len(defined) == 0 or (how == "std" and len(defined) < 2):
         return None
     if how == "mean":
-        return float(defined.mean())
+        return float(defined.sum()) if summed else float(defined.mean())
     if how == "median":
         return float(np.median(defined))
     return float(defined.std(ddof=1))
@@ -63,7 +77,14 @@ class EvaluationResult:
         return list(self.results)
 
     def aggregate(self, how: str = "mean") -> dict[str, float | None]:
+        """Each measure over the queries where it is defined: the mean (or ``how``), except that
+        trec_eval's count measures (NumRel, NumRet, NumRelRet, NumQ) are summed in place of the
+        mean, as trec_eval and ir_measures do."""
         return {name: r.aggregate(how) for name, r in self.results.items()}
+
+    def summed(self) -> list[str]:
+        """The measures whose "mean" aggregate is a sum (trec_eval's counts)."""
+        return [name for name, r in self.results.items() if r.is_summed]
 
     def undefined(self) -> dict[str, int]:
         return {name: r.undefined for name, r in self.results.items()}
@@ -73,6 +94,23 @@ class EvaluationResult:
         import pandas as pd
         frame = pd.DataFrame({name: r.values for name, r in self.results.items()})
         frame.insert(0, "query_id", self.query_ids)
+        return frame
+
+    def to_dataframe(self, aggregate: str | None = None) -> pd.DataFrame:
+        """A pandas DataFrame, one row per query: a ``query_id`` column, then one column per
+        measure under the name it was asked by, NaN where undefined. With ``aggregate`` ("mean",
+        "median" or "std"), one more row whose ``query_id`` is ``"all"`` holds the aggregate
+        (count measures summed for "mean", as :meth:`aggregate`). ``polars.from_pandas`` turns it
+        into a polars DataFrame."""
+        import pandas as pd
+        frame = self.per_query()
+        frame["query_id"] = frame["query_id"].astype(object)
+        if aggregate is not None:
+            summary = self.aggregate(aggregate)
+            row = {"query_id": "all", **{m: (np.nan if v is None else v)
+                                         for m, v in summary.items()}}
+            frame = pd.concat([frame, pd.DataFrame([row], columns=frame.columns)],
+                              ignore_index=True)
         return frame
 
 
@@ -112,7 +150,10 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
                             dtype=np.float64)
         values = np.where(no_relevant[relevance_threshold(measure)], np.nan, values)
         results[str(measure)] = MeasureResult(str(measure), values, definition.convention,
-                                              definition.higher_is_better)
+                                              definition.higher_is_better, definition.summed)
+        note = alias_note(measure)
+        if note:
+            warnings.append(note)
     cutoffs = tuple(sorted({m.cutoff for m in parsed if m.cutoff is not None}))
     straddled = [k for k in cutoffs if judged.ties.straddling(k)]
     if straddled:

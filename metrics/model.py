@@ -164,12 +164,47 @@ class Run:
 
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
-        """``{query: {item: score}}``, as pytrec_eval and ranx take it."""
-        q, d, s = [], [], []
-        for query, items in scores.items():
-            for item, score in items.items():
-                q.append(query), d.append(item), s.append(score)
+        """``{query: {item: score}}``, as pytrec_eval, ir_measures and ranx take it."""
+        from .interop import nested
+        q, d, s = nested(scores, "score")
         return cls.build(q, d, s, name=name)
+
+    @classmethod
+    def from_dataframe(cls, frame, query: str = "query_id", item: str | None = None,
+                       score: str | None = "score", rank: str | None = None,
+                       name: str = "run") -> "Run":
+        """A pandas or polars DataFrame, one row per (query, item). ``item`` defaults to the
+        ``item_id`` column, else ``doc_id`` (ir_measures, ir_datasets); ``score=None`` reads a
+        bare ranked list, ordered by the ``rank`` column if given, else by row order."""
+        from . import interop
+        q = interop.ids(frame, interop.pick_column(frame, query, (), "query", "query"))
+        d = interop.ids(frame, interop.pick_column(frame, item, interop.ITEM_COLUMNS, "item",
+                                                   "item"))
+        s = None if score is None else interop.numbers(
+            frame, interop.pick_column(frame, score, (), "score", "score"))
+        r = None if rank is None else interop.numbers(
+            frame, interop.pick_column(frame, rank, (), "rank", "rank"))
+        return cls.build(q, d, s, r, name=name, source="data frame")
+
+    @classmethod
+    def from_ir_measures(cls, run, name: str = "run") -> "Run":
+        """A run as ir_measures takes it: ``{query: {doc: score}}``, a DataFrame with columns
+        ``query_id, doc_id, score``, or an iterable of ``ScoredDoc(query_id, doc_id, score)``."""
+        from . import interop
+        if isinstance(run, Mapping):
+            return cls.from_dict(run, name)
+        if hasattr(run, "columns"):
+            return cls.from_dataframe(run, "query_id", "doc_id", "score", name=name)
+        q, d, s = interop.named_rows(run, "score")
+        return cls.build(q, d, s, name=name, source="ir_measures run")
+
+    @classmethod
+    def from_ranx(cls, run, name: str | None = None) -> "Run":
+        """A ranx ``Run`` (its name kept unless ``name`` is given). Runs that ranx saved in TREC
+        format load with :func:`metrics.loaders.load_run` directly; its JSON and lz4 files load
+        with ``ranx.Run.from_file`` and then this."""
+        from .interop import ranx_dict
+        return cls.from_dict(ranx_dict(run, "Run"), name or getattr(run, "name", None) or "run")
 
     @classmethod
     def from_lists(cls, lists: Mapping[str, Sequence[str]], name: str = "run") -> "Run":
@@ -247,12 +282,47 @@ class GroundTruth:
 
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], name: str = "ground truth"):
-        """``{query: {item: grade}}``, as pytrec_eval and ranx take it."""
-        q, d, g = [], [], []
-        for query, items in qrels.items():
-            for item, grade in items.items():
-                q.append(query), d.append(item), g.append(grade)
+        """``{query: {item: grade}}``, as pytrec_eval, ir_measures and ranx take it."""
+        from .interop import nested
+        q, d, g = nested(qrels, "grade")
         return cls.build(q, d, g, name=name)
+
+    @classmethod
+    def from_dataframe(cls, frame, query: str = "query_id", item: str | None = None,
+                       relevance: str | None = None,
+                       name: str = "ground truth") -> "GroundTruth":
+        """A pandas or polars DataFrame of judgements, one row per (query, item). ``item``
+        defaults to ``item_id``, else ``doc_id``; ``relevance`` to ``relevance``, else
+        ``grade``. Grades are whole numbers."""
+        from . import interop
+        q = interop.ids(frame, interop.pick_column(frame, query, (), "query", "query"))
+        d = interop.ids(frame, interop.pick_column(frame, item, interop.ITEM_COLUMNS, "item",
+                                                   "item"))
+        g = interop.numbers(frame, interop.pick_column(frame, relevance, interop.GRADE_COLUMNS,
+                                                       "relevance", "relevance"))
+        return cls.build(q, d, g, name=name, source="data frame")
+
+    @classmethod
+    def from_ir_measures(cls, qrels, name: str = "ground truth") -> "GroundTruth":
+        """Qrels as ir_measures takes them: ``{query: {doc: relevance}}``, a DataFrame with
+        columns ``query_id, doc_id, relevance``, or an iterable of
+        ``Qrel(query_id, doc_id, relevance)`` (ir_datasets' qrels included)."""
+        from . import interop
+        if isinstance(qrels, Mapping):
+            return cls.from_dict(qrels, name)
+        if hasattr(qrels, "columns"):
+            return cls.from_dataframe(qrels, "query_id", "doc_id", "relevance", name=name)
+        q, d, g = interop.named_rows(qrels, "relevance")
+        return cls.build(q, d, g, name=name, source="ir_measures qrels")
+
+    @classmethod
+    def from_ranx(cls, qrels, name: str | None = None) -> "GroundTruth":
+        """A ranx ``Qrels``. Qrels that ranx saved in TREC format load with
+        :func:`metrics.loaders.load_qrels` directly; its JSON and lz4 files load with
+        ``ranx.Qrels.from_file`` and then this."""
+        from .interop import ranx_dict
+        return cls.from_dict(ranx_dict(qrels, "Qrels"),
+                             name or getattr(qrels, "name", None) or "ground truth")
 
     @classmethod
     def from_labels(cls, item_ids, labels, name: str = "labels") -> "GroundTruth":

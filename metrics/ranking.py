@@ -5,8 +5,10 @@ Tie policies, for items of equal score within a query:
 * ``stable`` — input order (the order of the run file's lines, or of a matrix's columns);
 * ``id`` — item id ascending, as FMP's text puts it (numeric order when every id is an integer,
   otherwise string order);
-* ``trec`` — what trec_eval does: scores are compared after rounding to float32 (trec_eval keeps
-  them as C ``float``) and ties are broken by item id *descending* (``strcmp``).
+* ``trec9`` — what trec_eval 9.x and pytrec_eval do: scores are compared after rounding to float32
+  (they keep them as C ``float``) and ties are broken by item id *descending* (``strcmp``);
+  ``trec`` is its former name, still accepted;
+* ``trec10`` — what trec_eval 10 does: scores compared as double, ties by item id descending.
 
 A bare ranked list (no scores) is ordered by its rank column, else by input order.
 """
@@ -27,7 +29,18 @@ from .judged import JudgedRanking, TieReport
 from .model import GroundTruth, Run
 from .parallel import arange_in_parts, over_parts, repeat_in_parts
 
-TIE_POLICIES = ("stable", "id", "trec")
+TIE_POLICIES = ("stable", "id", "trec9", "trec10")
+TIE_ALIASES = {"trec": "trec9"}   # former names, still accepted
+
+
+def compares_as_float32(ties: str) -> bool:
+    """Whether the policy compares scores as float32 (trec_eval 9.x, pytrec_eval)."""
+    return ties in ("trec9", "trec")
+
+
+def breaks_ties_by_id_descending(ties: str) -> bool:
+    """Whether equal scores are ordered by item id descending (every trec_eval)."""
+    return ties in ("trec9", "trec10", "trec")
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,12 +76,12 @@ def _id_order_key(ids: np.ndarray) -> np.ndarray:
 
 
 def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
-    """The scores as the policy compares them (as float32 for ``trec``)."""
-    return scores.astype(np.float32) if ties == "trec" else scores
+    """The scores as the policy compares them (as float32 for ``trec9``)."""
+    return scores.astype(np.float32) if compares_as_float32(ties) else scores
 
 
 def check_policy(ties: str) -> None:
-    if ties not in TIE_POLICIES:
+    if ties not in TIE_POLICIES and ties not in TIE_ALIASES:
         raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
 
 

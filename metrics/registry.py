@@ -1,11 +1,18 @@
-"""Measure names: parsing ``Name(param=value,...)@k``, printing them back, and the registry.
+"""Measure names: parsing ``Name(param=value,...)@k``, printing them back, the registry of
+measures and the registry of their aliases.
 
 The syntax follows ir_measures: ``P@10``, ``AP``, ``nDCG@10``, ``DCG(form=jarvelin,base=e)@10``.
 A list such as the command line's ``--measures`` is split on commas outside parentheses.
+
+trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``, ...) and the names papers use (``MAP@10``,
+``MRR``, ``MedR``, ...) are :data:`ALIASES`: each means exactly one of our measures, and the
+parsed :class:`Measure` keeps the name as the user wrote it (its ``label``), under which results
+are printed back.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass, field
@@ -20,13 +27,23 @@ _NAME = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)(?:\((.*)\))?(?:@(\S+))?$")
 
 @dataclass(frozen=True)
 class Measure:
-    """A parsed measure: its registered name, explicit parameters and cutoff."""
+    """A parsed measure: its registered name, explicit parameters and cutoff.
+
+    ``label`` is the name as the user wrote it when that was an alias (``map_cut_10``, ``MRR``):
+    ``str()`` gives it back, so results are keyed and printed under the user's name, while
+    ``canonical`` names our measure. The label takes no part in equality."""
 
     name: str
     params: tuple[tuple[str, Any], ...] = ()
     cutoff: int | None = None
+    label: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
+        return self.label if self.label is not None else self.canonical
+
+    @property
+    def canonical(self) -> str:
+        """Our name for the measure, e.g. ``AP@10`` for ``map_cut_10``."""
         text = self.name
         if self.params:
             text += "(" + ",".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
@@ -49,10 +66,15 @@ class Measure:
 
 
 def _format_value(value: Any) -> str:
+    """A parameter value as it is printed back: ``e`` for Euler's number, a whole number without
+    its ``.0``, any other float as its shortest exact form (``repr``), so two different values
+    never print alike (``F(beta=0.70710678)`` and ``F(beta=0.7071074)`` stay two measures)."""
     if isinstance(value, float):
         if value == math.e:
             return "e"
-        return f"{value:g}"
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return repr(value)
     return str(value)
 
 
@@ -78,19 +100,51 @@ class MeasureDef:
     cutoff: str = "optional"          # "optional", "none" or "required"
     needs_collection_size: bool = False
     higher_is_better: bool = True
+    aggregate: str = "mean"           # "mean", or "sum" for trec_eval's count measures
+
+    @property
+    def summed(self) -> bool:
+        """Whether the aggregate over queries is the sum (counts, as trec_eval and ir_measures)
+        rather than the mean."""
+        return self.aggregate == "sum"
 
 
 REGISTRY: dict[str, MeasureDef] = {}
 
+# trec_eval's count measures: their value over all queries is the sum of the per-query values
+# (trec_eval and ir_measures print num_rel, num_ret, num_rel_ret and num_q so), not the mean.
+SUMMED_COUNTS = ("NumRel", "NumRet", "NumRelRet", "NumQ")
+
 
 def register(name: str, *, meaning: str, convention: str, reference: str, formula: str = "",
              params: dict[str, Param] | None = None, cutoff: str = "optional",
-             needs_collection_size: bool = False, higher_is_better: bool = True):
+             needs_collection_size: bool = False, higher_is_better: bool = True,
+             aggregate: str | None = None):
+    """Register a measure. ``aggregate`` is "mean" or "sum"; by default "sum" for the count
+    measures of :data:`SUMMED_COUNTS` and "mean" for every other."""
+    if aggregate is None:
+        aggregate = "sum" if name in SUMMED_COUNTS else "mean"
+    if aggregate not in ("mean", "sum"):
+        raise ValueError(f"aggregate of {name} must be 'mean' or 'sum', not {aggregate!r}")
+
     def decorate(fn):
         REGISTRY[name] = MeasureDef(name, fn, meaning, convention, reference, formula,
-                                    params or {}, cutoff, needs_collection_size, higher_is_better)
+                                    params or {}, cutoff, needs_collection_size, higher_is_better,
+                                    aggregate)
         return fn
     return decorate
+
+
+# Measures of SPEC §4 that are not implemented yet: their names (and the aliases that mean them)
+# give a clear error instead of "unknown measure" until they are registered.
+PLANNED: dict[str, str] = {
+    "Success": "1 if a relevant item is in the top k",
+    "Judged": "share of the top k that is judged",
+    "IPrec": "interpolated precision at recall r",
+    "RBP": "rank-biased precision (Moffat & Zobel 2008)",
+    "infAP": "inferred AP (Yilmaz & Aslam 2006)",
+    "NumQ": "number of queries",
+}
 
 
 # ---- parameter parsers -------------------------------------------------------------------------
@@ -135,7 +189,7 @@ def choice(*options: str) -> Callable[[str], str]:
 REL = Param(1, positive_int, "lowest grade that counts as relevant")
 
 
-# ---- parsing -----------------------------------------------------------------------------------
+# ---- measure lists -----------------------------------------------------------------------------
 
 def split_measure_list(text: str) -> list[str]:
     """Split ``"AP,P@10,DCG(form=jarvelin,base=e)@10"`` on the commas outside parentheses."""
@@ -161,48 +215,237 @@ def split_measure_list(text: str) -> list[str]:
     return names
 
 
-def parse_measure(text: str) -> Measure:
-    """Parse one measure name and check it against the registry."""
+# ---- aliases: trec_eval's names and the names papers use -----------------------------------------
+
+@dataclass(frozen=True)
+class Alias:
+    """Another name for exactly one of our measures.
+
+    Either a plain ``name`` that takes parameters and ``@k`` after it as ours do (``MRR@10`` is
+    ``RR@10``; the target's own parameters come first: ``mAP@10`` is ``AP(norm=min)@10``), or a
+    ``pattern`` matching the whole name with numbers inside it (``P_10``, ``ndcg_cut.10``) and
+    ``build`` turning the match into our measure's text."""
+
+    written: str                      # as listed by ``python -m metrics measures``: "map_cut_k"
+    target: str                       # our measure, as listed: "AP@k"
+    meaning: str                      # the convention, in words
+    source: str                       # "trec_eval", "papers" or "ir_measures"
+    name: str | None = None
+    pattern: re.Pattern | None = None
+    build: Callable[[re.Match], str] | None = None
+    note: str = ""                    # said as a warning when the alias is used with @k
+    listed: str = ""                  # the target as listed, when not ``target`` itself
+
+    @property
+    def means(self) -> str:
+        """Our measure, as ``python -m metrics measures`` lists it."""
+        return self.listed or self.target
+
+
+ALIASES: list[Alias] = []
+_NAME_ALIASES: dict[str, Alias] = {}
+
+
+def _name_alias(name: str, target: str, meaning: str, source: str = "trec_eval",
+                note: str = "", written: str | None = None, listed: str = "") -> None:
+    alias = Alias(written or name, target, meaning, source, name=name, note=note, listed=listed)
+    ALIASES.append(alias)
+    _NAME_ALIASES[name] = alias
+
+
+def _pattern_alias(written: str, regex: str, build: Callable[[re.Match], str], target: str,
+                   meaning: str, source: str = "trec_eval") -> None:
+    ALIASES.append(Alias(written, target, meaning, source, pattern=re.compile(regex),
+                         build=build))
+
+
+def _cut(stem: str, target: str, meaning: str, source: str = "trec_eval") -> None:
+    """trec_eval's ``stem_k`` (its output name) and ``stem.k`` (its ``-m`` syntax)."""
+    _pattern_alias(f"{stem}_k, {stem}.k", rf"{re.escape(stem)}[_.](\d+)",
+                   lambda m: f"{target}@{m.group(1)}", f"{target}@k", meaning)
+
+
+def _set_f(match: re.Match) -> str:
+    x = float(match.group(1))
+    return f"F(beta={_format_value(math.sqrt(x))})" if x > 0 else f"F(beta={match.group(1)})"
+
+
+_NUMBER = r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
+
+# trec_eval (its output names, and its -m syntax where that differs)
+_name_alias("map", "AP", "average precision, ÷ R_q (trec_eval map)")
+_cut("map_cut", "AP", "AP of the top k, ÷ R_q (trec_eval map_cut_k)")
+_cut("P", "P", "precision of the top k, short lists padded with non-relevant (trec_eval P_k)")
+_cut("recall", "R", "recall of the top k (trec_eval recall_k)")
+_cut("ndcg_cut", "nDCG", "nDCG of the top k, gain = grade (trec_eval ndcg_cut_k)")
+_cut("success", "Success", "1 if a relevant item is in the top k (trec_eval success_k)")
+_name_alias("ndcg", "nDCG", "nDCG of the whole list, gain = grade (trec_eval ndcg)")
+_name_alias("recip_rank", "RR", "1 / rank of the first relevant item, 0 if none "
+                                "(trec_eval recip_rank)")
+_name_alias("Rprec", "Rprec", "same name: precision at rank R_q (trec_eval Rprec)")
+_name_alias("bpref", "Bpref", "binary preference (trec_eval bpref)")
+_name_alias("infAP", "infAP", "same name: inferred AP (trec_eval infAP)")
+_name_alias("num_q", "NumQ", "number of queries; summed over queries (trec_eval num_q)")
+_name_alias("num_rel", "NumRel", "R_q; summed over queries (trec_eval num_rel)")
+_name_alias("num_ret", "NumRet", "|A|; summed over queries (trec_eval num_ret)")
+_name_alias("num_rel_ret", "NumRelRet", "relevant retrieved; summed over queries "
+                                        "(trec_eval num_rel_ret)")
+_name_alias("set_P", "P", "precision of the whole list, TP/|A| (trec_eval set_P)")
+_name_alias("set_recall", "R", "recall of the whole list, TP/R_q (trec_eval set_recall)")
+_name_alias("recall", "R", "recall of the whole list, as set_recall (trec_eval's -m recall "
+                           "prints recall_k at k = 5 ... 1000: name those, e.g. recall_10)")
+_name_alias("set_F", "F", "F1 of the whole list (trec_eval set_F, x = 1)")
+_pattern_alias("set_F_x, set_F.x", rf"set_F[_.]{_NUMBER}", _set_f, "F(beta=√x)",
+               "trec_eval's set_F with x: (x+1)PR/(xP+R), which is F with β² = x")
+_pattern_alias("iprec_at_recall_r, iprec_at_recall.r", rf"iprec_at_recall[_.]{_NUMBER}",
+               lambda m: f"IPrec@{_format_value(float(m.group(1)))}", "IPrec@r",
+               "interpolated precision at recall r (trec_eval iprec_at_recall_0.10 ...)")
+# papers
+_name_alias("MAP", "AP", "average precision ÷ R_q; MAP@k is AP@k (÷ R_q, trec_eval map_cut_k)",
+            "papers", written="MAP, MAP@k", listed="AP, AP@k",
+            note="{label} is read as {canonical} (÷ R_q, as trec_eval's map_cut); for ÷ min(k, "
+                 "R_q), as text-to-music and recommender papers' MAP@k, write mAP@k or "
+                 "AP(norm=min)@k")
+_name_alias("mAP", "AP(norm=min)", "average precision ÷ min(k, R_q), the mAP@k of text-to-music "
+            "and recommender papers (÷ R_q without @k)", "papers", written="mAP, mAP@k",
+            listed="AP(norm=min), AP(norm=min)@k",
+            note="{label} is read as {canonical} (÷ min(k, R_q)); for ÷ R_q, as trec_eval's "
+                 "map_cut, write MAP@k or AP@k")
+_name_alias("MRR", "RR", "mean over queries of 1 / rank of the first relevant item; MRR@k is "
+            "RR@k", "papers", written="MRR, MRR@k", listed="RR, RR@k")
+_name_alias("HR", "Success", "hit rate: 1 if a relevant item is in the top k", "papers",
+            written="HR@k", listed="Success@k")
+_name_alias("R", "R", "same name: recall of the top k. With one relevant item per query "
+            "(single-caption text-to-music) it equals Success@k (HR@k)", "papers",
+            written="R@k", listed="R@k")
+_name_alias("MedR", "MedianRank", "median rank of the retrieved relevant items; with one "
+            "relevant item per query, the usual median rank of the relevant one", "papers")
+_name_alias("MR1", "FirstRank", "rank of the first relevant item, averaged over queries (MIREX "
+            "cover song 'MR1')", "papers")
+_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (Da-TACOS 'MR')",
+            "papers")
+# ir_measures' set measures
+_name_alias("SetP", "P", "precision of the whole list (ir_measures SetP)", "ir_measures")
+_name_alias("SetR", "R", "recall of the whole list (ir_measures SetR)", "ir_measures")
+
+
+def alias_of(text: str) -> Alias | None:
+    """The alias a measure name is written with, or None (a name of ours, or unknown)."""
     compact = "".join(text.split())
+    for alias in ALIASES:
+        if alias.pattern is not None and alias.pattern.fullmatch(compact):
+            return alias
+    match = _NAME.match(compact)
+    if match and match.group(1) not in REGISTRY:
+        return _NAME_ALIASES.get(match.group(1))
+    return None
+
+
+def alias_note(measure: "Measure") -> str | None:
+    """The warning an ambiguous alias (``MAP@10``, ``mAP@10``) comes with, or None."""
+    if measure.label is None:
+        return None
+    alias = alias_of(measure.label)
+    if alias is None or not alias.note or measure.cutoff is None:
+        return None
+    return alias.note.format(label=measure.label, canonical=measure.canonical)
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+
+def _known_names() -> dict[str, str]:
+    """Every name a user can write, lowercased → as written (our measures, aliases)."""
+    names = list(REGISTRY) + [n for n in PLANNED if n not in REGISTRY]
+    for alias in ALIASES:
+        names.append(alias.name if alias.name is not None else alias.written.split(",")[0])
+    known: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        known.setdefault(name.lower(), []).append(name)
+    return known
+
+
+def suggestions(name: str, suffix: str = "") -> list[str]:
+    """The closest known names (and aliases) to an unknown one: same letters in another case
+    first, then difflib's close matches. ``suffix`` (the ``(params)@k`` the user wrote) is kept
+    on plain names."""
+    known = _known_names()
+    lower = name.lower()
+    keys = ([lower] if lower in known else []) + [
+        k for k in difflib.get_close_matches(lower, list(known), n=5, cutoff=0.6) if k != lower]
+    out = []
+    for key in keys:
+        for candidate in known[key]:
+            plain = not (candidate.endswith("_k") or candidate.endswith("_x")
+                         or candidate.endswith("_r"))
+            out.append(candidate + suffix if plain else candidate)
+    return list(dict.fromkeys(out))[:6]
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse one measure name (ours or an alias) and check it against the registry. An alias
+    gives our measure, labelled with the name as written (whitespace removed)."""
+    compact = "".join(text.split())
+    for alias in ALIASES:
+        match = alias.pattern.fullmatch(compact) if alias.pattern is not None else None
+        if match:
+            return _parse(alias.build(match), text, label=compact)
+    match = _NAME.match(compact)
+    if match and match.group(1) not in REGISTRY and match.group(1) in _NAME_ALIASES:
+        name, param_text, cutoff_text = match.groups()
+        target_name, target_params, _ = _NAME.match(_NAME_ALIASES[name].target).groups()
+        params = ",".join(p for p in (target_params, param_text) if p)
+        canonical = (target_name + (f"({params})" if params else "")
+                     + (f"@{cutoff_text}" if cutoff_text is not None else ""))
+        return _parse(canonical, text, label=compact if compact != canonical else None)
+    return _parse(compact, text)
+
+
+def _parse(compact: str, text: str, label: str | None = None) -> Measure:
+    """Parse our measure's ``compact`` text; errors quote the user's ``text``."""
     match = _NAME.match(compact)
     if not match:
         raise MeasureError(f"cannot read measure {text!r}; write Name, Name@k or "
                            f"Name(param=value)@k")
     name, param_text, cutoff_text = match.groups()
+    text = f"{label} (= {compact})" if label is not None else repr(text)  # an alias: as read
     if name not in REGISTRY:
-        lower = {k.lower(): k for k in REGISTRY}
-        hint = f" (did you mean {lower[name.lower()]}?)" if name.lower() in lower else ""
-        raise MeasureError(f"unknown measure {name!r}{hint}; known: {', '.join(sorted(REGISTRY))}")
+        meant = f"{text}: " if label is not None else ""
+        if name in PLANNED:
+            raise MeasureError(f"{meant}{name}, {PLANNED[name]}, is not available yet")
+        close = suggestions(name, compact[len(name):])
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise MeasureError(f"unknown measure {name!r}{hint}; 'python -m metrics measures' lists "
+                           f"every measure and alias")
     definition = REGISTRY[name]
     params: list[tuple[str, Any]] = []
     if param_text:
         for item in param_text.split(","):
             key, sep, value = item.partition("=")
             if not sep or not key:
-                raise MeasureError(f"{text!r}: parameter {item!r} must look like name=value")
+                raise MeasureError(f"{text}: parameter {item!r} must look like name=value")
             if key not in definition.params:
                 allowed = ", ".join(definition.params) or "none"
-                raise MeasureError(f"{text!r}: {name} has no parameter {key!r} (parameters: "
+                raise MeasureError(f"{text}: {name} has no parameter {key!r} (parameters: "
                                    f"{allowed})")
             if any(k == key for k, _ in params):
-                raise MeasureError(f"{text!r}: parameter {key!r} given twice")
+                raise MeasureError(f"{text}: parameter {key!r} given twice")
             try:
                 params.append((key, definition.params[key].parse(value)))
             except ValueError as exc:
-                raise MeasureError(f"{text!r}: parameter {key}: {exc}") from None
+                raise MeasureError(f"{text}: parameter {key}: {exc}") from None
     order = list(definition.params)
     params.sort(key=lambda kv: order.index(kv[0]))
     cutoff = None
     if cutoff_text is not None:
         if definition.cutoff == "none":
-            raise MeasureError(f"{text!r}: {name} takes no cutoff @k")
+            raise MeasureError(f"{text}: {name} takes no cutoff @k")
         try:
             cutoff = positive_int(cutoff_text)
         except ValueError as exc:
-            raise MeasureError(f"{text!r}: cutoff {exc}") from None
+            raise MeasureError(f"{text}: cutoff {exc}") from None
     elif definition.cutoff == "required":
-        raise MeasureError(f"{text!r}: {name} needs a cutoff, e.g. {name}@10")
-    return Measure(name, tuple(params), cutoff)
+        raise MeasureError(f"{text}: {name} needs a cutoff, e.g. {name}@10")
+    return Measure(name, tuple(params), cutoff, label)
 
 
 def parse_measures(spec: str | list[str] | tuple) -> list[Measure]:

@@ -194,3 +194,136 @@ def test_readme_example_output_is_true():
                        "--measures", "AP,BEP,Fmax")
     assert code == 0
     assert out.strip() in (ROOT / "README.md").read_text()
+
+
+# ---- trec_eval's language (issue 14, items 5 and 6) ---------------------------------------------
+
+@pytest.fixture
+def trec_files(tmp_path):
+    """Three queries, each with a relevant item, named so that strcmp order (q1, q10, q2) differs
+    from the file's order."""
+    qrels = tmp_path / "t.qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\nq10 0 d1 1\nq2 0 d9 1\n")
+    run = tmp_path / "t.run"
+    run.write_text("q2 Q0 d9 1 5 r\nq1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\nq1 Q0 d5 3 1 r\n"
+                   "q10 Q0 d3 1 5 r\n")
+    return run, qrels
+
+
+def _trec_line(name, query, value, count=False):
+    # trec_eval's printf formats: "%-22s\t%s\t%6.4f" and, for counts, "%-22s\t%s\t%ld"
+    return f"{name:<22}\t{query}\t{value:d}" if count else f"{name:<22}\t{query}\t{value:6.4f}"
+
+
+def test_trec_format_is_what_trec_eval_q_prints(trec_files):
+    code, out, err = cli("evaluate", *trec_files, "-m", "num_ret,num_rel,num_rel_ret,map,P_2",
+                         "-f", "trec", "--per-query")
+    assert code == 0, err
+    # by hand: q1 retrieves d1 (rel), d2, d5 with R = 2: AP = (1/1)/2, P@2 = 1/2;
+    # q10 retrieves d3 (not judged for q10) with R = 1; q2 retrieves d9 (rel) with R = 1
+    per_query = {"q1": (3, 2, 1, 0.5, 0.5), "q10": (1, 1, 0, 0.0, 0.0), "q2": (1, 1, 1, 1.0, 0.5)}
+    names = ["num_ret", "num_rel", "num_rel_ret", "map", "P_2"]
+    expected = []
+    for q in ("q1", "q10", "q2"):                       # strcmp order
+        expected += [_trec_line(n, q, v, n.startswith("num")) for n, v in zip(names, per_query[q])]
+    sums = [sum(per_query[q][i] for q in per_query) for i in range(3)]
+    means = [sum(per_query[q][i] for q in per_query) / 3 for i in (3, 4)]
+    expected += [_trec_line(n, "all", v, True) for n, v in zip(names[:3], sums)]
+    expected += [_trec_line(n, "all", v) for n, v in zip(names[3:], means)]
+    assert out.splitlines() == expected
+    code, out, _ = cli("evaluate", *trec_files, "-m", "num_ret,map", "-f", "trec")
+    assert out.splitlines() == [_trec_line("num_ret", "all", 5, True),
+                                _trec_line("map", "all", 0.5)]
+
+
+def test_trec_format_matches_the_trec_eval_binary_when_there_is_one(trec_files):
+    import shutil
+    binary = shutil.which("trec_eval")
+    if binary is None:
+        pytest.skip("no trec_eval on PATH")
+    run, qrels = trec_files
+    done = subprocess.run([binary, "-q", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret",
+                           "-m", "map", "-m", "P.2", "-m", "ndcg_cut.10", str(qrels), str(run)],
+                          capture_output=True, text=True, check=True)
+    code, out, _ = cli("evaluate", run, qrels, "-m",
+                       "num_ret,num_rel,num_rel_ret,map,P_2,ndcg_cut_10", "-f", "trec",
+                       "--per-query", "--ties", "trec10")
+    assert out == done.stdout   # byte for byte (the fixture's scores have no ties)
+
+
+def test_trec_format_never_prints_nan(tmp_path, trec_files):
+    run, _ = trec_files
+    qrels = tmp_path / "some_empty.qrels"
+    qrels.write_text("q1 0 d1 1\nq10 0 d1 0\nq2 0 d9 0\n")   # q10 and q2: no relevant item
+    code, out, err = cli("evaluate", run, qrels, "-m", "map,num_rel", "-f", "trec", "--per-query")
+    assert code == 0
+    assert out.splitlines() == [_trec_line("map", "q1", 1.0), _trec_line("num_rel", "q1", 1, True),
+                                _trec_line("map", "all", 1.0), _trec_line("num_rel", "all", 1, True)]
+    assert "nan" not in out.lower() and "no relevant item" in err
+
+
+def test_counts_are_summed_in_every_format(trec_files):
+    code, out, _ = cli("evaluate", *trec_files, "-m", "NumRel,num_ret,AP", "-f", "json")
+    data = json.loads(out)
+    assert data["aggregate"]["NumRel"] == 4 and data["aggregate"]["num_ret"] == 5
+    assert data["aggregate"]["AP"] == pytest.approx(0.5)
+    assert data["summed"] == ["NumRel", "num_ret"]
+    code, out, _ = cli("evaluate", *trec_files, "-m", "NumRel,AP", "-f", "csv")
+    assert list(csv.reader(io.StringIO(out)))[-1] == ["all (mean)", "4.0", "0.5"]
+    code, out, _ = cli("evaluate", *trec_files, "-m", "NumRel,AP")
+    assert "mean (counts: sum)" in out and out.splitlines()[2].split()[:2] == ["NumRel", "4"]
+
+
+def test_aliases_are_printed_back_as_given(trec_files):
+    code, out, err = cli("evaluate", *trec_files, "-m", "map,P.2,MRR@10,MAP@10,ndcg_cut_10",
+                         "-f", "json", "--per-query")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["measures"] == ["map", "P.2", "MRR@10", "MAP@10", "ndcg_cut_10"]
+    assert list(data["per_query"]["q1"]) == data["measures"]
+    assert data["aggregate"]["map"] == data["aggregate"]["MAP@10"] == pytest.approx(0.5)
+    assert data["aggregate"]["MRR@10"] == pytest.approx(2 / 3)
+    assert data["conventions"]["map"].startswith("norm=rq")
+    assert any(w.startswith("MAP@10 is read as AP@10") for w in data["warnings"])
+
+
+@pytest.mark.parametrize("name,words", [
+    ("NDCG@10", "unknown measure 'NDCG' (did you mean nDCG@10, ndcg@10"),
+    ("ndcg_cut10", "did you mean ndcg_cut_k"),
+    ("success_10", "success_10 (= Success@10): Success, 1 if a relevant item is in the top k, "
+                   "is not available yet"),
+])
+def test_unknown_or_unavailable_name_is_one_line_with_a_hint(trec_files, name, words):
+    if name == "success_10" and "Success" in __import__("metrics").REGISTRY:
+        pytest.skip("Success is registered now")
+    code, out, err = cli("evaluate", *trec_files, "-m", f"AP,{name}")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and words in err
+
+
+def test_measures_lists_every_alias():
+    from metrics.registry import ALIASES
+    code, out, _ = cli("measures")
+    assert code == 0 and "map_cut_k, map_cut.k" in out and "MedianRank" in out
+    code, out, _ = cli("measures", "--format", "json")
+    data = json.loads(out)
+    assert len(data["aliases"]) == len(ALIASES)
+    listed = {a["alias"]: a for a in data["aliases"]}
+    assert listed["map"]["means"] == "AP" and listed["map"]["source"] == "trec_eval"
+    assert listed["mAP, mAP@k"]["means"] == "AP(norm=min), AP(norm=min)@k"
+    assert listed["MR1"]["means"] == "FirstRank"
+    assert {r["name"]: r["aggregate"] for r in data["measures"]}["NumRel"] == "sum"
+
+
+def test_ties_options(trec_files):
+    for ties in ("trec9", "trec10", "trec"):
+        code, _, err = cli("evaluate", *trec_files, "-m", "AP", "--ties", ties)
+        assert code == 0, err
+    code, _, err = cli("evaluate", *trec_files, "-m", "AP", "--ties", "trec11")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_compare_has_no_trec_format(trec_files):
+    run, qrels = trec_files
+    code, _, err = cli("compare", run, run, qrels, "-f", "trec")
+    assert code == 2 and "--format trec is for evaluate" in err

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
-                     rank_run, split_measure_list)
+                     parse_measures, rank_run, split_measure_list)
 from metrics.streaming import judge_all_vs_all
 
 
@@ -151,3 +151,241 @@ def test_ap_normalisations_by_hand():
     assert values["AP(norm=retrieved)"] == pytest.approx([(1 + 2 / 3) / 2, 0.0])
     assert values["AP(norm=min)"] == pytest.approx([(1 + 2 / 3) / 3, 0.0])   # min(|A|=3, R=4)
     assert values["AP(norm=min)@2"] == pytest.approx([1 / 2, 0.0])          # min(k=2, R=4)
+
+
+# ---- float parameters are printed back exactly (issue 14, item 4) ------------------------------
+
+def _f_by_hand(beta: float, p: float, r: float) -> float:
+    return (1 + beta ** 2) * p * r / (beta ** 2 * p + r)
+
+
+def test_float_parameters_keep_what_was_asked():
+    first, second = parse_measure("F(beta=0.70710678)"), parse_measure("F(beta=0.7071074)")
+    assert (str(first), str(second)) == ("F(beta=0.70710678)", "F(beta=0.7071074)")
+    assert first != second
+    assert [str(m) for m in parse_measures("F(beta=0.70710678),F(beta=0.7071074)")] == [
+        "F(beta=0.70710678)", "F(beta=0.7071074)"]
+    # a query with P = 1/2 and R = 1: each beta gets its own value (hand computation)
+    run = Run.from_dict({"q": {"a": 2.0, "x": 1.0}})
+    truth = GroundTruth.from_dict({"q": {"a": 1}})
+    got = evaluate(judge(run, truth), "F(beta=0.70710678),F(beta=0.7071074)").aggregate()
+    assert got["F(beta=0.70710678)"] == pytest.approx(_f_by_hand(0.70710678, 0.5, 1.0), abs=0)
+    assert got["F(beta=0.7071074)"] == pytest.approx(_f_by_hand(0.7071074, 0.5, 1.0), abs=0)
+    assert got["F(beta=0.70710678)"] != got["F(beta=0.7071074)"]
+
+
+@pytest.mark.parametrize("text,printed", [
+    ("F(beta=2.0)", "F(beta=2)"), ("F(beta=0.5)", "F(beta=0.5)"), ("F(beta=1e-7)", "F(beta=1e-07)"),
+    ("F(beta=0.1000000000000001)", "F(beta=0.1000000000000001)"),
+    ("DCG(base=e)@3", "DCG(base=e)@3"), ("DCG(base=2.718281828459045)@3", "DCG(base=e)@3"),
+    ("DCG(base=10)@3", "DCG(base=10)@3"), ("DCG(base=1.5)@3", "DCG(base=1.5)@3"),
+])
+def test_parameters_print_back_and_read_again_as_the_same_measure(text, printed):
+    measure = parse_measure(text)
+    assert str(measure) == printed
+    assert parse_measure(str(measure)) == measure
+
+
+# ---- aliases: trec_eval's names and papers' names (issue 14, item 5) ---------------------------
+
+@pytest.mark.parametrize("alias,ours", [
+    ("map", "AP"), ("map_cut_10", "AP@10"), ("map_cut.10", "AP@10"), ("P_10", "P@10"),
+    ("P.10", "P@10"), ("recall_100", "R@100"), ("recall.100", "R@100"), ("ndcg", "nDCG"),
+    ("ndcg_cut_10", "nDCG@10"), ("ndcg_cut.10", "nDCG@10"), ("recip_rank", "RR"),
+    ("Rprec", "Rprec"), ("bpref", "Bpref"), ("num_rel", "NumRel"), ("num_ret", "NumRet"),
+    ("num_rel_ret", "NumRelRet"), ("set_P", "P"), ("set_recall", "R"), ("set_F", "F"),
+    ("recall", "R"), ("P", "P"), ("set_F.0.5", "F(beta=0.7071067811865476)"),
+    ("set_F_0.25", "F(beta=0.5)"), ("MAP", "AP"), ("MAP@10", "AP@10"),
+    ("mAP@10", "AP(norm=min)@10"), ("MRR", "RR"), ("MRR@10", "RR@10"), ("MedR", "MedianRank"),
+    ("MR1", "FirstRank"), ("MR", "MeanRank"), ("R@10", "R@10"), ("SetP", "P"),
+    ("mAP(rel=2)@5", "AP(norm=min,rel=2)@5"), (" map_cut_10 ", "AP@10"),
+])
+def test_alias_means_one_measure_and_prints_back_as_given(alias, ours):
+    measure = parse_measure(alias)
+    assert measure.canonical == ours
+    assert measure == parse_measure(ours)
+    assert str(measure) == alias.strip()
+
+
+# the aliases whose measure is still to come (SPEC §4): a clear error until it is registered
+PLANNED_ALIASES = [("num_q", "NumQ"), ("success_10", "Success@10"), ("success.5", "Success@5"),
+                   ("HR@10", "Success@10"), ("iprec_at_recall_0.10", "IPrec@0.1"),
+                   ("infAP", "infAP"), ("Judged@10", "Judged@10"), ("RBP", "RBP")]
+
+
+@pytest.mark.parametrize("alias,ours", PLANNED_ALIASES)
+def test_alias_of_a_measure_still_to_come(alias, ours):
+    name = ours.split("@")[0]
+    if name in REGISTRY:   # registered since: the alias now means it
+        assert parse_measure(alias).canonical == parse_measure(ours).canonical
+        return
+    with pytest.raises(MeasureError, match="is not available yet"):
+        parse_measure(alias)
+
+
+def test_aliases_agree_with_ir_measures_reading_of_trec_eval_names():
+    ir_measures = pytest.importorskip("ir_measures")
+    # where ir_measures' name for a trec_eval measure is also ours
+    for trec_name in ["map", "map_cut_10", "P_10", "recall_100", "ndcg", "ndcg_cut_10",
+                      "recip_rank", "Rprec", "bpref", "num_rel", "num_ret"]:
+        [theirs] = ir_measures.parse_trec_measure(trec_name)
+        assert parse_measure(trec_name).canonical == str(theirs), trec_name
+
+
+def test_no_alias_hides_a_measure_of_ours():
+    from metrics.registry import ALIASES
+    for alias in ALIASES:
+        if alias.name is not None and alias.name in REGISTRY:
+            assert alias.means.split("@")[0] == alias.name, alias.written  # a "same name" note
+
+
+@pytest.mark.parametrize("text,words", [
+    ("NDCG@10", "did you mean nDCG@10, ndcg@10"), ("ndcg_cut10", "ndcg_cut_k"),
+    ("Map", "did you mean map, MAP, mAP"), ("mrr@10", "did you mean MRR@10"),
+    ("bpref10", "Bpref10"), ("Bogus@3", "unknown measure 'Bogus'"),
+    ("num_rel@3", r"num_rel@3 \(= NumRel@3\): NumRel takes no cutoff"),
+    ("mAP(norm=rq)@10", "parameter 'norm' given twice"), ("P_0", "at least 1"),
+])
+def test_alias_and_unknown_name_errors(text, words):
+    with pytest.raises(MeasureError, match=words) as info:
+        parse_measure(text)
+    assert "\n" not in str(info.value)
+
+
+def _oracle_run_and_qrels(seed: int):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(12):
+        docs = [f"d{i}" for i in rng.choice(60, size=30, replace=False)]
+        grades = rng.choice([0, 0, 1, 2], size=20)
+        grades[0] = max(grades[0], 1)                     # R_q > 0: no undefined value
+        qrels[f"q{q}"] = {d: int(g) for d, g in zip(docs[:20], grades)}
+        retrieved = docs[5:5 + int(rng.integers(3, 25))]
+        run[f"q{q}"] = {d: float(np.round(rng.random(), 2)) for d in retrieved}
+    return run, qrels
+
+
+TREC_NAMES = ["map", "map_cut_10", "P_5", "P_10", "recall_10", "ndcg", "ndcg_cut_10",
+              "recip_rank", "Rprec", "bpref", "num_rel", "num_ret", "num_rel_ret", "set_P",
+              "set_recall", "set_F"]
+TREC_REQUEST = {"map", "map_cut.10", "P.5,10", "recall.10", "ndcg", "ndcg_cut.10", "recip_rank",
+                "Rprec", "bpref", "num_rel", "num_ret", "num_rel_ret", "set_P", "set_recall",
+                "set_F"}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_trec_eval_names_give_trec_eval_values_under_its_names(seed):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = _oracle_run_and_qrels(seed)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, TREC_REQUEST).evaluate(run)
+    result = evaluate(judge(Run.from_dict(run), GroundTruth.from_dict(qrels), "trec9"),
+                      ",".join(TREC_NAMES))
+    assert result.measures == TREC_NAMES
+    for i, q in enumerate(result.query_ids):
+        for name in TREC_NAMES:
+            tolerance = 1e-6 if name == "bpref" else 1e-9   # trec_eval's bpref is in C float
+            assert result.results[name].values[i] == pytest.approx(expected[q][name],
+                                                                   abs=tolerance), (q, name)
+    # aggregates: counts summed, the rest averaged, as trec_eval (every query has R_q > 0 here)
+    summary = result.aggregate()
+    for name in TREC_NAMES:
+        values = [expected[q][name] for q in expected]
+        want = sum(values) if name.startswith("num_") else sum(values) / len(values)
+        assert summary[name] == pytest.approx(want, abs=1e-6), name
+
+
+def test_set_f_with_its_parameter_matches_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = _oracle_run_and_qrels(5)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"set_F.0.5"}).evaluate(run)
+    result = evaluate(judge(Run.from_dict(run), GroundTruth.from_dict(qrels)),
+                      "set_F.0.5,F(beta=0.70710678),F(beta=0.7071074)")
+    values = result.results["set_F.0.5"].values
+    for i, q in enumerate(result.query_ids):
+        assert values[i] == pytest.approx(expected[q]["set_F"], abs=1e-12), q
+    assert result.results["F(beta=0.70710678)"].values.tolist() != \
+        result.results["F(beta=0.7071074)"].values.tolist()
+
+
+def test_count_measures_are_summed_as_ir_measures_does():
+    ir_measures = pytest.importorskip("ir_measures")
+    run, qrels = _oracle_run_and_qrels(3)
+    expected = ir_measures.calc_aggregate(
+        [ir_measures.NumRel, ir_measures.NumRet, ir_measures.NumRet(rel=1), ir_measures.AP],
+        qrels, run)
+    got = evaluate(judge(Run.from_dict(run), GroundTruth.from_dict(qrels), "trec9"),
+                   "NumRel,NumRet,NumRelRet,AP").aggregate()
+    assert got["NumRel"] == expected[ir_measures.NumRel]
+    assert got["NumRet"] == expected[ir_measures.NumRet]
+    assert got["NumRelRet"] == expected[ir_measures.NumRet(rel=1)]
+    assert got["AP"] == pytest.approx(expected[ir_measures.AP], abs=1e-9)
+
+
+def test_count_sums_leave_out_undefined_queries_and_median_stays_a_median():
+    run = Run.from_dict({"q1": {"a": 1.0, "b": 0.5}, "q2": {"c": 1.0}, "q3": {"d": 1.0}})
+    truth = GroundTruth.from_dict({"q1": {"a": 1, "b": 1}, "q2": {"c": 1, "e": 1, "f": 1},
+                                   "q3": {"d": 0}})
+    result = evaluate(judge(run, truth), "num_rel,NumRet,AP")
+    assert result.aggregate() == pytest.approx({"num_rel": 5.0, "NumRet": 3.0,
+                                                "AP": (1 + 1 / 3) / 2})
+    assert result.aggregate("median")["num_rel"] == 2.5
+    assert result.summed() == ["num_rel", "NumRet"]
+
+
+def test_ambiguous_map_at_k_says_which_it_is():
+    run = Run.from_dict({"q": {"a": 2.0, "b": 1.0}})
+    truth = GroundTruth.from_dict({"q": {"b": 1, "c": 1, "d": 1}})
+    result = evaluate(judge(run, truth), "MAP@2,mAP@2,MAP")
+    # relevant b at rank 2: precision 1/2; ÷ R_q = 3 or ÷ min(k, R_q) = 2 (hand computation)
+    assert result.aggregate() == pytest.approx({"MAP@2": 0.5 / 3, "mAP@2": 0.5 / 2,
+                                                "MAP": 0.5 / 3})
+    assert any(w.startswith("MAP@2 is read as AP@2") for w in result.warnings)
+    assert any(w.startswith("mAP@2 is read as AP(norm=min)@2") for w in result.warnings)
+    assert not any(w.startswith("MAP is") for w in result.warnings)
+
+
+# ---- trec9 and trec10 (issue 14, item 7) --------------------------------------------------------
+
+def test_trec9_is_trec_eval_9_and_pytrec_eval_float32():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    # d1 and d2 differ only past float32's precision: equal as float32, so d2 (id descending)
+    # comes first for pytrec_eval; d4 and d3 likewise
+    run = {"q1": {"d1": 0.5000000001, "d2": 0.5, "d3": 0.25, "d4": 0.2500000001}}
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 0}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map", "P.1"}).evaluate(run)
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), "trec9")
+    got = evaluate(judged, "recip_rank,map,P_1").aggregate()
+    assert got == pytest.approx({k: expected["q1"][k] for k in ("recip_rank", "map", "P_1")})
+    assert expected["q1"]["recip_rank"] == 0.5        # the case really is a float32 tie
+    assert rank_run(Run.from_dict(run), "trec9").item_ids.tolist() == ["d2", "d1", "d4", "d3"]
+    assert rank_run(Run.from_dict(run), "trec").item_ids.tolist() == ["d2", "d1", "d4", "d3"]
+
+
+def test_trec10_compares_as_double_and_breaks_exact_ties_by_id_descending():
+    # by hand: as doubles d1 > d2 and d4 > d3; d5 and d6 are exactly equal, so id descending
+    run = Run.from_dict({"q1": {"d1": 0.5000000001, "d2": 0.5, "d3": 0.25, "d4": 0.2500000001,
+                                "d5": 0.1, "d6": 0.1}})
+    assert rank_run(run, "trec10").item_ids.tolist() == ["d1", "d2", "d4", "d3", "d6", "d5"]
+    truth = GroundTruth.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 0}})
+    # relevant at ranks 1 and 4: RR = 1, AP = (1/1 + 2/4) / 2
+    got = evaluate(judge(run, truth, "trec10"), "RR,AP").aggregate()
+    assert got == pytest.approx({"RR": 1.0, "AP": 0.75})
+    assert judge(run, truth, "trec10").ties.tie_groups == 1      # only d5 = d6
+    assert judge(run, truth, "trec9").ties.tie_groups == 3
+
+
+def test_trec10_in_an_all_vs_all_matrix_compares_as_double():
+    from metrics.allvsall import relevant_ranks
+    scores = np.array([[9.0, 0.5000000001, 0.5], [0.5, 9.0, 0.5000000001],
+                       [0.5000000001, 0.5, 9.0]])
+    labels, ids = ["A", "A", "B"], ["x", "y", "z"]
+    # query x: y (0.5000000001) beats z (0.5) as doubles; as float32 they tie and z (id
+    # descending) comes first
+    assert relevant_ranks(scores, labels, ids, "trec10").sorted_ranks()[0, 0] == 1
+    assert relevant_ranks(scores, labels, ids, "trec9").sorted_ranks()[0, 0] == 2
+
+
+def test_unknown_tie_policy():
+    from metrics import InputError
+    with pytest.raises(InputError, match="use one of stable, id, trec9, trec10"):
+        rank_run(TIED, "trec11")
