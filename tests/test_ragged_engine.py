@@ -56,7 +56,8 @@ def dense_lists(run, qrels):
 TREC = {"map": "AP", "P_5": "P@5", "P_10": "P@10", "recall_10": "R@10", "recip_rank": "RR",
         "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10", "Rprec": "Rprec", "bpref": "Bpref",
         "num_rel_ret": "NumRelRet", "map_cut_10": "AP@10", "num_rel": "NumRel",
-        "num_ret": "NumRet", "P_1000": "P@1000", "recall_1000": "R@1000"}
+        "num_ret": "NumRet", "P_1000": "P@1000", "recall_1000": "R@1000",
+        "success_1": "Success@1", "success_10": "Success@10"}
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -68,7 +69,8 @@ def test_skewed_runs_agree_with_trec_eval(seed):
     ours = evaluate(judged, ",".join(TREC.values()))
     interp = interpolated_precision(judged)
     expected = pytrec_eval.RelevanceEvaluator(
-        qrels, set(TREC) | {"iprec_at_recall"}).evaluate(run)
+        qrels, (set(TREC) - {"success_1", "success_10"}) | {"iprec_at_recall", "success"}
+    ).evaluate(run)
     compared = 0
     for i, query in enumerate(judged.query_ids):
         if query not in expected:   # trec_eval skips a query the run lacks
@@ -85,6 +87,24 @@ def test_skewed_runs_agree_with_trec_eval(seed):
             assert value == pytest.approx(expected[query][f"iprec_at_recall_{level:.2f}"],
                                           abs=1e-12), (query, level)
     assert compared > 300
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_judged_share_agrees_with_ir_measures(seed):
+    import ir_measures
+    run, qrels = skewed(seed)
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), ties="trec")
+    ours = evaluate(judged, "Judged@5,Judged@100")
+    theirs = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(
+        [ir_measures.Judged @ 5, ir_measures.Judged @ 100], qrels, run)}
+    compared = 0
+    for i, query in enumerate(judged.query_ids):
+        if (query, "Judged@5") in theirs and not np.isnan(ours.results["Judged@5"].values[i]):
+            for k in (5, 100):
+                assert ours.results[f"Judged@{k}"].values[i] == pytest.approx(
+                    theirs[(query, f"Judged@{k}")], abs=1e-12), (query, k)
+                compared += 1
+    assert compared > 40
 
 
 def test_bpref_reads_negative_grades_as_pooled_but_unjudged():

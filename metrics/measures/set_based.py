@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import REL, Param, positive_float, register
-from .common import divide, f_measure, true_positives
+from .common import divide, f_measure, per_query_count, true_positives
 
 _TREC = "trec_eval 9.0 (Buckley), set_P / P_k, set_recall / recall_k"
 
@@ -65,3 +65,34 @@ def num_ret(j, cutoff):
 def num_rel_ret(j, cutoff, rel=1):
     """TP: relevant items among the retrieved ones."""
     return true_positives(j, rel, cutoff).astype(np.float64)
+
+
+@register("Success", meaning="1 if a relevant item is in the top k (the R@k of single-caption "
+          "text-to-music papers, HR@k)", convention="1 if TP(k) > 0, else 0",
+          reference="trec_eval success_k; ir_measures Success@k", formula=r"[TP(k) > 0]",
+          params={"rel": REL})
+def success(j, cutoff, rel=1):
+    """Success@k = 1 when at least one relevant item is in the top k, else 0."""
+    return (true_positives(j, rel, cutoff) > 0).astype(np.float64)
+
+
+@register("Judged", meaning="share of the top k that is judged",
+          convention="judged items (any grade, negative included) in the top k / min(k, |A|); "
+                     "0 for an empty list; every item when the truth judges the whole collection",
+          reference="ir_measures Judged@k (Sakai & Kando 2008)",
+          formula=r"\frac{|\{r \le k : d_r \text{ judged}\}|}{\min(k, |A|)}")
+def judged_share(j, cutoff):
+    """Judged@k: the judged share of the top min(k, |A|) items."""
+    shown = j.retrieved(cutoff)
+    if j.unlisted_judged:
+        return (shown > 0).astype(np.float64)
+    inside = j.within(cutoff)
+    return divide(per_query_count(j, j.hit_query[inside]), shown, where_zero=0.0)
+
+
+@register("NumQ", meaning="number of queries evaluated (summed over queries)", cutoff="none",
+          convention="1 per query with a relevant item; summed, as trec_eval num_q",
+          reference="trec_eval num_q", formula=r"1")
+def num_q(j, cutoff):
+    """1 per evaluated query (queries with R_q = 0 are undefined, so the sum counts the others)."""
+    return np.ones(j.num_queries)
