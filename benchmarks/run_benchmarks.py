@@ -267,11 +267,14 @@ def job_floor_embeddings(truth_kind, queries, query_ids, items, item_ids, truth)
         rows = np.arange(e - s)
         if same:
             scores[rows, rows + s] = -np.inf
-        for j in range(width):
+        for j in range(width):   # the j-th relevant item of each query that has one
             cols = padded[s:e, j]
-            live = cols >= 0
-            threshold = np.where(live, scores[rows, np.maximum(cols, 0)], np.inf)
-            ranks[s:e, j] = np.count_nonzero(scores > threshold[:, None], axis=1) + 1
+            live = np.nonzero(cols >= 0)[0]
+            if len(live) == 0:
+                continue
+            part = scores if len(live) == e - s else scores[live]
+            threshold = part[np.arange(len(live)), cols[live]]
+            ranks[s + live, j] = np.count_nonzero(part > threshold[:, None], axis=1) + 1
     t2 = time.perf_counter()
     ranks = np.where(padded >= 0, ranks, np.iinfo(np.int64).max)
     ranks.sort(axis=1)
@@ -338,7 +341,7 @@ def timed(args: list[str], env=None, stdout_path=None, timeout=None) -> dict:
         stderr = err.read()
         failed = None
         if timed_out:
-            failed = f"timeout ({timeout:.0f} s)"
+            failed = f"timeout ({timeout:g} s)"
         elif proc.returncode != 0:
             signalled = next((x for x in report if "terminated by signal" in x), "")
             if any(sign in stderr for sign in OOM_SIGNS) or signalled.endswith("signal 9"):

@@ -246,7 +246,8 @@ def make_cover_workload(folder: Path, n: int, dim: int, seed: int) -> dict[str, 
         sizes.append(int(rng.integers(2, 7)))
     sizes[-1] -= sum(sizes) - n
     if sizes[-1] < 2:
-        sizes[-2] += sizes.pop()
+        last = sizes.pop()
+        sizes[-1] += last
     labels = np.repeat(np.arange(len(sizes)), sizes)
     rng.shuffle(labels)
     centres = rng.standard_normal((len(sizes), dim), dtype=np.float32)
