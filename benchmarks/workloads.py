@@ -107,3 +107,156 @@ def make_matrix_workload(folder: Path, n: int, seed: int) -> dict[str, Path]:
     del out
     meta.write_text(json.dumps(expected))
     return paths
+
+
+# ---- W4 and the memory curve: skewed runs ---------------------------------------------------------
+
+def _up_to_date(meta: Path, expected: dict, paths: dict) -> bool:
+    return meta.exists() and json.loads(meta.read_text()) == expected and \
+        all(p.exists() for p in paths.values())
+
+
+def make_skewed_run_workload(folder: Path, short_queries: int, long_depth: int, seed: int,
+                             short_depth: int = 10) -> dict[str, Path]:
+    """W4 shape: ``short_queries`` queries × ``short_depth`` items plus one query ("qlong") with a
+    list of ``long_depth`` items, in the middle of the file; run.trec and qrels (grades 0–2) with
+    1–5 relevant items per short query (some not retrieved) and, for the long query, relevant
+    items from rank 1 down to the end of its list (plus a few not retrieved). The long list's
+    scores are integers (distinct, exact in float32: trec_eval reads scores as floats), the short
+    lists' random with six decimals."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"run": folder / "run.trec", "qrels": folder / "qrels"}
+    meta = folder / "meta.json"
+    expected = {"short_queries": short_queries, "short_depth": short_depth,
+                "long_depth": long_depth, "seed": seed, "version": 1}
+    if _up_to_date(meta, expected, paths):
+        return paths
+    rng = np.random.default_rng(seed)
+    # short queries
+    items = _distinct_rows(rng, short_queries, short_depth + 1, COLLECTION)
+    retrieved, unretrieved = items[:, :short_depth], items[:, short_depth]
+    scores = np.sort(rng.random((short_queries, short_depth)), axis=1)[:, ::-1] * 10
+    width = len(str(max(short_queries - 1, 1)))
+    qids = np.char.add("q", np.char.zfill(np.arange(short_queries).astype(str), width))
+    short = pd.DataFrame({"q": np.repeat(qids, short_depth), "z": "Q0",
+                          "d": np.char.add("d", retrieved.ravel().astype(str)),
+                          "r": np.tile(np.arange(1, short_depth + 1), short_queries),
+                          "s": np.round(scores.ravel(), 6), "t": "bench"})
+    # the long query: distinct items from a collection twice its size, scores long_depth .. 1
+    long_collection = max(10 * COLLECTION, 2 * (long_depth + 10))
+    long_items = rng.choice(long_collection, long_depth + 3, replace=False)
+    half = short_queries // 2 * short_depth
+    with open(paths["run"], "w") as out:
+        short.iloc[:half].to_csv(out, sep=" ", header=False, index=False, float_format="%.6f")
+        for start in range(0, long_depth, 1_000_000):
+            stop = min(start + 1_000_000, long_depth)
+            ranks = np.arange(start + 1, stop + 1)
+            block = pd.DataFrame({"q": "qlong", "z": "Q0",
+                                  "d": np.char.add("e", long_items[start:stop].astype(str)),
+                                  "r": ranks, "s": long_depth - ranks + 1, "t": "bench"})
+            block.to_csv(out, sep=" ", header=False, index=False)
+        short.iloc[half:].to_csv(out, sep=" ", header=False, index=False, float_format="%.6f")
+    # qrels of the short queries: the first k of a random order of the ranks are relevant, the
+    # next one judged non-relevant; half the queries have one more relevant item not retrieved
+    order = rng.permuted(np.tile(np.arange(short_depth), (short_queries, 1)), axis=1)
+    k = rng.integers(1, min(5, short_depth - 1) + 1, short_queries)
+    cols = np.arange(short_depth)[None, :]
+    rel_mask, non_mask = cols < k[:, None], cols == k[:, None]
+    picked = np.take_along_axis(retrieved, order, axis=1)
+    extra = rng.random(short_queries) < 0.5
+    q_idx = np.concatenate([np.nonzero(rel_mask)[0], np.nonzero(extra)[0], np.nonzero(non_mask)[0]])
+    d_num = np.concatenate([picked[rel_mask], unretrieved[extra], picked[non_mask]])
+    grade = np.concatenate([rng.integers(1, 3, rel_mask.sum() + extra.sum()),
+                            np.zeros(non_mask.sum(), dtype=int)])
+    frame = pd.DataFrame({"q": qids[q_idx], "d": np.char.add("d", d_num.astype(str)), "g": grade})
+    frame = frame.sort_values("q", kind="stable")
+    # the long query: relevant from the top to the very end of its list, some not retrieved
+    deep = sorted({r for r in (1, 2, 5, 10, 30, 100, 1_000, 10_000, 100_000, long_depth // 3,
+                               long_depth // 2, long_depth - 1, long_depth) if 1 <= r <= long_depth})
+    rel_long = [f"e{long_items[r - 1]}" for r in deep] + [f"e{x}" for x in long_items[long_depth:]]
+    non_long = [f"e{long_items[r - 1]}" for r in (3, 50, long_depth // 4) if r not in deep
+                and 1 <= r <= long_depth]
+    long_frame = pd.DataFrame({"q": "qlong", "d": rel_long + non_long,
+                               "g": [1] * len(rel_long) + [0] * len(non_long)})
+    frame = pd.concat([frame, long_frame])
+    pd.DataFrame({"q": frame["q"], "z": 0, "d": frame["d"], "g": frame["g"]}).to_csv(
+        paths["qrels"], sep=" ", header=False, index=False)
+    meta.write_text(json.dumps(expected))
+    return paths
+
+
+# ---- W5 and W6: embeddings ------------------------------------------------------------------------
+
+def _write_ids(path: Path, ids) -> None:
+    path.write_text("\n".join(ids) + "\n")
+
+
+def make_text_to_music_workload(folder: Path, queries: int, items: int, dim: int,
+                                seed: int) -> dict[str, Path]:
+    """W5: queries.npy (queries × dim) and items.npy (items × dim) float32, query_ids.txt and
+    item_ids.txt (one id per line) and qrels.csv (query_id,item_id,relevance) with 1–5 relevant
+    items per query; a query is the mean of its relevant items plus noise, so ranks vary from 1
+    to deep. Items are written in blocks (the big variant is 410 MB)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"queries": folder / "queries.npy", "query_ids": folder / "query_ids.txt",
+             "items": folder / "items.npy", "item_ids": folder / "item_ids.txt",
+             "qrels": folder / "qrels.csv"}
+    meta = folder / "meta.json"
+    expected = {"queries": queries, "items": items, "dim": dim, "seed": seed, "version": 1}
+    if _up_to_date(meta, expected, paths):
+        return paths
+    rng = np.random.default_rng(seed)
+    out = np.lib.format.open_memmap(paths["items"], mode="w+", dtype=np.float32,
+                                    shape=(items, dim))
+    for start in range(0, items, 50_000):
+        stop = min(start + 50_000, items)
+        out[start:stop] = rng.standard_normal((stop - start, dim), dtype=np.float32)
+    k = rng.integers(1, 6, queries)
+    q_idx = np.repeat(np.arange(queries), k)
+    rel = np.concatenate([rng.choice(items, n, replace=False) for n in k])
+    summed = np.zeros((queries, dim), dtype=np.float32)
+    np.add.at(summed, q_idx, np.asarray(out[rel]))
+    out.flush()
+    del out
+    vectors = summed / k[:, None] + rng.standard_normal((queries, dim), dtype=np.float32)
+    np.save(paths["queries"], vectors.astype(np.float32))
+    qids = [f"t{i:06d}" for i in range(queries)]
+    iids = [f"m{i:07d}" for i in range(items)]
+    _write_ids(paths["query_ids"], qids)
+    _write_ids(paths["item_ids"], iids)
+    pd.DataFrame({"query_id": np.asarray(qids)[q_idx], "item_id": np.asarray(iids)[rel],
+                  "relevance": rng.integers(1, 3, len(rel))}).to_csv(paths["qrels"], index=False)
+    meta.write_text(json.dumps(expected))
+    return paths
+
+
+def make_cover_workload(folder: Path, n: int, dim: int, seed: int) -> dict[str, Path]:
+    """W6: embeddings.npy (n × dim float32, not normalised), ids.txt and labels.csv
+    (item_id,label) with cliques of 2–6 items (about four on average)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"embeddings": folder / "embeddings.npy", "ids": folder / "ids.txt",
+             "labels": folder / "labels.csv"}
+    meta = folder / "meta.json"
+    expected = {"n": n, "dim": dim, "seed": seed, "version": 1}
+    if _up_to_date(meta, expected, paths):
+        return paths
+    rng = np.random.default_rng(seed)
+    sizes = []
+    while sum(sizes) < n:
+        sizes.append(int(rng.integers(2, 7)))
+    sizes[-1] -= sum(sizes) - n
+    if sizes[-1] < 2:
+        last = sizes.pop()
+        sizes[-1] += last
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    rng.shuffle(labels)
+    centres = rng.standard_normal((len(sizes), dim), dtype=np.float32)
+    vectors = centres[labels] + 1.1 * rng.standard_normal((n, dim), dtype=np.float32)
+    vectors *= rng.uniform(0.5, 2.0, (n, 1)).astype(np.float32)   # norms vary: cosine matters
+    np.save(paths["embeddings"], vectors.astype(np.float32))
+    ids = [f"c{i:06d}" for i in range(n)]
+    _write_ids(paths["ids"], ids)
+    pd.DataFrame({"item_id": ids, "label": [f"w{x}" for x in labels]}).to_csv(paths["labels"],
+                                                                               index=False)
+    meta.write_text(json.dumps(expected))
+    return paths
