@@ -54,17 +54,17 @@ def _as_str_array(values: Iterable) -> np.ndarray:
 
 
 def _no_key_repeats(query_codes: np.ndarray, keys: np.ndarray) -> bool:
-    """True when no query has the same key twice, decided by sorting each query's keys in a
-    queries × list-length matrix (fast: each row is short and sorted in cache). False when that
-    cannot be decided this way (queries not in contiguous blocks, very uneven list lengths)."""
+    """True when no query has the same key twice: by sorting each query's keys in a queries ×
+    list-length matrix when the lists are even (fast: each row is short and sorted in cache),
+    else (queries in several blocks, very uneven list lengths) by one sort of the (query, key)
+    mixes, so a skewed run costs what its lines cost."""
     n = len(keys)
     starts = np.r_[0, np.flatnonzero(query_codes[1:] != query_codes[:-1]) + 1]
     lengths = np.diff(np.r_[starts, n])
-    if len(np.unique(query_codes[starts])) != len(starts):
-        return False  # a query in several blocks
     width = int(lengths.max())
-    if len(starts) * width > 4 * n:
-        return False
+    if len(np.unique(query_codes[starts])) != len(starts) or len(starts) * width > 4 * n:
+        mixed = np.sort(mix(query_codes, keys))
+        return not bool((mixed[1:] == mixed[:-1]).any())
     sentinel = np.iinfo(np.uint64).max  # pads short lists; sorts last
     padded = not (lengths == width).all()
     if not padded:
