@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dashboard.frame import page_setup
 from dashboard.safe import md
 from charts import lift_curves_figure, pr_curves_figure
 from metrics import InputError
@@ -14,6 +15,8 @@ from metrics.curves import lift_curves, mean_interpolated_precision, rank_curves
 from metrics.registry import parse_measure
 from metrics.samples import SAMPLE_DIR
 from metrics.stats import order_agreement
+
+page_setup()
 
 st.title("Answer sets")
 st.markdown(

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
+from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import (compare_source, evaluations, measure_list, rankings, source,
                              upload_store)
@@ -13,6 +14,8 @@ from dashboard.tables import show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
+
+page_setup()
 
 st.title("Compare systems")
 data, measures = rankings(), measure_list()

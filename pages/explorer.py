@@ -4,12 +4,15 @@ import numpy as np
 import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
+from dashboard.frame import page_setup
 from dashboard.state import evaluations, measure_list, rankings
 from dashboard.tables import number_columns, show_ranked_list
 from dashboard.teaching import worked_measures
 from metrics.curves import interpolated_precision
 from metrics.inspect import confusion_at, query_table
 from metrics.measures.graded import ideal_grades
+
+page_setup()
 
 st.title("Query explorer")
 data, measures = rankings(), measure_list()

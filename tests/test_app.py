@@ -17,8 +17,10 @@ PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_
 # real navigation is exercised by the browser test.
 FRAME = """
 import runpy
+from dashboard.frame import mark_frame
 from dashboard.state import sidebar
 sidebar()
+mark_frame()
 runpy.run_path({page!r}, run_name="__main__")
 """
 
@@ -184,3 +186,13 @@ def test_compare_needs_two_systems():
     at = app("pages/compare.py", sample="fmp")
     assert not at.exception
     assert "one system" in at.info[0].value
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_run_without_the_frame_never_fails(page):
+    # what a deep link as a fresh server's first request does: the page script runs alone,
+    # with an empty session (the browser test checks the real navigation that follows)
+    at = AppTest.from_file(str(ROOT / page), default_timeout=90).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["sample"] == "fmp" and at.session_state["_frame_rerun"]
