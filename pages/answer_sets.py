@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from charts import lift_curves_figure, pr_curves_figure
+from charts.colours import DIFFERS_BACKGROUND, highlight_css
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from charts import lift_curves_figure, pr_curves_figure
 from metrics import InputError
 from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
                                  judged_answer_sets, parse_positions, table2)
@@ -94,7 +95,7 @@ display.insert(0, "our measure", [TABLE2_MEASURES[row] for row in display.index]
 def highlight(frame: pd.DataFrame) -> pd.DataFrame:
     styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
     for name in differs.columns:
-        styles.loc[differs[name], name] = "background-color: #fde0dd"
+        styles.loc[differs[name], name] = highlight_css(DIFFERS_BACKGROUND)
     return styles
 
 

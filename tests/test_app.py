@@ -69,9 +69,9 @@ def test_k_slider_drives_the_confusion_matrix():
     # FMP toy 1 (query toy1): relevant at ranks 1, 2, 4, 8 of 10
     at = app("pages/explorer.py", sample="fmp", query="toy1")
     at.slider(key="cutoff").set_value(4).run()
-    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ? (|D| unknown)"]]
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
     at.slider(key="cutoff").set_value(8).run()
-    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ? (|D| unknown)"]]
+    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
     latex = " ".join(m.value for m in at.latex)
     assert r"P@8 = \frac{TP}{K} = \frac{4}{8} = 0.5" in latex
 
@@ -196,3 +196,33 @@ def test_a_page_run_without_the_frame_never_fails(page):
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert at.session_state["sample"] == "fmp" and at.session_state["_frame_rerun"]
+
+
+def _highlight_rules(at) -> list[dict[str, str]]:
+    """The declarations of every Styler rule that sets a background, over the page's tables."""
+    import re
+
+    rules = []
+    for frame in at.dataframe:
+        if not frame.proto.arrow_data.HasField("styler"):
+            continue
+        for body in re.findall(r"\{([^}]*)\}", frame.proto.arrow_data.styler.styles):
+            css = dict((k.strip(), v.strip()) for k, v in
+                       (d.split(":", 1) for d in body.split(";") if ":" in d))
+            if "background-color" in css:
+                rules.append(css)
+    return rules
+
+
+@pytest.mark.parametrize("page,state", [("pages/explorer.py", {"sample": "fmp"}),
+                                        ("pages/compare.py", {"sample": "instruments"}),
+                                        ("pages/answer_sets.py", {})])
+def test_highlighted_cells_carry_a_legible_text_colour(page, state):
+    # the dark theme's text is white: a light background alone would make the cell unreadable
+    from charts.colours import contrast_ratio
+
+    rules = _highlight_rules(app(page, **state))
+    assert rules
+    for css in rules:
+        assert "color" in css, css
+        assert contrast_ratio(css["color"], css["background-color"]) >= 4.5, css
