@@ -135,13 +135,13 @@ else:
 st.subheader("Curves of the answer sets")
 lift = lift_curves(judged)
 curves = rank_curves(judged)
-c1, c2 = st.columns(2)
-with c1:
+curve_grid = st.grid(2, min_column_width=300)
+with curve_grid.cell():
     lines = {n: (lift.x[i][~np.isnan(lift.x[i])], lift.y[i][~np.isnan(lift.y[i])])
              for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(lift_curves_figure(lines, mean={"mean": (lift.grid, lift.mean)},
                                        title="Normalised lift curves"), width="stretch")
-with c2:
+with curve_grid.cell():
     pr = {n: (curves.recall[i, : int(judged.lengths[i])],
               curves.precision[i, : int(judged.lengths[i])]) for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(pr_curves_figure(pr, mean={"mean": mean_interpolated_precision(judged)},

@@ -19,15 +19,17 @@ FRAME = """
 import runpy
 from dashboard.frame import mark_frame
 from dashboard.state import sidebar
-sidebar()
+sidebar({key!r})
 mark_frame()
 runpy.run_path({page!r}, run_name="__main__")
 """
+URL_PATHS = {script: path for script, _, _, path in __import__("dashboard.frame").frame.PAGES}
 
 
 def app(page: str | None = None, **state) -> AppTest:
     if page:
-        at = AppTest.from_string(FRAME.format(page=str(ROOT / page)), default_timeout=90)
+        at = AppTest.from_string(FRAME.format(page=str(ROOT / page), key=URL_PATHS[page]),
+                                 default_timeout=90)
     else:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     for key, value in state.items():
@@ -68,17 +70,28 @@ def _confusion(at):
 def test_k_slider_drives_the_confusion_matrix():
     # FMP toy 1 (query toy1): relevant at ranks 1, 2, 4, 8 of 10
     at = app("pages/explorer.py", sample="fmp", query="toy1")
-    at.slider(key="cutoff").set_value(4).run()
+    at.slider(key="cutoff_slider").set_value(4).run()
     assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
-    at.slider(key="cutoff").set_value(8).run()
+    at.slider(key="cutoff_slider").set_value(8).run()
     assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
     latex = " ".join(m.value for m in at.latex)
-    assert r"P@8 = \frac{TP}{K} = \frac{4}{8} = 0.5" in latex
+    assert r"P@8 &= \frac{TP}{K} \\ &= \frac{4}{8} = 0.5" in latex
+
+
+def test_k_number_box_and_slider_show_the_same_cutoff():
+    # K up to 1,000 cannot be reached by dragging: the number box sets it, the slider follows
+    at = app("pages/explorer.py", sample="covers", measures="AP")
+    at.number_input(key="cutoff_box").set_value(137).run()
+    assert at.slider(key="cutoff_slider").value == 137 and at.session_state["cutoff"] == 137
+    assert "At cutoff K = 137" in [h.value for h in at.subheader]
+    at.slider(key="cutoff_slider").set_value(5).run()
+    assert at.number_input(key="cutoff_box").value == 5
+    assert not at.sidebar.slider   # K lives in the main column, not in the sidebar
 
 
 def test_confusion_with_collection_size_on_answer_sets():
     at = app("pages/explorer.py", sample="serra", query="A2")
-    at.slider(key="cutoff").set_value(14).run()
+    at.slider(key="cutoff_slider").set_value(14).run()
     assert _confusion(at) == [["TP = 4", "FN = 3"], ["FP = 10", "TN = 2037"]]
 
 

@@ -180,3 +180,23 @@ def test_highlighted_rows_set_their_text_colour():
     assert len(highlighted) == 4 * 7   # four relevant rows, seven columns each
     for css in highlighted:
         assert contrast_ratio(css["color"], css["background-color"]) >= 4.5
+
+
+def test_stacked_formulas_put_the_numbers_on_a_second_line():
+    from dashboard.teaching import stacked
+
+    two = stacked(r"AP@4 = \frac{1}{R_q} \sum_{r \le K} P(r) = \frac{1}{4}\left(\tfrac{1}{1}\right)"
+                  r" = 0.25")
+    assert two == (r"\begin{aligned} AP@4 &= \frac{1}{R_q} \sum_{r \le K} P(r) \\ "
+                   r"&= \frac{1}{4}\left(\tfrac{1}{1}\right) = 0.25 \end{aligned}")
+    assert stacked("R_q = 4") == "R_q = 4"          # nothing to stack
+    assert stacked(r"x = \frac{a = b}{c}") == r"x = \frac{a = b}{c}"   # '=' inside braces
+
+
+def test_every_worked_formula_names_its_measure():
+    counts = (2.0, 2.0, 1.0, 2049.0)
+    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([1, 0, 1, 0]), 3, 4,
+                             np.array([1, 1, 1]), counts, 2054)
+    assert {w.name.split("@")[0] for w in worked} >= {"Accuracy", "Specificity", "Fallout"}
+    for w in worked:
+        assert w.latex.startswith(w.name + " = "), w.latex
