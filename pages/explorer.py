@@ -5,7 +5,7 @@ import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from dashboard.frame import page_setup
-from dashboard.state import cutoff_control, evaluations, measure_list, rankings
+from dashboard.state import bound, cutoff_control, evaluations, measure_list, rankings
 from dashboard.tables import number_columns, show_ranked_list
 from dashboard.teaching import stacked, worked_measures
 from metrics.curves import interpolated_precision
@@ -43,8 +43,10 @@ order = worst_first["query_id"].tolist()
 values = dict(zip(per_query["query_id"], per_query[sort_by]))
 if st.session_state.get("query") not in order:
     st.session_state["query"] = order[0]
-query_id = st.selectbox(
-    "Query", order, key="query",
+# the query is a setting of its own; the box is keyed on system and sort, so that its labels
+# (which hold that system's value of that measure) are never left over from another choice
+query_id = bound(
+    st.selectbox, "Query", "query", f"query_box:{system}:{sort_by}", options=order,
     format_func=lambda q: f"{q}  ({sort_by} = "
                           f"{'undefined' if np.isnan(values[q]) else format(values[q], '.4f')})")
 q = int(np.flatnonzero(judged.query_ids == query_id)[0])

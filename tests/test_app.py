@@ -95,11 +95,15 @@ def test_confusion_with_collection_size_on_answer_sets():
     assert _confusion(at) == [["TP = 4", "FN = 3"], ["FP = 10", "TN = 2037"]]
 
 
+def _query_box(at):
+    return next(box for box in at.main.selectbox if box.label == "Query")
+
+
 def test_choosing_another_query_changes_the_table():
     at = app("pages/explorer.py", sample="fmp", query="toy1")
     first = at.dataframe[1].value
     assert first["item"].tolist()[:4] == ["9", "2", "6", "8"]
-    at.selectbox(key="query").set_value("toy2").run()
+    _query_box(at).set_value("toy2").run()
     second = at.dataframe[1].value
     assert second["item"].tolist()[:4] == ["6", "3", "4", "5"]
     assert second["χ"].tolist() == [0, 1, 1, 0, 1, 1, 0, 0]
@@ -107,7 +111,7 @@ def test_choosing_another_query_changes_the_table():
 
 def test_queries_are_listed_worst_first():
     at = app("pages/explorer.py", sample="serra", measures="AP(norm=retrieved)")
-    options = at.selectbox(key="query").options
+    options = _query_box(at).options
     assert options[0].startswith("A6") and options[-1].startswith("A2")
 
 
@@ -239,3 +243,22 @@ def test_highlighted_cells_carry_a_legible_text_colour(page, state):
     for css in rules:
         assert "color" in css, css
         assert contrast_ratio(css["color"], css["background-color"]) >= 4.5, css
+
+
+def test_query_labels_follow_the_system_and_the_sort():
+    # the box is keyed on system and sort: its labels always hold the current system's values
+    from metrics import evaluate
+    from metrics.samples import load_sample
+
+    at = app("pages/explorer.py", sample="instruments", measures="AP,P@10")
+    chosen = _query_box(at).value
+    at.selectbox(key="explorer_system").set_value("system_b").run()
+    box = _query_box(at)
+    ap = evaluate(load_sample("instruments")["system_b"], "AP").per_query().set_index(
+        "query_id")["AP"]
+    assert box.value == chosen                                 # the query stays
+    assert f"{chosen}  (AP = {ap[chosen]:.4f})" in box.options
+    assert all(f"(AP = {ap[o.split()[0]]:.4f})" in o for o in box.options)
+    at.selectbox(key="sort_by").set_value("P@10").run()
+    assert _query_box(at).value == chosen
+    assert all("(P@10 = " in o for o in _query_box(at).options)
