@@ -10,9 +10,10 @@ import plotly.graph_objects as go
 
 from metrics.curves import RECALL_LEVELS
 
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf"]
-MEAN_STYLE = dict(color="black", width=3)
+from .colours import (HIGHLIGHT_TEXT, LOSS_COLOUR, MEAN_COLOUR, MUTED_COLOUR, PALETTE,
+                      REFERENCE_COLOUR, TIE_COLOUR, WIN_COLOUR)
+
+MEAN_STYLE = dict(color=MEAN_COLOUR, width=3)
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
 _LAYOUT = dict(template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
                legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
@@ -33,7 +34,7 @@ def _safe(text) -> str:
 def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: str) -> None:
     """Thick mean curves, one per system (black when there is only one)."""
     for i, (system, (x, y)) in enumerate(means.items()):
-        colour = PALETTE[i % len(PALETTE)] if len(means) > 1 else "black"
+        colour = PALETTE[i % len(PALETTE)] if len(means) > 1 else MEAN_COLOUR
         fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=f"{prefix}: {_safe(system)}",
                                  line=dict(MEAN_STYLE, color=colour)))
 
@@ -53,19 +54,19 @@ def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                                            "P = %{y:.3f}<extra></extra>"))
     if interpolated is not None:
         fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines",
-                                 line=dict(color="gray", shape="hv"), name="interpolated"))
+                                 line=dict(color=MEAN_COLOUR, shape="hv"), name="interpolated"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
-                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+                             line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     if bep is not None and np.isfinite(bep):
         fig.add_trace(go.Scatter(x=[bep], y=[bep], mode="markers", name=f"break-even {bep:.3f}",
-                                 marker=dict(size=18, symbol="circle-open", color="green",
+                                 marker=dict(size=18, symbol="circle-open", color=PALETTE[2],
                                              line=dict(width=3))))
     if fmax is not None and np.isfinite(fmax[0]):
         r, p, rank = fmax
         f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
         fig.add_trace(go.Scatter(x=[r], y=[p], mode="markers",
                                  name=f"F_max {f:.3f} (rank {rank})",
-                                 marker=dict(size=16, symbol="star-open", color="orange",
+                                 marker=dict(size=16, symbol="star-open", color=PALETTE[4],
                                              line=dict(width=3))))
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall R(r)", "precision P(r)")
@@ -123,7 +124,7 @@ def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], floa
     """ROC curves ``{label: (fpr, tpr, auc)}`` with the chance diagonal; the AUC is in the legend."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
-                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+                             line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
         fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=f"{_safe(label)} (AUC {auc:.3f})",
                                  showlegend=len(curves) <= LEGEND_LINES,
@@ -138,11 +139,13 @@ def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *
     top k / not. TN is shown as '?' when |D| is unknown."""
     values = [[tp, fn], [fp, tn if tn is not None else np.nan]]
     text = [[f"TP = {tp:g}", f"FN = {fn:g}"],
-            [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ? (|D| unknown)"]]
+            [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ?<br>(|D| unknown)"]]
     shade = [[1.0, 0.35], [0.35, 0.8]]
+    # light cells with dark text in both themes (the dark theme's white text would vanish)
     fig = go.Figure(go.Heatmap(
         z=shade, x=["retrieved (top k)", "not retrieved"], y=["relevant", "not relevant"],
-        text=text, texttemplate="%{text}", textfont=dict(size=18), showscale=False,
+        text=text, texttemplate="%{text}", textfont=dict(size=18, color=HIGHLIGHT_TEXT),
+        showscale=False,
         colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
         hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1))
     fig.update_yaxes(autorange="reversed")
@@ -161,7 +164,7 @@ def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=ranks[~relevant], y=np.zeros((~relevant).sum()), mode="markers",
                              name="not relevant / unjudged",
-                             marker=dict(color="lightgray", size=7, symbol="line-ns-open"),
+                             marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
                              hovertemplate="rank %{x}<extra></extra>"))
     for g in sorted(set(grades[relevant].tolist())):
         at = grades == g
@@ -187,13 +190,13 @@ def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Seque
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     diff = b - a
-    colour = np.where(diff > 1e-12, PALETTE[2], np.where(diff < -1e-12, PALETTE[1], "gray"))
+    colour = np.where(diff > 1e-12, WIN_COLOUR, np.where(diff < -1e-12, LOSS_COLOUR, TIE_COLOUR))
     finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
     low = min(0.0, float(finite.min())) if len(finite) else 0.0
     high = max(1.0, float(finite.max())) if len(finite) else 1.0
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[low, high], y=[low, high], mode="lines", name="A = B",
-                             line=dict(color="lightgray", dash="dot"), hoverinfo="skip"))
+                             line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     fig.add_trace(go.Scatter(
         x=a, y=b, mode="markers", name="queries", customdata=[_safe(q) for q in queries],
         marker=dict(color=colour, size=9, opacity=0.75, line=dict(width=0.5, color="white")),
@@ -215,7 +218,7 @@ def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: 
     labels = [_safe(queries[i]) for i in order]
     wins, ties, losses = int((d > 1e-12).sum()), int((np.abs(d) <= 1e-12).sum()), \
         int((d < -1e-12).sum())
-    colour = np.where(d > 1e-12, PALETTE[2], np.where(d < -1e-12, PALETTE[1], "gray"))
+    colour = np.where(d > 1e-12, WIN_COLOUR, np.where(d < -1e-12, LOSS_COLOUR, TIE_COLOUR))
     fig = go.Figure(go.Bar(x=np.arange(1, len(d) + 1), y=d, marker_color=colour,
                            customdata=labels, name="B − A",
                            hovertemplate="query %{customdata}<br>B − A = %{y:.4f}<extra></extra>"))

@@ -104,40 +104,86 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> pd.DataFrame:
     return table
 
 
-def sidebar() -> None:
-    """Dataset, measures, cutoff K, relevance threshold and tie policy. Their keys live in
-    session_state and the sidebar is drawn on every page, so they survive page switches."""
+def _copy(widget_key: str, name: str) -> None:
+    st.session_state[name] = st.session_state[widget_key]
+
+
+def bound(widget, label: str, name: str, key: str, **kwargs):
+    """Draw ``widget`` for the setting ``name``. The widget has a key of its own, set from the
+    setting before it is drawn and copied back when it changes: a widget's own state is dropped
+    by Streamlit on any run that does not draw it (a page that hides the control), and two
+    widgets (a slider and a number box) can show the same setting."""
+    st.session_state[key] = st.session_state[name]
+    return widget(label, key=key, on_change=_copy, args=(key, name), **kwargs)
+
+
+def max_list_length(data: dict[str, JudgedRanking] | None) -> int:
+    """The longest ranked list of the data (the largest useful cutoff K)."""
+    return max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)
+
+
+def cutoff_control(data: dict[str, JudgedRanking]) -> int:
+    """Cutoff K in the main column: a number box (any K, up to lists of 1,000 and more) beside a
+    slider. Returns K."""
+    depth = max(max_list_length(data), 1)
+    st.session_state["cutoff"] = min(max(int(st.session_state["cutoff"]), 1), depth)
+    if depth == 1:
+        return 1
+    box, slider = st.columns([1, 3], vertical_alignment="bottom")
+    with box:
+        bound(st.number_input, "Cutoff K", "cutoff", "cutoff_box", min_value=1, max_value=depth,
+              step=1, help="the top K items count as retrieved (confusion matrix, measures at K)")
+    with slider:
+        bound(st.slider, "Cutoff K (slider)", "cutoff", "cutoff_slider", min_value=1,
+              max_value=depth, label_visibility="collapsed")
+    return int(st.session_state["cutoff"])
+
+
+# the sidebar's controls each page uses (the others are hidden there)
+PAGE_CONTROLS = {
+    "data": ("sample", "measures", "threshold", "ties"),
+    "explorer": ("sample", "measures", "threshold", "ties"),
+    "curves": ("sample", "threshold", "ties"),
+    "answer-sets": (),
+    "compare": ("sample", "measures", "threshold", "ties"),
+}
+
+
+def sidebar(page: str = "data") -> None:
+    """Dataset, measures, relevance threshold and tie policy, each shown on the pages it changes.
+    The settings live in session_state under their own names, so they survive page switches and
+    pages that hide them."""
     init_state()
-    options = list(SAMPLES) + ([UPLOAD] if "upload" in st.session_state else [])
+    controls = PAGE_CONTROLS.get(page, PAGE_CONTROLS["data"])
     with st.sidebar:
-        st.selectbox("Dataset", options, key="sample", format_func=source_title)
+        if not controls:
+            st.caption("This page has its own data (Serrà's answer sets, editable on the page): "
+                       "the dataset and its settings are on the other pages.")
+            return
+        options = list(SAMPLES) + ([UPLOAD] if "upload" in st.session_state else [])
+        bound(st.selectbox, "Dataset", "sample", "sample_box", options=options,
+              format_func=source_title)
         if st.session_state["sample"] != UPLOAD:
             st.caption(SAMPLES[st.session_state["sample"]].description)
-        # the text box has a key of its own, copied to "measures" on change: a text_input whose
-        # key is also set through session_state came back empty after reruns (Streamlit 1.67)
-        st.text_input("Measures", value=st.session_state["measures"], key="measures_box",
-                      on_change=lambda: st.session_state.update(
-                          measures=st.session_state["measures_box"]),
-                      help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
+        if "measures" in controls:
+            bound(st.text_input, "Measures", "measures", "measures_box",
+                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
         data = None
         try:
             data = load_source(source(), st.session_state["ties"], upload_store())
         except InputError:
             pass  # the page says what is wrong
-        depth = max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)
         top_grade = max((j.max_grade for j in (data or {}).values()), default=1)
-        st.session_state["cutoff"] = min(max(int(st.session_state["cutoff"]), 1), max(depth, 1))
-        if depth > 1:
-            st.slider("Cutoff K", 1, depth, key="cutoff",
-                      help="the top K items count as retrieved (confusion matrix, measures at K)")
-        st.session_state["threshold"] = min(int(st.session_state["threshold"]), max(top_grade, 1))
+        st.session_state["threshold"] = min(max(int(st.session_state["threshold"]), 1),
+                                            max(top_grade, 1))
         if top_grade > 1:
-            st.number_input("Relevance threshold", 1, top_grade, key="threshold", step=1,
-                            help="lowest grade that binary measures count as relevant")
-        st.selectbox("Ties", TIE_POLICIES, key="ties",
-                     help="equal scores: stable = input order, id = item id ascending, "
-                          "trec9 = as trec_eval 9.x and pytrec_eval (float32 scores, id "
-                          "descending), trec10 = as trec_eval 10 (double scores, id descending)")
+            bound(st.number_input, "Relevance threshold", "threshold", "threshold_box",
+                  min_value=1, max_value=top_grade, step=1,
+                  help="lowest grade that binary measures count as relevant")
+        bound(st.selectbox, "Ties", "ties", "ties_box", options=TIE_POLICIES,
+              help="equal scores: stable = input order, id = item id ascending, "
+                   "trec9 = as trec_eval 9.x and pytrec_eval (float32 scores, id "
+                   "descending), trec10 = as trec_eval 10 (double scores, id descending)")
 
 
 @st.cache_data(show_spinner="Running the significance tests…", max_entries=32)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from charts.colours import RELEVANT_BACKGROUND, highlight_css
+
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
 # longer than this are shown with a "relevant" tick column instead of coloured rows.
 STYLED_ROWS = 200
 
-RELEVANT_ROW = "background-color: #d9f2d9"
+# background and text colour together: legible under the light and the dark theme
+RELEVANT_ROW = highlight_css(RELEVANT_BACKGROUND)
 
 
 def ranked_list_style(table: pd.DataFrame):

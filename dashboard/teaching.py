@@ -74,12 +74,31 @@ def worked_measures(chi: np.ndarray, grades: np.ndarray, num_relevant: int, k: i
                                        rf" = {_n(dcg / idcg)}", dcg / idcg))
     if tn is not None and collection_size:
         acc = (tp + tn) / collection_size
-        out.append(Worked(f"Accuracy@{k}", rf"\frac{{TP + TN}}{{|D|}} = \frac{{{_n(tp)} + {_n(tn)}}}"
+        out.append(Worked(f"Accuracy@{k}", rf"Accuracy@{k} = \frac{{TP + TN}}{{|D|}} = "
+                                           rf"\frac{{{_n(tp)} + {_n(tn)}}}"
                                            rf"{{{collection_size}}} = {_n(acc)}", acc))
         spec = tn / (tn + fp) if tn + fp else None
-        out.append(Worked(f"Specificity@{k}", rf"\frac{{TN}}{{TN + FP}} = \frac{{{_n(tn)}}}"
+        out.append(Worked(f"Specificity@{k}", rf"Specificity@{k} = \frac{{TN}}{{TN + FP}} = "
+                                              rf"\frac{{{_n(tn)}}}"
                                               rf"{{{_n(tn)} + {_n(fp)}}} = {_n(spec)}", spec))
         fall = fp / (fp + tn) if fp + tn else None
-        out.append(Worked(f"Fallout@{k}", rf"\frac{{FP}}{{FP + TN}} = \frac{{{_n(fp)}}}"
+        out.append(Worked(f"Fallout@{k}", rf"Fallout@{k} = \frac{{FP}}{{FP + TN}} = "
+                                          rf"\frac{{{_n(fp)}}}"
                                           rf"{{{_n(fp)} + {_n(tn)}}} = {_n(fall)}", fall))
     return out
+
+
+def stacked(latex: str) -> str:
+    """``name = definition = numbers = value`` as two aligned lines (the definition, then the
+    numbers), so that a formula fits a narrow column (a projector at 1024 × 768)."""
+    depth, cuts = 0, []
+    for i, char in enumerate(latex):
+        depth += char == "{"
+        depth -= char == "}"
+        if depth == 0 and latex.startswith(" = ", i):
+            cuts.append(i)
+    if len(cuts) < 2:
+        return latex
+    first, second = cuts[0], cuts[1]
+    return (r"\begin{aligned} " + latex[:first] + " &= " + latex[first + 3:second] + r" \\ "
+            + "&= " + latex[second + 3:] + r" \end{aligned}")

@@ -4,8 +4,10 @@ order we value."""
 import pandas as pd
 import streamlit as st
 
-from dashboard.safe import md
 from charts import lift_curves_figure, pr_curves_figure
+from charts.colours import DIFFERS_BACKGROUND, highlight_css
+from dashboard.frame import page_setup
+from dashboard.safe import md
 from metrics import InputError
 from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
                                  judged_answer_sets, parse_positions, table2)
@@ -13,6 +15,8 @@ from metrics.curves import lift_curve, mean_interpolated_precision, mean_lift, r
 from metrics.registry import parse_measure
 from metrics.samples import SAMPLE_DIR
 from metrics.stats import order_agreement
+
+page_setup()
 
 st.title("Answer sets")
 st.markdown(
@@ -90,7 +94,7 @@ display.insert(0, "our measure", [TABLE2_MEASURES[row] for row in display.index]
 def highlight(frame: pd.DataFrame) -> pd.DataFrame:
     styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
     for name in differs.columns:
-        styles.loc[differs[name], name] = "background-color: #fde0dd"
+        styles.loc[differs[name], name] = highlight_css(DIFFERS_BACKGROUND)
     return styles
 
 
@@ -128,12 +132,12 @@ else:
                "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
 
 st.subheader("Curves of the answer sets")
-c1, c2 = st.columns(2)
-with c1:
+curve_grid = st.grid(2, min_column_width=300)
+with curve_grid.cell():
     lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(lift_curves_figure(lines, mean={"mean": mean_lift(judged)},
                                        title="Normalised lift curves"), width="stretch")
-with c2:
+with curve_grid.cell():
     pr = {n: (rank_curves(judged, i).recall, rank_curves(judged, i).precision)
           for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(pr_curves_figure(pr, mean={"mean": mean_interpolated_precision(judged)},

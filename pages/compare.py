@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
+from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import (compare_source, evaluations, measure_list, rankings, source,
                              upload_store)
@@ -13,6 +14,8 @@ from dashboard.tables import show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
+
+page_setup()
 
 st.title("Compare systems")
 data, measures = rankings(), measure_list()
@@ -40,8 +43,8 @@ a = results[name_a].results[measure].values
 b = results[name_b].results[measure].values
 both = ~np.isnan(a) & ~np.isnan(b)
 
-left, right = st.columns(2)
-with left:
+charts = st.grid(2, min_column_width=300)   # side by side only when both get 300 px
+with charts.cell():
     event = st.plotly_chart(
         paired_scatter_figure(a[both], b[both], queries[both], name_a=name_a, name_b=name_b,
                               measure=measure),
@@ -50,7 +53,7 @@ with left:
     if points:
         st.session_state["compare_query"] = queries[both][points[0]["point_index"]]
     st.caption("Click a point to open that query below. Above the diagonal: B is better.")
-with right:
+with charts.cell():
     st.plotly_chart(difference_figure(b[both] - a[both], queries[both], name_a=name_a,
                                       name_b=name_b, measure=measure), width="stretch")
 
@@ -102,8 +105,8 @@ def show(table: pd.DataFrame, title: str, other: str) -> None:
     show_ranked_list(table, height=400)
 
 
-col_a, col_b = st.columns(2)
-with col_a:
+rankings_grid = st.grid(2, min_column_width=300)
+with rankings_grid.cell():
     show(table_a, f"A: {name_a}", name_b)
-with col_b:
+with rankings_grid.cell():
     show(table_b, f"B: {name_b}", name_a)

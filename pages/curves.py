@@ -4,11 +4,14 @@ import numpy as np
 import streamlit as st
 
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
+from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import rankings
 from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                             mean_interpolated_precision, mean_lift, rank_curves, roc_auc,
                             roc_curve)
+
+page_setup()
 
 MAX_LINES = 40   # more single-query lines than this make a figure unreadable
 

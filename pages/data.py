@@ -5,12 +5,15 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import (UPLOAD, aggregate_table, evaluations, load_source, measure_list,
                              rankings, source_title)
 from metrics import InputError
 from metrics.inspect import dataset_summary
 from metrics.pipelines import UPLOAD_KINDS
+
+page_setup()
 
 ROLES = {
     "runs+qrels": [("runs", "Run files", True), ("qrels", "Qrels", False)],

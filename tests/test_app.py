@@ -17,15 +17,19 @@ PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_
 # real navigation is exercised by the browser test.
 FRAME = """
 import runpy
+from dashboard.frame import mark_frame
 from dashboard.state import sidebar
-sidebar()
+sidebar({key!r})
+mark_frame()
 runpy.run_path({page!r}, run_name="__main__")
 """
+URL_PATHS = {script: path for script, _, _, path in __import__("dashboard.frame").frame.PAGES}
 
 
 def app(page: str | None = None, **state) -> AppTest:
     if page:
-        at = AppTest.from_string(FRAME.format(page=str(ROOT / page)), default_timeout=90)
+        at = AppTest.from_string(FRAME.format(page=str(ROOT / page), key=URL_PATHS[page]),
+                                 default_timeout=90)
     else:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     for key, value in state.items():
@@ -66,25 +70,40 @@ def _confusion(at):
 def test_k_slider_drives_the_confusion_matrix():
     # FMP toy 1 (query toy1): relevant at ranks 1, 2, 4, 8 of 10
     at = app("pages/explorer.py", sample="fmp", query="toy1")
-    at.slider(key="cutoff").set_value(4).run()
-    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ? (|D| unknown)"]]
-    at.slider(key="cutoff").set_value(8).run()
-    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ? (|D| unknown)"]]
+    at.slider(key="cutoff_slider").set_value(4).run()
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
+    at.slider(key="cutoff_slider").set_value(8).run()
+    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
     latex = " ".join(m.value for m in at.latex)
-    assert r"P@8 = \frac{TP}{K} = \frac{4}{8} = 0.5" in latex
+    assert r"P@8 &= \frac{TP}{K} \\ &= \frac{4}{8} = 0.5" in latex
+
+
+def test_k_number_box_and_slider_show_the_same_cutoff():
+    # K up to 1,000 cannot be reached by dragging: the number box sets it, the slider follows
+    at = app("pages/explorer.py", sample="covers", measures="AP")
+    at.number_input(key="cutoff_box").set_value(137).run()
+    assert at.slider(key="cutoff_slider").value == 137 and at.session_state["cutoff"] == 137
+    assert "At cutoff K = 137" in [h.value for h in at.subheader]
+    at.slider(key="cutoff_slider").set_value(5).run()
+    assert at.number_input(key="cutoff_box").value == 5
+    assert not at.sidebar.slider   # K lives in the main column, not in the sidebar
 
 
 def test_confusion_with_collection_size_on_answer_sets():
     at = app("pages/explorer.py", sample="serra", query="A2")
-    at.slider(key="cutoff").set_value(14).run()
+    at.slider(key="cutoff_slider").set_value(14).run()
     assert _confusion(at) == [["TP = 4", "FN = 3"], ["FP = 10", "TN = 2037"]]
+
+
+def _query_box(at):
+    return next(box for box in at.main.selectbox if box.label == "Query")
 
 
 def test_choosing_another_query_changes_the_table():
     at = app("pages/explorer.py", sample="fmp", query="toy1")
     first = at.dataframe[1].value
     assert first["item"].tolist()[:4] == ["9", "2", "6", "8"]
-    at.selectbox(key="query").set_value("toy2").run()
+    _query_box(at).set_value("toy2").run()
     second = at.dataframe[1].value
     assert second["item"].tolist()[:4] == ["6", "3", "4", "5"]
     assert second["χ"].tolist() == [0, 1, 1, 0, 1, 1, 0, 0]
@@ -92,7 +111,7 @@ def test_choosing_another_query_changes_the_table():
 
 def test_queries_are_listed_worst_first():
     at = app("pages/explorer.py", sample="serra", measures="AP(norm=retrieved)")
-    options = at.selectbox(key="query").options
+    options = _query_box(at).options
     assert options[0].startswith("A6") and options[-1].startswith("A2")
 
 
@@ -184,3 +203,62 @@ def test_compare_needs_two_systems():
     at = app("pages/compare.py", sample="fmp")
     assert not at.exception
     assert "one system" in at.info[0].value
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_run_without_the_frame_never_fails(page):
+    # what a deep link as a fresh server's first request does: the page script runs alone,
+    # with an empty session (the browser test checks the real navigation that follows)
+    at = AppTest.from_file(str(ROOT / page), default_timeout=90).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert at.session_state["sample"] == "fmp" and at.session_state["_frame_rerun"]
+
+
+def _highlight_rules(at) -> list[dict[str, str]]:
+    """The declarations of every Styler rule that sets a background, over the page's tables."""
+    import re
+
+    rules = []
+    for frame in at.dataframe:
+        if not frame.proto.arrow_data.HasField("styler"):
+            continue
+        for body in re.findall(r"\{([^}]*)\}", frame.proto.arrow_data.styler.styles):
+            css = dict((k.strip(), v.strip()) for k, v in
+                       (d.split(":", 1) for d in body.split(";") if ":" in d))
+            if "background-color" in css:
+                rules.append(css)
+    return rules
+
+
+@pytest.mark.parametrize("page,state", [("pages/explorer.py", {"sample": "fmp"}),
+                                        ("pages/compare.py", {"sample": "instruments"}),
+                                        ("pages/answer_sets.py", {})])
+def test_highlighted_cells_carry_a_legible_text_colour(page, state):
+    # the dark theme's text is white: a light background alone would make the cell unreadable
+    from charts.colours import contrast_ratio
+
+    rules = _highlight_rules(app(page, **state))
+    assert rules
+    for css in rules:
+        assert "color" in css, css
+        assert contrast_ratio(css["color"], css["background-color"]) >= 4.5, css
+
+
+def test_query_labels_follow_the_system_and_the_sort():
+    # the box is keyed on system and sort: its labels always hold the current system's values
+    from metrics import evaluate
+    from metrics.samples import load_sample
+
+    at = app("pages/explorer.py", sample="instruments", measures="AP,P@10")
+    chosen = _query_box(at).value
+    at.selectbox(key="explorer_system").set_value("system_b").run()
+    box = _query_box(at)
+    ap = evaluate(load_sample("instruments")["system_b"], "AP").per_query().set_index(
+        "query_id")["AP"]
+    assert box.value == chosen                                 # the query stays
+    assert f"{chosen}  (AP = {ap[chosen]:.4f})" in box.options
+    assert all(f"(AP = {ap[o.split()[0]]:.4f})" in o for o in box.options)
+    at.selectbox(key="sort_by").set_value("P@10").run()
+    assert _query_box(at).value == chosen
+    assert all("(P@10 = " in o for o in _query_box(at).options)

@@ -3,8 +3,11 @@
 import numpy as np
 import pytest
 
-from charts import (confusion_matrix_figure, interpolated_pr_figure, lift_curves_figure,
-                    pr_curve_figure, pr_curves_figure, rank_strip_figure, roc_figure)
+from charts import (confusion_matrix_figure, difference_figure, interpolated_pr_figure,
+                    lift_curves_figure, paired_scatter_figure, pr_curve_figure, pr_curves_figure,
+                    rank_strip_figure, roc_figure)
+from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
+                            TIE_COLOUR, WIN_COLOUR, contrast_ratio)
 from dashboard.teaching import worked_measures
 from metrics import evaluate
 from metrics.answer_sets import judged_answer_sets
@@ -46,7 +49,7 @@ def test_confusion_matrix_figure():
     assert list(fig.data[0].text[1]) == ["FP = 1", "TN = 95"]
     assert fig.layout.title.text == "Confusion matrix at K = 4"
     unknown = confusion_matrix_figure(3, 1, 1, None, k=4)
-    assert unknown.data[0].text[1][1] == "TN = ? (|D| unknown)"
+    assert unknown.data[0].text[1][1] == "TN = ?<br>(|D| unknown)"
 
 
 def test_rank_strip_separates_relevant_items():
@@ -82,7 +85,7 @@ def test_paired_scatter_and_differences():
     points = fig.data[1]
     assert list(points.x) == a and list(points.y) == b
     assert list(points.customdata) == ["q1", "q2", "&lt;q3&gt;"]
-    assert list(points.marker.color) == ["#2ca02c", "gray", "#d62728"]   # win, tie, loss for B
+    assert list(points.marker.color) == [WIN_COLOUR, TIE_COLOUR, LOSS_COLOUR]   # for B
     fig = difference_figure(np.array(b) - np.array(a), ["q1", "q2", "q3"], name_a="A",
                             name_b="B", measure="AP")
     assert list(fig.data[0].y) == pytest.approx([-0.8, 0.0, 0.2])
@@ -97,3 +100,103 @@ def test_many_query_lines_stay_out_of_the_legend():
     fig = pr_curves_figure(many, mean={"A": np.ones(11)})
     assert [t.showlegend for t in fig.data[:20]] == [False] * 20
     assert fig.data[20].showlegend is not False
+
+
+# --- legible in the light and the dark theme ------------------------------------------------
+
+
+
+def test_contrast_ratio_is_wcags():
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast_ratio("#777777", "#ffffff") == pytest.approx(4.48, abs=0.01)
+    assert contrast_ratio("#ffffff", "#d9f2d9") < 1.3   # the old highlight under dark text
+
+
+def _css_colours(css: str) -> dict[str, str]:
+    out = {}
+    for part in css.split(";"):
+        if ":" in part:
+            key, value = part.split(":", 1)
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _line_colours(fig) -> list[str]:
+    colours = []
+    for trace in fig.data:
+        for colour in (getattr(getattr(trace, "line", None), "color", None),
+                       getattr(getattr(trace, "marker", None), "color", None)):
+            if isinstance(colour, str):
+                colours.append(colour)
+            elif colour is not None and not isinstance(colour, (int, float)):
+                colours.extend(c for c in colour if isinstance(c, str))
+    return colours
+
+
+def _every_figure():
+    curves = {f"q{i}": ([0.5, 1], [1, 0.5]) for i in range(8)}
+    yield pr_curve_figure([0.5, 1], [1, 0.5], bep=0.5, fmax=(1, 0.5, 2),
+                          interpolated=np.linspace(1, 0, 11))
+    yield pr_curves_figure(curves, mean={"A": np.ones(11)})
+    yield pr_curves_figure(curves, mean={"A": np.ones(11), "B": np.zeros(11)})
+    yield interpolated_pr_figure(RECALL_LEVELS, {"q": np.ones(11)}, mean={"A": np.ones(11)})
+    yield lift_curves_figure(curves, mean={"s": ([0, 1], [0, 1])})
+    yield roc_figure({f"q{i}": ([0, 1], [0, 1], 0.5) for i in range(8)})
+    yield rank_strip_figure([1, 2, 3, 4], [1, 0, -1, 2], 4, num_relevant=3)
+    yield paired_scatter_figure([0.1, 0.5, 0.5], [0.2, 0.5, 0.1], ["a", "b", "c"],
+                                name_a="A", name_b="B", measure="AP")
+    yield difference_figure([0.1, 0.0, -0.2], ["a", "b", "c"], name_a="A", name_b="B",
+                            measure="AP")
+
+
+def test_figure_lines_and_markers_stand_out_on_both_backgrounds():
+    # Streamlit keeps a figure's own colours and draws it on the theme's background
+    checked = 0
+    for fig in _every_figure():
+        for colour in _line_colours(fig):
+            if colour == "white":   # the scatter's marker outline
+                continue
+            for background in (LIGHT_BACKGROUND, DARK_BACKGROUND):
+                assert contrast_ratio(colour, background) >= 3, (colour, background)
+            checked += 1
+    assert checked > 30
+
+
+def test_confusion_matrix_text_is_dark_on_light_cells():
+    fig = confusion_matrix_figure(3, 1, 1, None, k=4)
+    text = fig.data[0].textfont.color
+    assert text == HIGHLIGHT_TEXT
+    for _, colour in fig.data[0].colorscale:
+        assert contrast_ratio(text, colour) >= 4.5
+
+
+def test_highlighted_rows_set_their_text_colour():
+    from dashboard.tables import ranked_list_style
+
+    judged = judged_answer_sets({"A2": [1, 2, 3, 5]}, {"A2": 7}, 14, 2054)
+    html_styles = ranked_list_style(query_table(judged, 0))._compute().ctx
+    highlighted = [_css_colours("; ".join(f"{k}: {v}" for k, v in css))
+                   for css in html_styles.values() if css]
+    assert len(highlighted) == 4 * 7   # four relevant rows, seven columns each
+    for css in highlighted:
+        assert contrast_ratio(css["color"], css["background-color"]) >= 4.5
+
+
+def test_stacked_formulas_put_the_numbers_on_a_second_line():
+    from dashboard.teaching import stacked
+
+    two = stacked(r"AP@4 = \frac{1}{R_q} \sum_{r \le K} P(r) = \frac{1}{4}\left(\tfrac{1}{1}\right)"
+                  r" = 0.25")
+    assert two == (r"\begin{aligned} AP@4 &= \frac{1}{R_q} \sum_{r \le K} P(r) \\ "
+                   r"&= \frac{1}{4}\left(\tfrac{1}{1}\right) = 0.25 \end{aligned}")
+    assert stacked("R_q = 4") == "R_q = 4"          # nothing to stack
+    assert stacked(r"x = \frac{a = b}{c}") == r"x = \frac{a = b}{c}"   # '=' inside braces
+
+
+def test_every_worked_formula_names_its_measure():
+    counts = (2.0, 2.0, 1.0, 2049.0)
+    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([1, 0, 1, 0]), 3, 4,
+                             np.array([1, 1, 1]), counts, 2054)
+    assert {w.name.split("@")[0] for w in worked} >= {"Accuracy", "Specificity", "Fallout"}
+    for w in worked:
+        assert w.latex.startswith(w.name + " = "), w.latex

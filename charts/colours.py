@@ -1,0 +1,45 @@
+"""Colours that stay legible on a light and on a dark background, and the WCAG contrast ratio
+that checks them (no Streamlit here: tables and figures both use these).
+
+Streamlit draws Plotly figures on the theme's background (white, or about #0e1117 in dark mode)
+and keeps the colours a figure sets, so every fixed colour of a line or marker has a contrast of
+at least 3 (WCAG's ratio for graphics) against both. Highlighted table cells set their text colour
+with their background: a light background under the dark theme's white text would be unreadable.
+"""
+
+from __future__ import annotations
+
+LIGHT_BACKGROUND = "#ffffff"
+DARK_BACKGROUND = "#0e1117"
+
+# Plotly's default ten, with the orange, pink and cyan that vanish on white darkened
+PALETTE = ["#2b83c6", "#e03b3c", "#2e8b2e", "#9467bd", "#d95f02", "#a0665a", "#cc4fa8",
+           "#1397a6"]
+MEAN_COLOUR = "#7f7f7f"        # the mean curve when there is one system
+REFERENCE_COLOUR = "#8a8a8a"   # diagonals and other guides, drawn dotted
+MUTED_COLOUR = "#8a8a8a"       # marks that matter less (non-relevant ranks)
+WIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = PALETTE[2], PALETTE[1], "#808080"
+
+HIGHLIGHT_TEXT = "#1a1a1a"
+RELEVANT_BACKGROUND = "#d9f2d9"   # a relevant row of a ranked list
+DIFFERS_BACKGROUND = "#fde0dd"    # a cell that differs from the paper
+
+
+def highlight_css(background: str) -> str:
+    """A pandas Styler cell style with the text colour set together with the background."""
+    return f"background-color: {background}; color: {HIGHLIGHT_TEXT}"
+
+
+def _luminance(colour: str) -> float:
+    value = colour.lstrip("#")
+    if len(value) == 3:
+        value = "".join(c * 2 for c in value)
+    channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two '#rrggbb' colours, from 1 (same) to 21 (black on white)."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -1,0 +1,58 @@
+"""The app's frame: its pages, its navigation and what every page does first.
+
+Streamlit has two ways to find pages. ``app.py`` names them with ``st.navigation``; but on a
+freshly started server, before any script has called ``st.navigation``, Streamlit still serves a
+``pages/`` folder by itself: a deep link such as ``/explorer`` as the server's first request runs
+``pages/explorer.py`` directly, with a navigation of file names and without ``app.py``'s sidebar
+or state. The first ``st.navigation`` call anywhere switches that off for the whole server.
+
+So ``app.py`` leaves a mark in the session before it runs a page, and every page starts with
+:func:`page_setup`: a page that finds no mark was run without the frame, so it declares the app's
+own navigation (which switches Streamlit to it for good) and reruns: the rerun runs ``app.py``,
+which opens the same page (the page's script hash comes from its URL path, the same in both
+ways) with the app's navigation, sidebar and state. The URL's query string is kept.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard.state import init_state
+
+FRAME_MARK = "_frame_ran"   # set by the frame before each page run, consumed by the page
+FRAME_RERUN = "_frame_rerun"   # the session has already rerun once to reach the frame
+
+# (script, title, icon, url path); the first is the default page, served at "/"
+PAGES = [
+    ("pages/data.py", "Data", ":material/folder_open:", "data"),
+    ("pages/explorer.py", "Query explorer", ":material/manage_search:", "explorer"),
+    ("pages/curves.py", "Curves", ":material/show_chart:", "curves"),
+    ("pages/answer_sets.py", "Answer sets", ":material/table_chart:", "answer-sets"),
+    ("pages/compare.py", "Compare systems", ":material/compare_arrows:", "compare"),
+]
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def app_pages() -> list:
+    # absolute paths: a relative one is read against the running main script's folder
+    return [st.Page(ROOT / script, title=title, icon=icon, url_path=path, default=i == 0)
+            for i, (script, title, icon, path) in enumerate(PAGES)]
+
+
+def mark_frame() -> None:
+    """Called by the frame (app.py, or a test's stand-in) right before it runs a page."""
+    st.session_state[FRAME_MARK] = True
+
+
+def page_setup() -> None:
+    """The first line of every page: make sure the page runs inside the app's frame, then make
+    sure every shared setting has a value (so no page can meet a missing session_state key)."""
+    if not st.session_state.pop(FRAME_MARK, False) and not st.session_state.get(FRAME_RERUN):
+        st.session_state[FRAME_RERUN] = True             # once: never a loop of reruns
+        st.navigation(app_pages(), position="hidden")   # Streamlit now uses the app's pages
+        st.rerun()                                        # … and runs app.py for this page
+    init_state()
