@@ -730,11 +730,12 @@ def bench_embeddings(kind: str, label: str, size: dict, repeats: int, timeout=No
     out_ours = tempfile.mktemp(suffix=".json")
     cli = [sys.executable, "-m", "metrics", "evaluate-embeddings", *inputs, "--measures",
            measures, *extra, "--format", "json"]
+    runs = repeats + EXTRA[0] if targets else repeats   # W5-big: once each
     rows = {"floor (NumPy: blocks of queries, count items above)": measure(
-                "floor", job_command("floor_embeddings", truth_kind, *inputs), repeats + EXTRA[0],
+                "floor", job_command("floor_embeddings", truth_kind, *inputs), runs,
                 timeout=timeout),
             "ours (python -m metrics evaluate-embeddings)": measure(
-                "ours", cli, repeats + EXTRA[0], stdout_path=out_ours, timeout=timeout)}
+                "ours", cli, runs, stdout_path=out_ours, timeout=timeout)}
     ours_values = {}
     if not failure(rows["ours (python -m metrics evaluate-embeddings)"]):
         ours_values = json.loads(Path(out_ours).read_text()).get("aggregate", {})
