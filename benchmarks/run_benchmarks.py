@@ -129,15 +129,15 @@ def job_matrix(method, matrix, labels, out):
     computing (the floor reads the matrix only)."""
     import numpy as np
     if method != "floor":
-        from metrics import allvsall
-        from metrics.allvsall import clique_partners, evaluate_ranks  # noqa: F401
+        from metrics import GroundTruth, JudgedRanking, allvsall, evaluate  # noqa: F401
+        from metrics.allvsall import clique_partners  # noqa: F401
         from metrics.loaders import load_labels  # noqa: F401
-        from metrics.pipelines import evaluate_matrix_by_counting  # noqa: F401
+        from metrics.pipelines import judge_matrix  # noqa: F401
         if method == "counting, NumPy":   # as when the C extension was not built
             allvsall._counting = None
     t0 = time.perf_counter()
     if method.startswith("counting"):
-        evaluate_matrix_by_counting(matrix, labels, MATRIX_MEASURES, "stable")
+        evaluate(judge_matrix(matrix, labels, "stable", keep_lists=False), MATRIX_MEASURES)
     elif method == "full-sort":
         ids, lab = load_labels(labels)
         m = np.load(matrix, mmap_mode="r")
@@ -153,7 +153,12 @@ def job_matrix(method, matrix, labels, out):
             cols = partners[start:start + 512]
             ranks[start:start + 512] = np.where(
                 cols >= 0, np.take_along_axis(position, np.maximum(cols, 0), axis=1) + 1, np.nan)
-        evaluate_ranks(np.sort(ranks, axis=1), ids, MATRIX_MEASURES, len(ids) - 1)
+        query, _ = np.nonzero(~np.isnan(ranks))   # the sorted rows' ranks as the engine's hits
+        counts = GroundTruth.from_labels(ids, lab).grade_counts()
+        evaluate(JudgedRanking.from_hits(ids, np.full(len(ids), len(ids) - 1), query,
+                                         ranks[~np.isnan(ranks)].astype(np.int64),
+                                         np.ones(len(query), dtype=np.int64), counts,
+                                         unlisted_judged=True), MATRIX_MEASURES)
     elif method == "floor":  # one streaming pass, a row-wise reduction
         m = np.load(matrix, mmap_mode="r")
         for start in range(0, m.shape[0], 64):  # the counting kernel's chunk size

@@ -7,7 +7,6 @@ import pandas as pd
 
 from .curves import rank_curves
 from .judged import JudgedRanking
-from .measures.common import per_query_count
 from .measures.confusion import counts
 
 
@@ -63,12 +62,6 @@ def confusion_at(judged: JudgedRanking, query: int, cutoff: int, threshold: int 
     one = judged.subset(np.array([query]))
     tp, fp, fn, tn = counts(one, cutoff, threshold)
     return float(tp[0]), float(fp[0]), float(fn[0]), None if tn is None else float(tn[0])
-
-
-def relevant_retrieved(judged: JudgedRanking, threshold: int = 1) -> np.ndarray:
-    """Relevant items retrieved per query."""
-    mask = judged.hit_grades >= max(threshold, 1)
-    return per_query_count(judged, judged.hit_query[mask])
 
 
 def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,

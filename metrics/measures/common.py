@@ -39,9 +39,11 @@ def place_in_query(query: np.ndarray, num_queries: int) -> np.ndarray:
     return np.arange(len(query)) - first[query]
 
 
-def before_in_query(query: np.ndarray, flags: np.ndarray, num_queries: int) -> np.ndarray:
-    """For each entry, how many earlier entries of the same query have ``flags`` set."""
-    total = np.cumsum(flags, dtype=np.int64)
+def before_in_query(query: np.ndarray, values: np.ndarray, num_queries: int) -> np.ndarray:
+    """For each entry, the sum of ``values`` over the earlier entries of the same query
+    (``query`` grouped, ascending): how many have a flag set, for booleans."""
+    flags = values.astype(np.int64) if values.dtype == bool else values
+    total = np.cumsum(flags)
     first = np.searchsorted(query, np.arange(num_queries))
     start_total = np.r_[0, total][first[query]]
     return total - flags - start_total

@@ -106,24 +106,10 @@ def err(j, cutoff, p="exp"):
     stop = _satisfaction(j.hit_grades[inside], j.max_grade, p)
     keep = 1.0 - stop
     zero = keep <= 0.0
-    zeros_before = before_in_query(query, zero.astype(np.int64), j.num_queries)
-    logs = np.log(np.where(zero, 1.0, keep))
-    log_before = _exclusive_segment_sum(query, logs, j.num_queries)
+    zeros_before = before_in_query(query, zero, j.num_queries)
+    log_before = before_in_query(query, np.log(np.where(zero, 1.0, keep)), j.num_queries)
     reach = np.where(zeros_before > 0, 0.0, np.exp(log_before))
     return per_query_sum(j, query, stop * reach / rank)
-
-
-def _exclusive_segment_sum(query, values, num_queries):
-    """For each entry, the sum of the earlier entries of its query (``query`` grouped)."""
-    total = np.cumsum(values)
-    first = np.searchsorted(query, np.arange(num_queries))
-    return total - values - np.r_[0.0, total][first[query]]
-
-
-def threshold_weights(gmax: int) -> np.ndarray:
-    """p_t ∝ t for t = 1..gmax (seed 003: 1/3 and 2/3 for two levels); index 0 unused."""
-    weights = np.arange(gmax + 1, dtype=np.float64)
-    return weights / weights.sum() if gmax >= 1 else weights
 
 
 def _weight_up_to(grades, gmax: int) -> np.ndarray:
@@ -165,7 +151,7 @@ def graded_average_precision(j, cutoff):
         weight = _weight_up_to(level, j.max_grade) - previous
         previous += weight
         reaches = grades >= level
-        tp = before_in_query(query, reaches.astype(np.int64), j.num_queries) + reaches
+        tp = before_in_query(query, reaches, j.num_queries) + reaches
         numerator_terms += np.where(reaches, weight * tp / rank, 0.0)
     numerator = per_query_sum(j, query, numerator_terms)
     counts = j.truth_grades
