@@ -143,8 +143,8 @@ def measure_table(fmt: str) -> str:
                  "| --- | --- | --- | --- |"]
         lines += [f"| `{r['syntax']}` | {cell(r['meaning'])} | {cell(r['convention'])} | "
                   f"{cell(r['reference'])} |" for r in rows]
-        lines += ["", "Aliases — trec_eval's names and the names papers use — each mean exactly one "
-                  "measure of ours, and results are printed back under the name given:", "",
+        lines += ["", "Aliases — trec_eval's names and the names papers use — each mean exactly "
+                  "one measure of ours, and results are printed back under the name given:", "",
                   "| alias | our measure | meaning | from |", "| --- | --- | --- | --- |"]
         def code(text: str) -> str:
             return ", ".join(f"`{part.strip()}`" for part in text.split(", "))

@@ -257,8 +257,9 @@ def test_trec_format_never_prints_nan(tmp_path, trec_files):
     qrels.write_text("q1 0 d1 1\nq10 0 d1 0\nq2 0 d9 0\n")   # q10 and q2: no relevant item
     code, out, err = cli("evaluate", run, qrels, "-m", "map,num_rel", "-f", "trec", "--per-query")
     assert code == 0
-    assert out.splitlines() == [_trec_line("map", "q1", 1.0), _trec_line("num_rel", "q1", 1, True),
-                                _trec_line("map", "all", 1.0), _trec_line("num_rel", "all", 1, True)]
+    assert out.splitlines() == [
+        _trec_line("map", "q1", 1.0), _trec_line("num_rel", "q1", 1, True),
+        _trec_line("map", "all", 1.0), _trec_line("num_rel", "all", 1, True)]
     assert "nan" not in out.lower() and "no relevant item" in err
 
 

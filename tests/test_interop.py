@@ -34,7 +34,8 @@ def test_from_dict_matches_pytrec_eval():
     pytrec_eval = pytest.importorskip("pytrec_eval")
     expected = pytrec_eval.RelevanceEvaluator(QRELS, {"map"}).evaluate(RUN)
     got = _ap(Run.from_dict(RUN), GroundTruth.from_dict(QRELS))
-    assert {q: got[q] for q in expected} == pytest.approx({q: v["map"] for q, v in expected.items()})
+    want = {q: v["map"] for q, v in expected.items()}
+    assert {q: got[q] for q in expected} == pytest.approx(want)
     assert got == pytest.approx(AP_BY_HAND)
 
 
@@ -110,7 +111,7 @@ def test_from_ir_measures_namedtuples_dicts_and_frames():
     got = _ap(Run.from_ir_measures(iter(run)), GroundTruth.from_ir_measures(iter(qrels)))
     assert {q: got[q] for q in expected} == pytest.approx(expected)
     assert got == pytest.approx(AP_BY_HAND)
-    frames = (pd.DataFrame(run), pd.DataFrame(qrels))      # columns query_id, doc_id, score|relevance
+    frames = (pd.DataFrame(run), pd.DataFrame(qrels))  # query_id, doc_id, score | relevance
     assert _ap(Run.from_ir_measures(frames[0]), GroundTruth.from_ir_measures(frames[1])) == got
     assert _ap(Run.from_ir_measures(RUN), GroundTruth.from_ir_measures(QRELS)) == got
     assert _ap(Run.from_ir_measures([("q1", "c", 1.0)]),
