@@ -19,6 +19,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.permalink import show_permalink_notes
 from dashboard.state import init_state
 
 FRAME_MARK = "_frame_ran"   # set by the frame before each page run, consumed by the page
@@ -56,3 +57,4 @@ def page_setup() -> None:
         st.navigation(app_pages(), position="hidden")   # Streamlit now uses the app's pages
         st.rerun()                                        # … and runs app.py for this page
     init_state()
+    show_permalink_notes()

@@ -117,6 +117,14 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
     return widget(label, key=key, on_change=_copy, args=(key, name), **kwargs)
 
 
+def choose(label: str, name: str, options: list, default, key: str, **kwargs):
+    """A selectbox for the setting ``name``; a value that is not among ``options`` (another
+    dataset's system, a link's query) gives way to ``default``."""
+    if st.session_state.get(name) not in options:
+        st.session_state[name] = default
+    return bound(st.selectbox, label, name, key, options=options, **kwargs)
+
+
 def max_list_length(data: dict[str, JudgedRanking] | None) -> int:
     """The longest ranked list of the data (the largest useful cutoff K)."""
     return max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)

@@ -12,16 +12,23 @@ PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_
          "pages/compare.py"]
 
 
-# AppTest.switch_page loses the sidebar drawn by app.py in this Streamlit version, so a page is
-# tested inside a two-line frame that draws the same sidebar and then runs the page script; the
-# real navigation is exercised by the browser test.
+# AppTest forgets between runs that app.py declared its pages (it resets Streamlit's pages/
+# folder detection before every run, as a fresh server would), so after the first run it runs the
+# page script without app.py. A page is therefore tested inside a frame that does what app.py
+# does around a page (permalink, sidebar, mark); the real navigation is exercised by the browser
+# test.
 FRAME = """
 import runpy
 from dashboard.frame import mark_frame
+from dashboard.permalink import read_permalink, write_permalink
 from dashboard.state import sidebar
+read_permalink({key!r})
 sidebar({key!r})
 mark_frame()
-runpy.run_path({page!r}, run_name="__main__")
+try:
+    runpy.run_path({page!r}, run_name="__main__")
+finally:
+    write_permalink({key!r})
 """
 URL_PATHS = {script: path for script, _, _, path in __import__("dashboard.frame").frame.PAGES}
 
@@ -190,13 +197,13 @@ def test_compare_page_statistics_match_scipy():
 
 def test_compare_side_by_side_changes_with_the_query():
     at = app("pages/compare.py", sample="covers", measures="AP")
-    first = at.selectbox(key="compare_query").value
+    first = at.selectbox(key="compare_query_box").value
     tables = at.dataframe
     left, right = tables[-2].value, tables[-1].value
     assert "rank in other" in left.columns and len(left) == len(right) == 299
-    other = at.selectbox(key="compare_query").options[1]
-    at.selectbox(key="compare_query").set_value(other).run()
-    assert at.selectbox(key="compare_query").value == other != first
+    other = at.selectbox(key="compare_query_box").options[1]
+    at.selectbox(key="compare_query_box").set_value(other).run()
+    assert at.selectbox(key="compare_query_box").value == other != first
 
 
 def test_compare_needs_two_systems():
@@ -252,7 +259,7 @@ def test_query_labels_follow_the_system_and_the_sort():
 
     at = app("pages/explorer.py", sample="instruments", measures="AP,P@10")
     chosen = _query_box(at).value
-    at.selectbox(key="explorer_system").set_value("system_b").run()
+    at.selectbox(key="system_box").set_value("system_b").run()
     box = _query_box(at)
     ap = evaluate(load_sample("instruments")["system_b"], "AP").per_query().set_index(
         "query_id")["AP"]
@@ -262,3 +269,65 @@ def test_query_labels_follow_the_system_and_the_sort():
     at.selectbox(key="sort_by").set_value("P@10").run()
     assert _query_box(at).value == chosen
     assert all("(P@10 = " in o for o in _query_box(at).options)
+
+
+def linked(page: str, **params) -> AppTest:
+    """``page`` opened through a link carrying ``params``."""
+    at = AppTest.from_string(FRAME.format(page=str(ROOT / page), key=URL_PATHS[page]),
+                             default_timeout=90)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def _params(at) -> dict[str, list[str]]:
+    return {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
+
+
+def test_a_permalink_restores_dataset_query_and_k():
+    at = linked("pages/explorer.py", dataset="covers", query="c0042", k="25", ties="trec",
+                measures="AP,RR", threshold="1")
+    assert not at.exception and not at.error
+    state = at.session_state
+    assert (state["sample"], state["query"], state["cutoff"], state["ties"], state["measures"]) \
+        == ("covers", "c0042", 25, "trec", "AP,RR")
+    assert _query_box(at).value == "c0042"
+    assert at.number_input(key="cutoff_box").value == 25
+    assert "At cutoff K = 25" in [h.value for h in at.subheader]
+
+
+def test_the_url_follows_the_settings():
+    at = linked("pages/explorer.py", dataset="instruments")
+    at.number_input(key="cutoff_box").set_value(7).run()
+    at.selectbox(key="system_box").set_value("system_b").run()
+    query = _query_box(at).options[2].split()[0]
+    _query_box(at).set_value(query).run()
+    params = _params(at)
+    assert params["dataset"] == ["instruments"] and params["k"] == ["7"]
+    assert params["systems"] == ["system_b"] and params["query"] == [query]
+    assert params["measures"] == [at.session_state["measures"]]
+
+
+def test_a_link_with_two_systems_opens_compare_on_them():
+    at = linked("pages/compare.py", dataset="instruments", systems=["system_b", "system_a"])
+    assert not at.exception and not at.error
+    assert at.selectbox(key="system_a_box").value == "system_b"
+    assert at.selectbox(key="system_b_box").value == "system_a"
+    assert _params(at)["systems"] == ["system_b", "system_a"]
+
+
+def test_a_link_to_uploaded_data_says_it_cannot_hold_the_files():
+    at = linked("pages/data.py", dataset="upload")
+    assert not at.exception and not at.error
+    assert any("uploaded files, which cannot be stored in a link" in i.value.replace("\\", "")
+               for i in at.info)
+    assert at.session_state["sample"] == "fmp"
+
+
+def test_a_link_with_unusable_values_warns_and_shows_the_defaults():
+    at = linked("pages/explorer.py", dataset="nope", k="-3", ties="random", query="missing")
+    assert not at.exception and not at.error
+    warnings = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "'nope'" in warnings and "'-3'" in warnings and "'random'" in warnings
+    assert at.session_state["sample"] == "fmp" and at.session_state["cutoff"] == 4
+    assert _query_box(at).value in ("toy1", "toy2")
