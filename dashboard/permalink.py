@@ -25,7 +25,7 @@ PAGE_PARAMS = {
     "data": ("dataset", "measures", "threshold", "ties"),
     "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k"),
     "curves": ("dataset", "threshold", "ties", "systems"),
-    "answer-sets": (),
+    "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
 }
 # the session-state settings that hold a page's "systems"

@@ -97,11 +97,22 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
         return None
 
 
-def aggregate_table(results: dict[str, EvaluationResult]) -> pd.DataFrame:
+def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame, list[str]]:
+    """Each system's means, with the number of queries actually averaged (queries where a
+    measure is undefined are left out of its mean), and a note per system and measure that
+    averages fewer queries than the system's other measures."""
+    from dashboard.captions import queries_averaged
+
     rows = {system: r.aggregate("mean") for system, r in results.items()}
     table = pd.DataFrame(rows).T.reset_index(names="system")
-    table["queries"] = [len(r.query_ids) for r in results.values()]
-    return table
+    counts, notes = [], []
+    for system, r in results.items():
+        count, fewer = queries_averaged(len(r.query_ids), r.undefined())
+        counts.append(count)
+        notes.extend(f"{system} — {note}" for note in fewer)
+    table["queries averaged"] = counts if all(isinstance(c, int) for c in counts) else \
+        [str(c) for c in counts]
+    return table, notes
 
 
 def _copy(widget_key: str, name: str) -> None:
@@ -152,7 +163,7 @@ PAGE_CONTROLS = {
     "data": ("sample", "measures", "threshold", "ties"),
     "explorer": ("sample", "measures", "threshold", "ties"),
     "curves": ("sample", "threshold", "ties"),
-    "answer-sets": (),
+    "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
 }
 

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
+from dashboard.captions import randomisation_method
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import (choose, compare_source, evaluations, measure_list, rankings,
@@ -78,9 +79,11 @@ decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
                                 na_rep="—"), hide_index=True, width="stretch")
 st.download_button("Download CSV", frame.to_csv(index=False).encode(), "tests.csv", "text/csv")
+methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
-           "t-test, Wilcoxon signed-rank, and a randomisation test with 10,000 seeded "
-           "permutations; the interval is a BCa bootstrap of the mean difference; Cohen's d is "
+           "t-test, Wilcoxon signed-rank, and a randomisation test, "
+           + (" / ".join(methods) if methods else "not run") + "; "
+           "the interval is a BCa bootstrap of the mean difference; Cohen's d is "
            "mean/sd of the differences. "
            + ("Holm's correction is over the system pairs. " if len(systems) > 2 else "")
            + "wins count queries where B beats A.")

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -147,25 +148,45 @@ def test_good_upload_is_evaluated():
     assert table.loc["mine", "RR"] == pytest.approx(0.5)
 
 
+def _preferred_order(at):
+    return next(box for box in at.text_input if box.label.startswith("Your preferred order"))
+
+
 def test_answer_sets_page_shows_paper_beside_ours():
-    # at.dataframe[0] is the answer-set editor, [1] Table 2, [2] the agreement
+    # at.dataframe[0] is the answer-set editor, [1] Table 2 computed, [2] as printed, [3] the
+    # agreement
     at = app("pages/answer_sets.py")
-    table = at.dataframe[1].value
-    assert {"A1", "A1 (paper)", "A6", "A6 (paper)"} <= set(table.columns)
-    assert table.loc["FN", "A6"] == 4 and table.loc["FN", "A6 (paper)"] == 14
-    assert table.loc["bpref", "A1"] == pytest.approx(-2.0)
-    assert table.loc["bpref", "our measure"] == "BprefUncapped"
+    computed, printed = at.dataframe[1].value, at.dataframe[2].value
+    assert list(computed.columns) == list(printed.columns) == [f"A{i}" for i in range(1, 7)]
+    assert computed.loc["FN", "A6"] == 4 and printed.loc["FN", "A6"] == 14
+    assert computed.loc["bpref", "A1"] == pytest.approx(-2.0)
     errata = " ".join(m.value for m in at.markdown)
     assert "FN, A6" in errata and "Specificity, A1" in errata
+    assert "bpref = BprefUncapped" in " ".join(c.value for c in at.caption)
+
+
+def _shown(frame) -> pd.DataFrame:
+    """The cells of a styled st.dataframe as the browser shows them (the Styler's strings)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_pandas()
+
+
+def test_answer_sets_counts_are_whole_numbers():
+    at = app("pages/answer_sets.py")
+    for frame in at.dataframe[1:3]:
+        shown = _shown(frame)
+        assert shown.loc["TN", "A1"] == "2040" and shown.loc["FP", "A1"] == "13"
+        assert shown.loc["Accuracy", "A1"] == "0.994"   # the rates keep three decimals
 
 
 def test_answer_sets_agreement_puts_the_bpref_variants_first():
     at = app("pages/answer_sets.py")
-    agreement = at.dataframe[2].value
+    agreement = at.dataframe[3].value
     assert set(agreement["measure"][:2]) == {"bpref-10", "bpref*"}
     assert agreement["Kendall τ"][:2].tolist() == pytest.approx([1.0, 1.0])
-    at.text_input(key="preferred_order").set_value("A6, A5, A4, A3, A2, A1").run()
-    reversed_order = at.dataframe[2].value
+    _preferred_order(at).set_value("A6, A5, A4, A3, A2, A1").run()
+    reversed_order = at.dataframe[3].value
     assert reversed_order["measure"].iloc[-1] in ("bpref-10", "bpref*")
     assert reversed_order["Kendall τ"].iloc[-1] == pytest.approx(-1.0)
 
@@ -173,8 +194,8 @@ def test_answer_sets_agreement_puts_the_bpref_variants_first():
 def test_answer_sets_without_the_papers_collection_size_hide_the_paper():
     at = app("pages/answer_sets.py")
     at.number_input(key="answer_collection_size").set_value(5000).run()
+    assert len(at.dataframe) == 3   # editor, computed, agreement: no printed table
     table = at.dataframe[1].value
-    assert "A1 (paper)" not in table.columns
     assert table.loc["TN", "A1"] == 5000 - 14
 
 
@@ -331,3 +352,72 @@ def test_a_link_with_unusable_values_warns_and_shows_the_defaults():
     assert "'nope'" in warnings and "'-3'" in warnings and "'random'" in warnings
     assert at.session_state["sample"] == "fmp" and at.session_state["cutoff"] == 4
     assert _query_box(at).value in ("toy1", "toy2")
+
+
+def test_tie_notices_name_their_system():
+    at = app("pages/data.py", sample="covers", measures="AP,P@10")   # ties straddle K = 10
+    notices = [i.value.replace("\\", "") for i in at.info if "score ties" in i.value]
+    assert len(notices) == 1 and notices[0].startswith("**system_a** — score ties")
+
+
+def test_the_means_say_how_many_queries_they_average():
+    # Serrà's A6 retrieves no relevant item: FirstRank is undefined there, AP is not
+    at = app("pages/data.py", sample="serra", measures="AP,FirstRank")
+    table = at.dataframe[1].value.set_index("system")
+    assert table.loc["answer sets", "queries averaged"] == "5–6"
+    assert "answer sets — FirstRank: 5 of 6" in " ".join(c.value.replace("\\", "")
+                                                        for c in at.caption)
+    at = app("pages/data.py", sample="serra", measures="AP")
+    assert at.dataframe[1].value.set_index("system").loc["answer sets", "queries averaged"] == 6
+
+
+def test_the_randomisation_caption_says_when_the_test_is_exact():
+    at = app("pages/compare.py", sample="instruments", measures="AP")   # 12 queries: 4,096
+    caption = " ".join(c.value for c in at.caption)
+    assert "exact (all 2^12 = 4,096 sign assignments" in caption and "10,000" not in caption
+    at = app("pages/compare.py", sample="covers", measures="AP")        # 300 queries
+    assert "10,000 seeded random sign assignments" in " ".join(c.value for c in at.caption)
+
+
+def test_sidebar_shows_only_the_controls_a_page_uses():
+    sidebar = app("pages/answer_sets.py").sidebar
+    assert not sidebar.selectbox and not sidebar.text_input and not sidebar.number_input
+    assert "its own data" in sidebar.caption[0].value
+    sidebar = app("pages/curves.py", sample="instruments").sidebar
+    assert [b.label for b in sidebar.selectbox] == ["Dataset", "Ties"]
+    assert not sidebar.text_input                  # no measures: the curves do not use them
+    sidebar = app("pages/explorer.py", sample="instruments").sidebar
+    assert [b.label for b in sidebar.text_input] == ["Measures"]
+    assert [b.label for b in sidebar.number_input] == ["Relevance threshold"]
+
+
+SWITCHING_FRAME = """
+import runpy
+import streamlit as st
+from dashboard.frame import mark_frame
+from dashboard.state import sidebar
+page, key = st.session_state["_test_page"]
+sidebar(key)
+mark_frame()
+runpy.run_path(page, run_name="__main__")
+"""
+
+
+def test_settings_survive_a_page_that_hides_their_controls():
+    # one session going explorer → answer sets (no sidebar controls) → curves (no measures box)
+    # → explorer: Streamlit drops a widget's state on a run that does not draw it; the settings
+    # must not go with it
+    at = AppTest.from_string(SWITCHING_FRAME, default_timeout=90)
+    at.session_state["_test_page"] = (str(ROOT / "pages/explorer.py"), "explorer")
+    at.session_state["sample"] = "instruments"
+    at.run()
+    at.sidebar.text_input(key="measures_box").set_value("AP,RR").run()
+    at.number_input(key="cutoff_box").set_value(6).run()
+    for page in ("answer_sets", "curves", "explorer"):
+        script = f"pages/{page}.py"
+        at.session_state["_test_page"] = (str(ROOT / script), URL_PATHS[script])
+        at.run()
+        assert not at.exception, page
+    assert at.sidebar.text_input(key="measures_box").value == "AP,RR"
+    assert at.number_input(key="cutoff_box").value == 6
+    assert at.sidebar.selectbox(key="sample_box").value == "instruments"

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "At cutoff K"),
-         ("curves", "Curves", "Precision"), ("answer-sets", "Answer sets", "Kendall"),
+         ("curves", "Curves", "Precision"), ("answer_sets", "Answer sets", "Kendall"),
          ("compare", "Compare systems", "Compare systems")]  # url path, navigation title, text the page shows
 SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
                  "Cover songs: all-vs-all similarity",
