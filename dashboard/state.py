@@ -110,9 +110,13 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame,
         count, fewer = queries_averaged(len(r.query_ids), r.undefined())
         counts.append(count)
         notes.extend(f"{system} — {note}" for note in fewer)
-    table["queries averaged"] = counts if all(isinstance(c, int) for c in counts) else \
-        [str(c) for c in counts]
+    # second, next to the system: a wide table scrolls, and this column must stay in view
+    table.insert(1, "queries averaged", counts if all(isinstance(c, int) for c in counts) else
+                 [str(c) for c in counts])
     return table, notes
+
+
+VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
 
 
 def _copy(widget_key: str, name: str) -> None:
@@ -125,6 +129,10 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
     by Streamlit on any run that does not draw it (a page that hides the control), and two
     widgets (a slider and a number box) can show the same setting."""
     st.session_state[key] = st.session_state[name]
+    if getattr(widget, "__name__", "") in VALUE_WIDGETS:
+        # the value as the default too: on a session's first run the browser showed a number
+        # box's default (its minimum) although the box's state held the setting
+        kwargs["value"] = st.session_state[name]
     return widget(label, key=key, on_change=_copy, args=(key, name), **kwargs)
 
 

@@ -82,7 +82,7 @@ if data is not None:
     summary = pd.DataFrame({system: dataset_summary(j, int(st.session_state["threshold"]))
                             for system, j in data.items()}).astype(str)
     st.markdown("**Validation summary**")
-    st.dataframe(summary, width="stretch")
+    st.dataframe(summary, width="stretch", height=38 + 35 * len(summary))   # every row shown
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
 if data is not None and measures:

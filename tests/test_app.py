@@ -421,3 +421,16 @@ def test_settings_survive_a_page_that_hides_their_controls():
     assert at.sidebar.text_input(key="measures_box").value == "AP,RR"
     assert at.number_input(key="cutoff_box").value == 6
     assert at.sidebar.selectbox(key="sample_box").value == "instruments"
+
+
+def test_items_the_other_system_missed_say_not_retrieved():
+    at = app("pages/compare.py", sample="instruments", measures="AP")   # 100 rows: styled
+    left = _shown(at.dataframe[-2])
+    shown = set(left["rank in other"])
+    assert "not retrieved" in shown and "None" not in shown
+    from dashboard.tables import plain_ranked_list   # lists longer than 200 rows
+
+    long = pd.DataFrame({"rank": [1, 2], "item": ["a", "b"], "grade": pd.array([1, None], "Int64"),
+                         "χ": [1, 0], "rank in other": pd.array([3, None], dtype="Int64")})
+    assert plain_ranked_list(long)["rank in other"].tolist() == ["3", "not retrieved"]
+    assert plain_ranked_list(long)["grade"].tolist() == ["1", "unjudged"]
