@@ -444,6 +444,8 @@ def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path
     assert page.url.split("?")[0] == f"{url}/{path}"
     if path == "explorer":   # the link's settings arrived through the fallback's rerun
         assert "At cutoff K = 3" in page.inner_text('[data-testid="stMain"]')
+    wait_for_app(page)       # the frontend may rerun once more for the new navigation
+    assert_healthy(page, errors, text)
     shoot(page, f"deep_link_{path}")
     page.close()
 
