@@ -1,14 +1,21 @@
-"""Music Retrieval Evaluation — the dashboard frame: navigation and the shared sidebar."""
+"""Music Retrieval Evaluation — the dashboard frame: navigation, permalinks and the shared
+sidebar."""
 
 import streamlit as st
 
 from dashboard.frame import PAGES, app_pages, mark_frame
+from dashboard.permalink import read_permalink, write_permalink
 from dashboard.state import sidebar
 
 st.set_page_config(page_title="Music Retrieval Evaluation", page_icon=":material/library_music:",
                    layout="wide")
 
 navigation = st.navigation(app_pages())
-sidebar(navigation.url_path or PAGES[0][3])
+page = navigation.url_path or PAGES[0][3]
+read_permalink(page)
+sidebar(page)
 mark_frame()
-navigation.run()
+try:
+    navigation.run()
+finally:   # also after st.stop(): the address bar is always a link to what is shown
+    write_permalink(page)

@@ -1,7 +1,8 @@
 """Colours that stay legible on a light and on a dark background, and the WCAG contrast ratio
 that checks them (no Streamlit here: tables and figures both use these).
 
-Streamlit draws Plotly figures on the theme's background (white, or about #0e1117 in dark mode)
+Streamlit draws Plotly figures on the theme's background (white, or #171614 in Streamlit 1.67's
+dark theme; older versions used #0e1117, which the colours below also pass)
 and keeps the colours a figure sets, so every fixed colour of a line or marker has a contrast of
 at least 3 (WCAG's ratio for graphics) against both. Highlighted table cells set their text colour
 with their background: a light background under the dark theme's white text would be unreadable.
@@ -10,7 +11,7 @@ with their background: a light background under the dark theme's white text woul
 from __future__ import annotations
 
 LIGHT_BACKGROUND = "#ffffff"
-DARK_BACKGROUND = "#0e1117"
+DARK_BACKGROUND = "#171614"
 
 # Plotly's default ten, with the orange, pink and cyan that vanish on white darkened
 PALETTE = ["#2b83c6", "#e03b3c", "#2e8b2e", "#9467bd", "#d95f02", "#a0665a", "#cc4fa8",

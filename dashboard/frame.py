@@ -19,17 +19,20 @@ from pathlib import Path
 
 import streamlit as st
 
+from dashboard.permalink import show_permalink_notes
 from dashboard.state import init_state
 
 FRAME_MARK = "_frame_ran"   # set by the frame before each page run, consumed by the page
 FRAME_RERUN = "_frame_rerun"   # the session has already rerun once to reach the frame
 
-# (script, title, icon, url path); the first is the default page, served at "/"
+# (script, title, icon, url path); the first is the default page, served at "/". Each url path is
+# the one Streamlit's pages/ fallback derives from the file name, so that a deep link reaches the
+# same script both ways (a path the fallback does not know shows it a "page not found" notice).
 PAGES = [
     ("pages/data.py", "Data", ":material/folder_open:", "data"),
     ("pages/explorer.py", "Query explorer", ":material/manage_search:", "explorer"),
     ("pages/curves.py", "Curves", ":material/show_chart:", "curves"),
-    ("pages/answer_sets.py", "Answer sets", ":material/table_chart:", "answer-sets"),
+    ("pages/answer_sets.py", "Answer sets", ":material/table_chart:", "answer_sets"),
     ("pages/compare.py", "Compare systems", ":material/compare_arrows:", "compare"),
 ]
 
@@ -56,3 +59,4 @@ def page_setup() -> None:
         st.navigation(app_pages(), position="hidden")   # Streamlit now uses the app's pages
         st.rerun()                                        # … and runs app.py for this page
     init_state()
+    show_permalink_notes()

@@ -97,11 +97,26 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
         return None
 
 
-def aggregate_table(results: dict[str, EvaluationResult]) -> pd.DataFrame:
+def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame, list[str]]:
+    """Each system's means, with the number of queries actually averaged (queries where a
+    measure is undefined are left out of its mean), and a note per system and measure that
+    averages fewer queries than the system's other measures."""
+    from dashboard.captions import queries_averaged
+
     rows = {system: r.aggregate("mean") for system, r in results.items()}
     table = pd.DataFrame(rows).T.reset_index(names="system")
-    table["queries"] = [len(r.query_ids) for r in results.values()]
-    return table
+    counts, notes = [], []
+    for system, r in results.items():
+        count, fewer = queries_averaged(len(r.query_ids), r.undefined())
+        counts.append(count)
+        notes.extend(f"{system} — {note}" for note in fewer)
+    # second, next to the system: a wide table scrolls, and this column must stay in view
+    table.insert(1, "queries averaged", counts if all(isinstance(c, int) for c in counts) else
+                 [str(c) for c in counts])
+    return table, notes
+
+
+VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
 
 
 def _copy(widget_key: str, name: str) -> None:
@@ -114,7 +129,19 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
     by Streamlit on any run that does not draw it (a page that hides the control), and two
     widgets (a slider and a number box) can show the same setting."""
     st.session_state[key] = st.session_state[name]
+    if getattr(widget, "__name__", "") in VALUE_WIDGETS:
+        # the value as the default too: on a session's first run the browser showed a number
+        # box's default (its minimum) although the box's state held the setting
+        kwargs["value"] = st.session_state[name]
     return widget(label, key=key, on_change=_copy, args=(key, name), **kwargs)
+
+
+def choose(label: str, name: str, options: list, default, key: str, **kwargs):
+    """A selectbox for the setting ``name``; a value that is not among ``options`` (another
+    dataset's system, a link's query) gives way to ``default``."""
+    if st.session_state.get(name) not in options:
+        st.session_state[name] = default
+    return bound(st.selectbox, label, name, key, options=options, **kwargs)
 
 
 def max_list_length(data: dict[str, JudgedRanking] | None) -> int:
@@ -144,7 +171,7 @@ PAGE_CONTROLS = {
     "data": ("sample", "measures", "threshold", "ties"),
     "explorer": ("sample", "measures", "threshold", "ties"),
     "curves": ("sample", "threshold", "ties"),
-    "answer-sets": (),
+    "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
 }
 

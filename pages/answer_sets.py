@@ -16,6 +16,8 @@ from metrics.registry import parse_measure
 from metrics.samples import SAMPLE_DIR
 from metrics.stats import order_agreement
 
+COUNT_ROWS = ("TP", "FP", "FN", "TN")   # rows shown as whole numbers
+
 page_setup()
 
 st.title("Answer sets")
@@ -74,37 +76,51 @@ as_printed = (int(length) == ANSWER_SET_LENGTH and int(size) == COLLECTION_SIZE)
 original = paper_sets().set_index("answer_set")
 
 st.subheader("Table 2: computed beside the paper")
-display = pd.DataFrame(index=computed.index)
+printed = pd.DataFrame(index=computed.index)      # the paper's columns of unchanged answer sets
 differs = pd.DataFrame(False, index=computed.index, columns=[])
+digits = {row: 0 if row in COUNT_ROWS else 1 if row == "Break-even point" else 3
+          for row in computed.index}
 for name in computed.columns:
-    display[name] = computed[name]
     unchanged = (as_printed and name in original.index and name in paper.columns
                  and positions[name] == parse_positions(original.loc[name, "relevant_positions"],
                                                         ANSWER_SET_LENGTH)
                  and relevant[name] == int(original.loc[name, "num_relevant"]))
     if unchanged:
-        display[f"{name} (paper)"] = paper[name]
-        digits = {row: 0 if row in ("TP", "FP", "FN", "TN") else
-                  1 if row == "Break-even point" else 3 for row in computed.index}
+        printed[name] = paper[name]
         differs[name] = [round(computed.loc[row, name], digits[row]) != paper.loc[row, name]
                          for row in computed.index]
-display.insert(0, "our measure", [TABLE2_MEASURES[row] for row in display.index])
 
 
-def highlight(frame: pd.DataFrame) -> pd.DataFrame:
+def styled(frame: pd.DataFrame):
+    """Counts as whole numbers, the rest to three decimals; cells that differ highlighted."""
     styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
     for name in differs.columns:
-        styles.loc[differs[name], name] = highlight_css(DIFFERS_BACKGROUND)
-    return styles
+        if name in styles.columns:
+            styles.loc[differs[name], name] = highlight_css(DIFFERS_BACKGROUND)
+    counts = [row for row in frame.index if row in COUNT_ROWS]
+    return (frame.style.apply(lambda _: styles, axis=None)
+            .format("{:.3f}", na_rep="—")
+            .format("{:.0f}", subset=pd.IndexSlice[counts, :], na_rep="—"))
 
 
-st.dataframe(display.style.apply(highlight, axis=None).format(precision=3, na_rep="—"),
-             width="stretch", height=680)
-st.download_button("Download CSV", display.to_csv().encode(), "table2.csv", "text/csv")
+# two narrow tables (the answer sets as columns, as in the paper) rather than one of twelve
+# columns: side by side where both fit, one above the other on a projector
+columns = {"_index": st.column_config.Column(width=118),
+           **{name: st.column_config.NumberColumn(name, width=56) for name in computed.columns}}
+tables = st.grid(2 if len(printed.columns) else 1, min_column_width=440)
+with tables.cell():
+    st.markdown("**Computed** with our measures")
+    st.dataframe(styled(computed), column_config=columns, width="stretch", height=670)
+if len(printed.columns):
+    with tables.cell():
+        st.markdown("**As printed** in Serrà (2007)")
+        st.dataframe(styled(printed), column_config=columns, width="stretch", height=670)
+both = computed.join(printed.add_suffix(" (paper)"))
+both.insert(0, "our measure", [TABLE2_MEASURES[row] for row in both.index])
+st.download_button("Download CSV", both.to_csv().encode(), "table2.csv", "text/csv")
 st.caption("Red cells: the computed value, rounded to the paper's precision, differs from the "
-           "printed one. Conventions: " + "; ".join(f"{row} = {m}" for row, m in
-                                                    TABLE2_MEASURES.items()
-                                                    if row in ("AP", "RR", "DCG", "bpref")) + ".")
+           "printed one. Each row is computed with: " + "; ".join(
+               f"{row} = {m}" for row, m in TABLE2_MEASURES.items()) + ".")
 shown = [(row, a, why) for (row, a), why in ERRATA.items() if a in differs.columns]
 if shown:
     with st.expander(f"Why {len(shown)} cells differ from the paper (errata)", expanded=True):
@@ -112,8 +128,9 @@ if shown:
             st.markdown(f"- **{row}, {a}**: {why}")
 
 st.subheader("Which measure agrees with what we value?")
+# keyed on the answer sets: adding, removing or renaming one starts again from the table's order
 order_text = st.text_input("Your preferred order, best first", ", ".join(names),
-                           key="preferred_order")
+                           key="preferred_order:" + "\n".join(sorted(names)))
 preferred = [x.strip() for x in order_text.replace(";", ",").split(",") if x.strip()]
 if sorted(preferred) != sorted(names):
     st.error("List every answer set exactly once, e.g. " + md(", ".join(names)))

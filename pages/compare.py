@@ -6,10 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
+from dashboard.captions import randomisation_method
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import (compare_source, evaluations, measure_list, rankings, source,
-                             upload_store)
+from dashboard.state import (choose, compare_source, evaluations, measure_list, rankings,
+                             source, upload_store)
 from dashboard.tables import show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
@@ -30,8 +31,10 @@ if len(systems) < 2:
 
 threshold = int(st.session_state["threshold"])
 c1, c2, c3 = st.columns(3)
-name_a = c1.selectbox("System A", systems, index=0, key="compare_a")
-name_b = c2.selectbox("System B", systems, index=1, key="compare_b")
+with c1:
+    name_a = choose("System A", "system_a", systems, systems[0], "system_a_box")
+with c2:
+    name_b = choose("System B", "system_b", systems, systems[1], "system_b_box")
 names = results[name_a].measures
 measure = c3.selectbox("Measure", names, key="compare_measure")
 if name_a == name_b:
@@ -50,8 +53,11 @@ with charts.cell():
                               measure=measure),
         width="stretch", on_select="rerun", selection_mode="points", key="compare_scatter")
     points = [p for p in (event.selection.points if event else []) if p.get("curve_number") == 1]
-    if points:
-        st.session_state["compare_query"] = queries[both][points[0]["point_index"]]
+    clicked = queries[both][points[0]["point_index"]] if points else None
+    # a selection persists over reruns: apply it once, so the query box can change it again
+    if clicked is not None and clicked != st.session_state.get("_scatter_clicked"):
+        st.session_state["query"] = clicked
+    st.session_state["_scatter_clicked"] = clicked
     st.caption("Click a point to open that query below. Above the diagonal: B is better.")
 with charts.cell():
     st.plotly_chart(difference_figure(b[both] - a[both], queries[both], name_a=name_a,
@@ -73,9 +79,11 @@ decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
                                 na_rep="—"), hide_index=True, width="stretch")
 st.download_button("Download CSV", frame.to_csv(index=False).encode(), "tests.csv", "text/csv")
+methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
-           "t-test, Wilcoxon signed-rank, and a randomisation test with 10,000 seeded "
-           "permutations; the interval is a BCa bootstrap of the mean difference; Cohen's d is "
+           "t-test, Wilcoxon signed-rank, and a randomisation test, "
+           + (" / ".join(methods) if methods else "not run") + "; "
+           "the interval is a BCa bootstrap of the mean difference; Cohen's d is "
            "mean/sd of the differences. "
            + ("Holm's correction is over the system pairs. " if len(systems) > 2 else "")
            + "wins count queries where B beats A.")
@@ -89,9 +97,8 @@ st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, {}, mean=means,
 st.subheader("One query, both rankings")
 order = list(queries[both][np.argsort(-(np.abs(b[both] - a[both])), kind="stable")]) + \
     [q for q in queries if q not in set(queries[both])]
-if st.session_state.get("compare_query") not in order:
-    st.session_state["compare_query"] = order[0]
-query_id = st.selectbox("Query (largest difference first)", order, key="compare_query")
+query_id = choose("Query (largest difference first)", "query", order, order[0],
+                  "compare_query_box")
 row = int(np.flatnonzero(queries == query_id)[0])
 values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)

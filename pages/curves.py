@@ -6,7 +6,7 @@ import streamlit as st
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import rankings
+from dashboard.state import bound, rankings
 from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                             mean_interpolated_precision, mean_lift, rank_curves, roc_auc,
                             roc_curve)
@@ -20,7 +20,12 @@ data = rankings()
 if data is None:
     st.stop()
 threshold = int(st.session_state["threshold"])
-systems = st.multiselect("Systems", list(data), default=list(data), key="curve_systems")
+chosen_systems = st.session_state.get("curve_systems")
+known = [s for s in chosen_systems if s in data] if isinstance(chosen_systems, list) else []
+# none of them known (another dataset's, or never chosen): all; an empty choice stays empty
+st.session_state["curve_systems"] = known if known or chosen_systems == [] else list(data)
+systems = bound(st.multiselect, "Systems", "curve_systems", "curve_systems_box",
+                options=list(data))
 if not systems:
     st.info("Choose at least one system.")
     st.stop()

@@ -82,17 +82,21 @@ if data is not None:
     summary = pd.DataFrame({system: dataset_summary(j, int(st.session_state["threshold"]))
                             for system, j in data.items()}).astype(str)
     st.markdown("**Validation summary**")
-    st.dataframe(summary, width="stretch")
+    st.dataframe(summary, width="stretch", height=38 + 35 * len(summary))   # every row shown
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
 if data is not None and measures:
     results = evaluations(measures)
     if results is not None:
         st.markdown("**Mean over queries** (queries without a relevant item are left out)")
-        table = aggregate_table(results)
+        table, fewer = aggregate_table(results)
         st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch")
+        if fewer:
+            st.caption("Measures undefined for some queries average fewer of them: "
+                       + md("; ".join(fewer)) + ".")
         st.download_button("Download CSV", table.to_csv(index=False).encode(),
                            "aggregate.csv", "text/csv")
-        for warning in sorted({w for r in results.values() for w in r.warnings
-                               if w.startswith("score ties")}):
-            st.info(md(warning))
+        for system, r in results.items():
+            for warning in r.warnings:
+                if warning.startswith("score ties"):
+                    st.info(f"**{md(system)}** — {md(warning)}")

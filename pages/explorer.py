@@ -5,7 +5,7 @@ import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from dashboard.frame import page_setup
-from dashboard.state import bound, cutoff_control, evaluations, measure_list, rankings
+from dashboard.state import choose, cutoff_control, evaluations, measure_list, rankings
 from dashboard.tables import number_columns, show_ranked_list
 from dashboard.teaching import stacked, worked_measures
 from metrics.curves import interpolated_precision
@@ -22,7 +22,7 @@ if not results:
 
 threshold = int(st.session_state["threshold"])
 systems = list(data)
-system = st.selectbox("System", systems, key="explorer_system") if len(systems) > 1 \
+system = choose("System", "system", systems, systems[0], "system_box") if len(systems) > 1 \
     else systems[0]
 judged, result = data[system], results[system]
 
@@ -41,12 +41,10 @@ with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expande
 
 order = worst_first["query_id"].tolist()
 values = dict(zip(per_query["query_id"], per_query[sort_by]))
-if st.session_state.get("query") not in order:
-    st.session_state["query"] = order[0]
 # the query is a setting of its own; the box is keyed on system and sort, so that its labels
 # (which hold that system's value of that measure) are never left over from another choice
-query_id = bound(
-    st.selectbox, "Query", "query", f"query_box:{system}:{sort_by}", options=order,
+query_id = choose(
+    "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
     format_func=lambda q: f"{q}  ({sort_by} = "
                           f"{'undefined' if np.isnan(values[q]) else format(values[q], '.4f')})")
 q = int(np.flatnonzero(judged.query_ids == query_id)[0])

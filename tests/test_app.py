@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -12,16 +13,23 @@ PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_
          "pages/compare.py"]
 
 
-# AppTest.switch_page loses the sidebar drawn by app.py in this Streamlit version, so a page is
-# tested inside a two-line frame that draws the same sidebar and then runs the page script; the
-# real navigation is exercised by the browser test.
+# AppTest forgets between runs that app.py declared its pages (it resets Streamlit's pages/
+# folder detection before every run, as a fresh server would), so after the first run it runs the
+# page script without app.py. A page is therefore tested inside a frame that does what app.py
+# does around a page (permalink, sidebar, mark); the real navigation is exercised by the browser
+# test.
 FRAME = """
 import runpy
 from dashboard.frame import mark_frame
+from dashboard.permalink import read_permalink, write_permalink
 from dashboard.state import sidebar
+read_permalink({key!r})
 sidebar({key!r})
 mark_frame()
-runpy.run_path({page!r}, run_name="__main__")
+try:
+    runpy.run_path({page!r}, run_name="__main__")
+finally:
+    write_permalink({key!r})
 """
 URL_PATHS = {script: path for script, _, _, path in __import__("dashboard.frame").frame.PAGES}
 
@@ -140,25 +148,45 @@ def test_good_upload_is_evaluated():
     assert table.loc["mine", "RR"] == pytest.approx(0.5)
 
 
+def _preferred_order(at):
+    return next(box for box in at.text_input if box.label.startswith("Your preferred order"))
+
+
 def test_answer_sets_page_shows_paper_beside_ours():
-    # at.dataframe[0] is the answer-set editor, [1] Table 2, [2] the agreement
+    # at.dataframe[0] is the answer-set editor, [1] Table 2 computed, [2] as printed, [3] the
+    # agreement
     at = app("pages/answer_sets.py")
-    table = at.dataframe[1].value
-    assert {"A1", "A1 (paper)", "A6", "A6 (paper)"} <= set(table.columns)
-    assert table.loc["FN", "A6"] == 4 and table.loc["FN", "A6 (paper)"] == 14
-    assert table.loc["bpref", "A1"] == pytest.approx(-2.0)
-    assert table.loc["bpref", "our measure"] == "BprefUncapped"
+    computed, printed = at.dataframe[1].value, at.dataframe[2].value
+    assert list(computed.columns) == list(printed.columns) == [f"A{i}" for i in range(1, 7)]
+    assert computed.loc["FN", "A6"] == 4 and printed.loc["FN", "A6"] == 14
+    assert computed.loc["bpref", "A1"] == pytest.approx(-2.0)
     errata = " ".join(m.value for m in at.markdown)
     assert "FN, A6" in errata and "Specificity, A1" in errata
+    assert "bpref = BprefUncapped" in " ".join(c.value for c in at.caption)
+
+
+def _shown(frame) -> pd.DataFrame:
+    """The cells of a styled st.dataframe as the browser shows them (the Styler's strings)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_pandas()
+
+
+def test_answer_sets_counts_are_whole_numbers():
+    at = app("pages/answer_sets.py")
+    for frame in at.dataframe[1:3]:
+        shown = _shown(frame)
+        assert shown.loc["TN", "A1"] == "2040" and shown.loc["FP", "A1"] == "13"
+        assert shown.loc["Accuracy", "A1"] == "0.994"   # the rates keep three decimals
 
 
 def test_answer_sets_agreement_puts_the_bpref_variants_first():
     at = app("pages/answer_sets.py")
-    agreement = at.dataframe[2].value
+    agreement = at.dataframe[3].value
     assert set(agreement["measure"][:2]) == {"bpref-10", "bpref*"}
     assert agreement["Kendall τ"][:2].tolist() == pytest.approx([1.0, 1.0])
-    at.text_input(key="preferred_order").set_value("A6, A5, A4, A3, A2, A1").run()
-    reversed_order = at.dataframe[2].value
+    _preferred_order(at).set_value("A6, A5, A4, A3, A2, A1").run()
+    reversed_order = at.dataframe[3].value
     assert reversed_order["measure"].iloc[-1] in ("bpref-10", "bpref*")
     assert reversed_order["Kendall τ"].iloc[-1] == pytest.approx(-1.0)
 
@@ -166,8 +194,8 @@ def test_answer_sets_agreement_puts_the_bpref_variants_first():
 def test_answer_sets_without_the_papers_collection_size_hide_the_paper():
     at = app("pages/answer_sets.py")
     at.number_input(key="answer_collection_size").set_value(5000).run()
+    assert len(at.dataframe) == 3   # editor, computed, agreement: no printed table
     table = at.dataframe[1].value
-    assert "A1 (paper)" not in table.columns
     assert table.loc["TN", "A1"] == 5000 - 14
 
 
@@ -190,13 +218,13 @@ def test_compare_page_statistics_match_scipy():
 
 def test_compare_side_by_side_changes_with_the_query():
     at = app("pages/compare.py", sample="covers", measures="AP")
-    first = at.selectbox(key="compare_query").value
+    first = at.selectbox(key="compare_query_box").value
     tables = at.dataframe
     left, right = tables[-2].value, tables[-1].value
     assert "rank in other" in left.columns and len(left) == len(right) == 299
-    other = at.selectbox(key="compare_query").options[1]
-    at.selectbox(key="compare_query").set_value(other).run()
-    assert at.selectbox(key="compare_query").value == other != first
+    other = at.selectbox(key="compare_query_box").options[1]
+    at.selectbox(key="compare_query_box").set_value(other).run()
+    assert at.selectbox(key="compare_query_box").value == other != first
 
 
 def test_compare_needs_two_systems():
@@ -252,7 +280,7 @@ def test_query_labels_follow_the_system_and_the_sort():
 
     at = app("pages/explorer.py", sample="instruments", measures="AP,P@10")
     chosen = _query_box(at).value
-    at.selectbox(key="explorer_system").set_value("system_b").run()
+    at.selectbox(key="system_box").set_value("system_b").run()
     box = _query_box(at)
     ap = evaluate(load_sample("instruments")["system_b"], "AP").per_query().set_index(
         "query_id")["AP"]
@@ -262,3 +290,147 @@ def test_query_labels_follow_the_system_and_the_sort():
     at.selectbox(key="sort_by").set_value("P@10").run()
     assert _query_box(at).value == chosen
     assert all("(P@10 = " in o for o in _query_box(at).options)
+
+
+def linked(page: str, **params) -> AppTest:
+    """``page`` opened through a link carrying ``params``."""
+    at = AppTest.from_string(FRAME.format(page=str(ROOT / page), key=URL_PATHS[page]),
+                             default_timeout=90)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def _params(at) -> dict[str, list[str]]:
+    return {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
+
+
+def test_a_permalink_restores_dataset_query_and_k():
+    at = linked("pages/explorer.py", dataset="covers", query="c0042", k="25", ties="trec",
+                measures="AP,RR", threshold="1")
+    assert not at.exception and not at.error
+    state = at.session_state
+    assert (state["sample"], state["query"], state["cutoff"], state["ties"], state["measures"]) \
+        == ("covers", "c0042", 25, "trec", "AP,RR")
+    assert _query_box(at).value == "c0042"
+    assert at.number_input(key="cutoff_box").value == 25
+    assert "At cutoff K = 25" in [h.value for h in at.subheader]
+
+
+def test_the_url_follows_the_settings():
+    at = linked("pages/explorer.py", dataset="instruments")
+    at.number_input(key="cutoff_box").set_value(7).run()
+    at.selectbox(key="system_box").set_value("system_b").run()
+    query = _query_box(at).options[2].split()[0]
+    _query_box(at).set_value(query).run()
+    params = _params(at)
+    assert params["dataset"] == ["instruments"] and params["k"] == ["7"]
+    assert params["systems"] == ["system_b"] and params["query"] == [query]
+    assert params["measures"] == [at.session_state["measures"]]
+
+
+def test_a_link_with_two_systems_opens_compare_on_them():
+    at = linked("pages/compare.py", dataset="instruments", systems=["system_b", "system_a"])
+    assert not at.exception and not at.error
+    assert at.selectbox(key="system_a_box").value == "system_b"
+    assert at.selectbox(key="system_b_box").value == "system_a"
+    assert _params(at)["systems"] == ["system_b", "system_a"]
+
+
+def test_a_link_to_uploaded_data_says_it_cannot_hold_the_files():
+    at = linked("pages/data.py", dataset="upload")
+    assert not at.exception and not at.error
+    assert any("uploaded files, which cannot be stored in a link" in i.value.replace("\\", "")
+               for i in at.info)
+    assert at.session_state["sample"] == "fmp"
+
+
+def test_a_link_with_unusable_values_warns_and_shows_the_defaults():
+    at = linked("pages/explorer.py", dataset="nope", k="-3", ties="random", query="missing")
+    assert not at.exception and not at.error
+    warnings = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "'nope'" in warnings and "'-3'" in warnings and "'random'" in warnings
+    assert at.session_state["sample"] == "fmp" and at.session_state["cutoff"] == 4
+    assert _query_box(at).value in ("toy1", "toy2")
+
+
+def test_tie_notices_name_their_system():
+    at = app("pages/data.py", sample="covers", measures="AP,P@10")   # ties straddle K = 10
+    notices = [i.value.replace("\\", "") for i in at.info if "score ties" in i.value]
+    assert len(notices) == 1 and notices[0].startswith("**system_a** — score ties")
+
+
+def test_the_means_say_how_many_queries_they_average():
+    # Serrà's A6 retrieves no relevant item: FirstRank is undefined there, AP is not
+    at = app("pages/data.py", sample="serra", measures="AP,FirstRank")
+    table = at.dataframe[1].value.set_index("system")
+    assert table.loc["answer sets", "queries averaged"] == "5–6"
+    assert "answer sets — FirstRank: 5 of 6" in " ".join(c.value.replace("\\", "")
+                                                        for c in at.caption)
+    at = app("pages/data.py", sample="serra", measures="AP")
+    assert at.dataframe[1].value.set_index("system").loc["answer sets", "queries averaged"] == 6
+
+
+def test_the_randomisation_caption_says_when_the_test_is_exact():
+    at = app("pages/compare.py", sample="instruments", measures="AP")   # 12 queries: 4,096
+    caption = " ".join(c.value for c in at.caption)
+    assert "exact (all 2^12 = 4,096 sign assignments" in caption and "10,000" not in caption
+    at = app("pages/compare.py", sample="covers", measures="AP")        # 300 queries
+    assert "10,000 seeded random sign assignments" in " ".join(c.value for c in at.caption)
+
+
+def test_sidebar_shows_only_the_controls_a_page_uses():
+    sidebar = app("pages/answer_sets.py").sidebar
+    assert not sidebar.selectbox and not sidebar.text_input and not sidebar.number_input
+    assert "its own data" in sidebar.caption[0].value
+    sidebar = app("pages/curves.py", sample="instruments").sidebar
+    assert [b.label for b in sidebar.selectbox] == ["Dataset", "Ties"]
+    assert not sidebar.text_input                  # no measures: the curves do not use them
+    sidebar = app("pages/explorer.py", sample="instruments").sidebar
+    assert [b.label for b in sidebar.text_input] == ["Measures"]
+    assert [b.label for b in sidebar.number_input] == ["Relevance threshold"]
+
+
+SWITCHING_FRAME = """
+import runpy
+import streamlit as st
+from dashboard.frame import mark_frame
+from dashboard.state import sidebar
+page, key = st.session_state["_test_page"]
+sidebar(key)
+mark_frame()
+runpy.run_path(page, run_name="__main__")
+"""
+
+
+def test_settings_survive_a_page_that_hides_their_controls():
+    # one session going explorer → answer sets (no sidebar controls) → curves (no measures box)
+    # → explorer: Streamlit drops a widget's state on a run that does not draw it; the settings
+    # must not go with it
+    at = AppTest.from_string(SWITCHING_FRAME, default_timeout=90)
+    at.session_state["_test_page"] = (str(ROOT / "pages/explorer.py"), "explorer")
+    at.session_state["sample"] = "instruments"
+    at.run()
+    at.sidebar.text_input(key="measures_box").set_value("AP,RR").run()
+    at.number_input(key="cutoff_box").set_value(6).run()
+    for page in ("answer_sets", "curves", "explorer"):
+        script = f"pages/{page}.py"
+        at.session_state["_test_page"] = (str(ROOT / script), URL_PATHS[script])
+        at.run()
+        assert not at.exception, page
+    assert at.sidebar.text_input(key="measures_box").value == "AP,RR"
+    assert at.number_input(key="cutoff_box").value == 6
+    assert at.sidebar.selectbox(key="sample_box").value == "instruments"
+
+
+def test_items_the_other_system_missed_say_not_retrieved():
+    at = app("pages/compare.py", sample="instruments", measures="AP")   # 100 rows: styled
+    left = _shown(at.dataframe[-2])
+    shown = set(left["rank in other"])
+    assert "not retrieved" in shown and "None" not in shown
+    from dashboard.tables import plain_ranked_list   # lists longer than 200 rows
+
+    long = pd.DataFrame({"rank": [1, 2], "item": ["a", "b"], "grade": pd.array([1, None], "Int64"),
+                         "χ": [1, 0], "rank in other": pd.array([3, None], dtype="Int64")})
+    assert plain_ranked_list(long)["rank in other"].tolist() == ["3", "not retrieved"]
+    assert plain_ranked_list(long)["grade"].tolist() == ["1", "unjudged"]

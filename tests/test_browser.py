@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "At cutoff K"),
-         ("curves", "Curves", "Precision"), ("answer-sets", "Answer sets", "Kendall"),
+         ("curves", "Curves", "Precision"), ("answer_sets", "Answer sets", "Kendall"),
          ("compare", "Compare systems", "Compare systems")]  # url path, navigation title, text the page shows
 SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
                  "Cover songs: all-vs-all similarity",
@@ -31,7 +31,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(*extra):
+def launch_app(*extra):
+    """Start a server (without waiting for it): (process, url, log path)."""
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = ARTIFACTS / f"streamlit_{port}.log"   # a file, not a pipe: a full pipe would stall it
@@ -39,7 +40,10 @@ def start_app(*extra):
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1", *extra],
         cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    return server, f"http://127.0.0.1:{port}", log
+
+
+def await_app(server, url, log):
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -49,6 +53,15 @@ def start_app(*extra):
             time.sleep(0.5)
     server.kill()
     pytest.fail("streamlit did not start: " + log.read_text()[-2000:])
+
+
+def start_app(*extra):
+    return await_app(*launch_app(*extra))
+
+
+def stop_app(server):
+    server.terminate()
+    server.wait(timeout=20)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +92,7 @@ def wait_for_app(page):
     page.wait_for_timeout(400)  # a click's rerun may not have started yet
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=90_000)
-    page.wait_for_timeout(1200)
+    page.wait_for_timeout(600)
 
 
 def open_page(browser, url):
@@ -118,13 +131,26 @@ def choose_sample(page, title):
 def upload(page, run_path, qrels_path):
     page.get_by_text("Upload your own runs and ground truth").click()
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    # one file at a time, each after the rerun the previous one started: a file handed to the
+    # second uploader while that rerun redraws the page was sometimes lost from the first (a
+    # browser-speed race a person cannot produce)
     inputs.nth(0).set_input_files(str(run_path))
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 1 && "
+        "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')", timeout=60_000)
+    wait_for_app(page)
     inputs.nth(1).set_input_files(str(qrels_path))
     # On a busy machine an upload can take longer than any fixed pause: clicking before both
     # files have reached the server evaluates without them.
-    page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 2 && "
-        "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')", timeout=60_000)
+    try:
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 2 && "
+            "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",
+            timeout=60_000)
+    except PlaywrightTimeout:
+        shoot(page, f"failed_upload_{run_path.stem}")
+        pytest.fail("the two uploads never both arrived; the page showed:\n"
+                    + page.inner_text("body")[:3000])
     wait_for_app(page)
     page.get_by_role("button", name="Evaluate these files").click()
     wait_for_app(page)
@@ -133,26 +159,6 @@ def upload(page, run_path, qrels_path):
 def go(page, title):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     wait_for_app(page)
-
-
-@pytest.mark.parametrize("path,title,text", PAGES)
-def test_every_page_opens_without_exception(app_url, browser, path, title, text):
-    page, errors = open_page(browser, f"{app_url}/{path}")
-    assert_healthy(page, errors, text)
-    shoot(page, title.lower().replace(" ", "_"))
-    page.close()
-
-
-@pytest.mark.parametrize("index", range(len(SAMPLE_TITLES)))
-def test_every_page_on_every_sample(app_url, browser, index):
-    page, errors = open_page(browser, app_url)
-    choose_sample(page, SAMPLE_TITLES[index])
-    for path, title, text in PAGES:
-        go(page, title)
-        assert_healthy(page, errors, text)
-        assert page.locator('[data-testid="stAlertContentError"]').count() == 0, title
-        shoot(page, f"sample{index}_{path or 'data'}")
-    page.close()
 
 
 def test_upload_trec_files(app_url, browser, tmp_path):
@@ -238,12 +244,12 @@ def test_sidebar_state_survives_page_switches(app_url, browser):
     box.press("Enter")
     wait_for_app(page)
     choose_sample(page, "Serrà's six answer sets (2007)")
-    for _, title, text in PAGES[1:3] + PAGES[:1]:
+    for _, title, text in PAGES[1:] + PAGES[:1]:
         go(page, title)
         assert_healthy(page, errors, text)
-        if title == "Curves":   # Curves uses no measure list: the box is hidden there
+        if title in ("Curves", "Answer sets"):   # pages that do not use the measures hide them
             assert box.count() == 0, title
-        else:                   # and the setting survives that page
+        else:                                    # and the setting survives those pages
             assert box.input_value() == "AP,RR,P@5", title
     assert "P@5" in page.inner_text('[data-testid="stMain"]') or \
         page.locator('[data-testid="stDataFrame"]').count() >= 2
@@ -267,3 +273,239 @@ def test_upload_past_the_size_limit_says_so(browser, tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+# --- layout and legibility: every page, two sizes, two themes ---------------------------------
+
+SIZES = {"wide": (1400, 1000), "projector": (1024, 768)}
+# every size with both themes (every sample on every page is AppTest's job, test_app.py);
+# instruments (100-item lists, two systems) and fmp have highlighted rows; text2music's lists
+# are longer than 200 and shown with a tick column instead
+LAYOUTS = [("wide", "light", "instruments"), ("wide", "dark", "fmp"),
+           ("projector", "light", "text2music"), ("projector", "dark", "instruments")]
+SAMPLE_KEYS = ["fmp", "serra", "covers", "instruments", "text2music"]   # as SAMPLE_TITLES
+MIN_CHART_WIDTH = 280
+TWO_SYSTEMS = {"covers", "instruments", "text2music"}
+SHORT_LISTS = {"fmp", "instruments"}   # ranked lists drawn with highlighted rows
+
+
+def expected_charts(path: str, sample: str) -> int:
+    """Plotly charts a page shows (Curves: the open tab's one; Compare: none for one system)."""
+    return {"": 0, "explorer": 3, "curves": 1, "answer_sets": 2,
+            "compare": 3 if sample in TWO_SYSTEMS else 0}[path]
+
+
+def expected_highlight(path: str, sample: str) -> str | None:
+    if path == "answer_sets":
+        return "differs"            # its own data: cells that differ from the paper
+    if path == "explorer" and sample in SHORT_LISTS or \
+            path == "compare" and sample in SHORT_LISTS & TWO_SYSTEMS:
+        return "relevant"
+    return None
+
+
+def _luminance(rgb) -> float:
+    from charts.colours import _luminance as luminance
+
+    return luminance("#%02x%02x%02x" % tuple(int(v) for v in rgb))
+
+
+def highlighted_contrast(png: bytes, background: str) -> tuple[float | None, int]:
+    """(lowest contrast between a highlighted band's background and its text, number of bands)
+    in a screenshot of a dataframe. Streamlit draws tables on a canvas: the text colour is read
+    from the pixels. Rows of pixels mostly in the highlight colour form a band; inside it, pixel
+    columns mostly in that colour are cells (grid lines are not); the strongest contrast of any
+    pixel there with the background is the text's (anti-aliasing only lowers it)."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from charts.colours import contrast_ratio
+
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    colour = np.array([int(background[i:i + 2], 16) for i in (1, 3, 5)])
+    is_bg = np.abs(image - colour).sum(axis=2) <= 6
+    rows = np.flatnonzero(is_bg.mean(axis=1) > 0.15)
+    if not len(rows):
+        return None, 0
+    lowest, count = None, 0
+    for band in np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1):
+        if len(band) < 24:      # a row is about 35 px; a sliver cut off by the scroll has no text
+            continue
+        inside = is_bg[band[1]:band[-1]]
+        cells = inside.mean(axis=0) > 0.3
+        text = image[band[1]:band[-1]][:, cells][~inside[:, cells]]
+        if not len(text):
+            continue
+        best = max(contrast_ratio("#%02x%02x%02x" % tuple(p), background)
+                   for p in np.unique(text, axis=0))
+        lowest = best if lowest is None else min(lowest, best)
+        count += 1
+    return lowest, count
+
+
+def full_shot(page, name):
+    """A screenshot of the whole page: Streamlit scrolls inside its main block, so the window is
+    made as tall as the content for the picture, then put back."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    tall = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], tall)})
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.set_viewport_size(size)
+
+
+CHECK_LAYOUT = """() => {
+  const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    .filter(visible).map(e => Math.round(e.getBoundingClientRect().width));
+  const formulas = Array.from(document.querySelectorAll('.katex-html')).filter(visible).map(k => {
+    const box = k.closest('[data-testid="stElementContainer"]').getBoundingClientRect();
+    const r = k.getBoundingClientRect();
+    return {left: r.left - box.left, right: box.right - r.right, text: k.innerText.slice(0, 40)};
+  });
+  const app = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
+  return {charts, formulas, app};
+}"""
+
+
+@pytest.mark.parametrize("size,scheme,sample", LAYOUTS)
+def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
+    from charts.colours import DIFFERS_BACKGROUND, RELEVANT_BACKGROUND
+
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  color_scheme=scheme)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(app_url)
+    wait_for_app(page)
+    choose_sample(page, SAMPLE_TITLES[SAMPLE_KEYS.index(sample)])
+    for path, title, text in PAGES:
+        if path:
+            go(page, title)
+        assert_healthy(page, errors, text)
+        assert page.locator('[data-testid="stAlertContentError"]').count() == 0, title
+        found = page.evaluate(CHECK_LAYOUT)
+        shade = _luminance([float(v) for v in found["app"][found["app"].index("(") + 1:-1]
+                            .split(",")[:3]])
+        assert (shade < 0.1) if scheme == "dark" else (shade > 0.8), (title, found["app"])
+        assert len(found["charts"]) == expected_charts(path, sample), (title, found["charts"])
+        assert all(w >= MIN_CHART_WIDTH for w in found["charts"]), (title, found["charts"])
+        for formula in found["formulas"]:
+            assert formula["left"] >= -1 and formula["right"] >= -1, (title, formula)
+        if path == "explorer":
+            assert len(found["formulas"]) >= 5
+        highlight = expected_highlight(path, sample)
+        if highlight:
+            background = RELEVANT_BACKGROUND if highlight == "relevant" else DIFFERS_BACKGROUND
+            bands, lowest = 0, None
+            for grid in page.locator('[data-testid="stDataFrame"]').all():
+                if not grid.is_visible():    # in a closed expander
+                    continue
+                contrast, count = highlighted_contrast(grid.screenshot(), background)
+                if count:
+                    bands += count
+                    lowest = contrast if lowest is None else min(lowest, contrast)
+            assert bands >= 2, title                      # the highlights were found …
+            assert lowest >= 4.5, (title, scheme, lowest)  # … and their text is legible
+        full_shot(page, f"{path or 'data'}_{size}_{scheme}_{sample}")
+    context.close()
+
+
+# --- a deep link as the first request of a fresh server -----------------------------------------
+
+@pytest.fixture(scope="module")
+def fresh_servers():
+    """One server per deep link, started together; each gets exactly one request, its link."""
+    launched = {path: launch_app() for path, _, _ in PAGES[1:]}
+    try:
+        yield {path: await_app(*started)[1] for path, started in launched.items()}
+    finally:
+        for server, _, _ in launched.values():
+            stop_app(server)
+
+
+@pytest.mark.parametrize("path,title,text", PAGES[1:])
+def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path, title, text):
+    url = fresh_servers[path]     # nothing has run on this server yet
+    page, errors = open_page(browser, f"{url}/{path}?dataset=instruments&k=3")
+    assert_healthy(page, errors, text)
+    # the app's navigation, not the pages/ folder's ("app", "answer sets", "explorer" …)
+    nav = [line.strip() for line in page.inner_text('[data-testid="stSidebarNav"]')
+           .splitlines() if line.strip()]
+    assert [line for line in nav if line in {t for _, t, _ in PAGES}] == \
+        [t for _, t, _ in PAGES], nav
+    assert not {"app", "answer sets", "explorer", "data"} & set(nav), nav
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.url.split("?")[0] == f"{url}/{path}"
+    if path == "explorer":   # the link's settings arrived through the fallback's rerun
+        assert "At cutoff K = 3" in page.inner_text('[data-testid="stMain"]')
+    wait_for_app(page)       # the frontend may rerun once more for the new navigation
+    assert_healthy(page, errors, text)
+    shoot(page, f"deep_link_{path}")
+    page.close()
+
+
+# --- permalinks ---------------------------------------------------------------------------------
+
+def query_box(page):
+    return page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has_text="Query").first.locator("input")
+
+
+def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, browser):
+    first = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = first.new_page()
+    page.goto(f"{app_url}/explorer?dataset=covers")
+    wait_for_app(page)
+    k = page.get_by_label("Cutoff K", exact=True)
+    k.fill("37")
+    k.press("Enter")
+    wait_for_app(page)
+    query_box(page).click()
+    chosen = page.get_by_role("option").nth(4).inner_text().split()[0]
+    page.get_by_role("option").nth(4).click()
+    wait_for_app(page)
+    page.wait_for_function("(q) => location.search.includes('query=' + q)", arg=chosen,
+                           timeout=30_000)
+    link = page.url
+    assert "dataset=covers" in link and "k=37" in link
+    page.reload()                                   # a reload is a new session: same view
+    wait_for_app(page)
+    assert query_box(page).input_value().startswith(chosen + " ")
+    first.close()
+
+    second = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = second.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(link)
+    wait_for_app(page)
+    assert_healthy(page, errors, "At cutoff K = 37")
+    assert query_box(page).input_value().startswith(chosen + " ")
+    assert page.get_by_label("Cutoff K", exact=True).input_value() == "37"
+    dataset = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
+    assert dataset.locator("input").input_value() == SAMPLE_TITLES[2]
+    shoot(page, "permalink_new_context")
+    second.close()
+
+
+def test_query_label_follows_the_system(app_url, browser):
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments")
+    before = query_box(page).input_value()
+    page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has_text="System").click()
+    page.get_by_role("option", name="system_b").click()
+    wait_for_app(page)
+    shown = query_box(page).input_value()
+    query_box(page).click()
+    options = [" ".join(o.split()) for o in page.get_by_role("option").all_inner_texts()]
+    page.keyboard.press("Escape")
+    assert shown.split()[0] == before.split()[0]            # same query …
+    assert " ".join(shown.split()) in options, (shown, options)   # … with system_b's value
+    assert not errors
+    page.close()

@@ -200,3 +200,31 @@ def test_every_worked_formula_names_its_measure():
     assert {w.name.split("@")[0] for w in worked} >= {"Accuracy", "Specificity", "Fallout"}
     for w in worked:
         assert w.latex.startswith(w.name + " = "), w.latex
+
+
+def test_randomisation_method_is_what_scipy_does():
+    from scipy import stats
+
+    from dashboard.captions import randomisation_method
+    from metrics.stats import DEFAULT_RESAMPLES, paired_test
+
+    rng = np.random.default_rng(3)
+    for n, exact in ((8, True), (13, True), (14, False)):
+        a, b = rng.random(n), rng.random(n)
+        said = randomisation_method(n)
+        assert said.startswith("exact") == exact, said
+        if exact:   # the p-value is the one of the full enumeration
+            full = stats.permutation_test((a, b), lambda x, y, axis: np.mean(y - x, axis=axis),
+                                          vectorized=True, permutation_type="samples",
+                                          n_resamples=np.inf)
+            assert paired_test(a, b, "randomization")[1] == pytest.approx(full.pvalue)
+    assert randomisation_method(20) == f"{DEFAULT_RESAMPLES:,} seeded random sign assignments " \
+                                       "of the differences"
+
+
+def test_queries_averaged():
+    from dashboard.captions import queries_averaged
+
+    assert queries_averaged(50, {"AP": 1, "RR": 1}) == (49, [])
+    assert queries_averaged(50, {"AP": 1, "FirstRank": 4}) == ("46–49", ["FirstRank: 46 of 50"])
+    assert queries_averaged(3, {}) == (3, [])

@@ -1,0 +1,124 @@
+"""Permalinks: the settings of the page shown live in the URL's query string.
+
+At the start of a session (a fresh tab, a reload, a shared link) :func:`read_permalink` copies
+the query string into the session's settings; after every run :func:`write_permalink` puts the
+settings the page uses back, so the address bar is always a link to what is on the screen. The
+page itself is the URL's path (``/explorer``), so a link names the page too.
+
+Uploaded files cannot travel in a URL: a link made on uploaded data says ``dataset=upload``, and
+opening it in another session shows a note saying so (and the default sample instead).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.state import UPLOAD
+from metrics.ranking import TIE_POLICIES
+from metrics.samples import SAMPLES
+
+READ = "_permalink_read"      # the session has read its URL once
+NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, for the page to say
+
+# the URL parameters each page writes (the page itself is the path)
+PAGE_PARAMS = {
+    "data": ("dataset", "measures", "threshold", "ties"),
+    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k"),
+    "curves": ("dataset", "threshold", "ties", "systems"),
+    "answer_sets": (),
+    "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
+}
+# the session-state settings that hold a page's "systems"
+SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
+               "curves": ("curve_systems",)}
+
+
+def _positive_int(text: str) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
+
+
+def read_permalink(page: str) -> None:
+    """Once per session: the URL's settings into session_state (unusable values are noted and
+    left at their defaults)."""
+    if st.session_state.get(READ):
+        return
+    st.session_state[READ] = True
+    params = st.query_params
+    state = st.session_state
+    notes: list[tuple[str, str]] = []
+    dataset = params.get("dataset")
+    if dataset == UPLOAD and "upload" not in state:
+        notes.append(("info", "This link was made on uploaded files, which cannot be stored in a "
+                              "link: upload them again on the Data page. Until then the page "
+                              "shows a bundled sample."))
+    elif dataset in SAMPLES:
+        state["sample"] = dataset
+    elif dataset:
+        notes.append(("warning", f"The link names a dataset that does not exist: {dataset!r}."))
+    if params.get("measures"):
+        state["measures"] = params["measures"]
+    for name, key in (("threshold", "threshold"), ("k", "cutoff")):
+        if name in params:
+            value = _positive_int(params[name])
+            if value is None:
+                notes.append(("warning", f"The link's {name} is not a positive whole number: "
+                                         f"{params[name]!r}."))
+            else:
+                state[key] = value
+    if params.get("ties") in TIE_POLICIES:
+        state["ties"] = params["ties"]
+    elif "ties" in params:
+        notes.append(("warning", f"The link's tie policy is not one of "
+                                 f"{', '.join(TIE_POLICIES)}: {params['ties']!r}."))
+    if params.get("query"):
+        state["query"] = params["query"]
+    systems = [s for s in params.get_all("systems") if s]
+    if systems:
+        keys = SYSTEM_KEYS.get(page, ())
+        if keys == ("curve_systems",):
+            state["curve_systems"] = systems
+        else:
+            for key, system in zip(keys, systems):
+                state[key] = system
+    state[NOTES] = notes
+
+
+def show_permalink_notes() -> None:
+    """What the link asked for that cannot be shown (once, on the page the link opened)."""
+    from dashboard.safe import md
+
+    for kind, text in st.session_state.pop(NOTES, []):
+        (st.info if kind == "info" else st.warning)(md(text))
+
+
+def permalink_params(page: str) -> dict[str, str | list[str]]:
+    """The query string that reproduces what the page shows."""
+    state = st.session_state
+    values = {
+        "dataset": state.get("sample"),
+        "measures": state.get("measures"),
+        "threshold": state.get("threshold"),
+        "ties": state.get("ties"),
+        "k": state.get("cutoff"),
+        "query": state.get("query"),
+    }
+    keys = SYSTEM_KEYS.get(page, ())
+    chosen = state.get("curve_systems") if keys == ("curve_systems",) else \
+        [state.get(k) for k in keys]
+    if chosen and all(isinstance(s, str) for s in chosen):
+        values["systems"] = list(chosen)   # repeated: systems=a&systems=b
+    return {name: values[name] if name == "systems" else str(values[name])
+            for name in PAGE_PARAMS.get(page, ()) if values.get(name) not in (None, "")}
+
+
+def write_permalink(page: str) -> None:
+    """The page's settings into the URL (only when they changed: each write is a message)."""
+    wanted = permalink_params(page)
+    current = {name: st.query_params.get_all(name) if name == "systems" else st.query_params[name]
+               for name in st.query_params}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
