@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.state import UPLOAD
-from metrics.ranking import TIE_POLICIES
+from metrics.ranking import TIE_ALIASES, TIE_POLICIES
 from metrics.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
@@ -69,8 +69,9 @@ def read_permalink(page: str) -> None:
                                          f"{params[name]!r}."))
             else:
                 state[key] = value
-    if params.get("ties") in TIE_POLICIES:
-        state["ties"] = params["ties"]
+    ties = TIE_ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
+    if ties in TIE_POLICIES:
+        state["ties"] = ties
     elif "ties" in params:
         notes.append(("warning", f"The link's tie policy is not one of "
                                  f"{', '.join(TIE_POLICIES)}: {params['ties']!r}."))

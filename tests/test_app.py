@@ -311,7 +311,7 @@ def test_a_permalink_restores_dataset_query_and_k():
     assert not at.exception and not at.error
     state = at.session_state
     assert (state["sample"], state["query"], state["cutoff"], state["ties"], state["measures"]) \
-        == ("covers", "c0042", 25, "trec", "AP,RR")
+        == ("covers", "c0042", 25, "trec9", "AP,RR")   # "trec" is trec9's former name
     assert _query_box(at).value == "c0042"
     assert at.number_input(key="cutoff_box").value == 25
     assert "At cutoff K = 25" in [h.value for h in at.subheader]
