@@ -166,7 +166,7 @@ def _memory_size(text: str) -> int:
 
 def _memory(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", type=_memory_size, default=None, metavar="SIZE",
-                        help="memory for each block of scores, e.g. 512M or 2G (default 512M); "
+                        help="memory for each block of scores, e.g. 128M or 2G (default 128M); "
                              "blocks of queries are sized to fit it, whatever the number of items")
 
 

@@ -10,12 +10,11 @@ from .errors import InputError
 from .judged import JudgedRanking
 from .loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
                       load_taxonomy, open_array, run_name)
-from .loaders.arrays import check_embeddings, check_ids, open_score_matrix
+from .loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
 from .loaders.text import Source, source_name
 from .model import GroundTruth
 from .ranking import judge
-from .streaming import (EmbeddingScores, Progress, check_finite, judge_all_vs_all,
-                        judge_streamed)
+from .streaming import EmbeddingScores, Progress, judge_all_vs_all, judge_streamed
 
 A = TypeVar("A")
 B = TypeVar("B")

@@ -34,7 +34,8 @@ from .judged import JudgedRanking, TieReport
 from .model import GroundTruth
 from .ranking import _id_order_key, check_policy, policy_scores
 
-DEFAULT_MEMORY = 512 << 20    # bytes of scores and temporaries per block
+DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
+                              # no faster (BLAS is saturated at a few dozen rows)
 HEAVY = 24                    # judged items per row past which a row is sorted instead of scanned
 Progress = Callable[[int], None]
 
@@ -67,22 +68,15 @@ def tie_keys(item_ids: np.ndarray, ties: str) -> np.ndarray:
     return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
 
 
-def check_finite(array: np.ndarray, source: str, rows_per_step: int = 1 << 14) -> None:
-    """NaN or infinity anywhere is an error naming the file and the row; read in steps, so a
-    memory-mapped file is never loaded whole."""
-    for start in range(0, array.shape[0], rows_per_step):
-        part = np.asarray(array[start:start + rows_per_step])
-        finite = np.isfinite(part)
-        if not finite.all():
-            row, col = (int(i) for i in np.argwhere(~finite)[0])
-            raise InputError(f"row {start + row + 1} (column {col + 1}) is {part[row, col]}; "
-                             f"every value must be a finite number", source=source)
-
-
 class EmbeddingScores:
     """Query × item similarities computed block by block: cosine, dot product or negative
-    Euclidean distance (larger is more similar). Item rows are prepared once (normalised for
-    cosine), query rows per block."""
+    Euclidean distance (larger is more similar).
+
+    The items are never copied: a memory-mapped file stays on disk and in the page cache. Only one
+    number per item is kept — its inverse norm for cosine, its squared norm for Euclidean — read
+    in steps; query rows are prepared per block."""
+
+    NORM_STEP = 1 << 16   # item rows read at a time for their norms
 
     def __init__(self, queries: np.ndarray, items: np.ndarray, kind: str = "cosine"):
         if kind not in ("cosine", "dot", "euclidean"):
@@ -91,24 +85,32 @@ class EmbeddingScores:
         self.dtype = np.dtype(np.float32 if both32 else np.float64)
         self.kind = kind
         self.queries = queries
-        self.items = self._prepare(items)
-        self.item_squares = ((self.items * self.items).sum(axis=1) if kind == "euclidean"
-                             else None)
+        self.items = items if items.dtype == self.dtype else np.asarray(items, dtype=self.dtype)
+        self.item_scale = self._item_norms() if kind != "dot" else None
         self.shape = (queries.shape[0], items.shape[0])
 
-    def _prepare(self, rows: np.ndarray) -> np.ndarray:
-        rows = np.asarray(rows, dtype=self.dtype)
-        if self.kind == "cosine":
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            rows = rows / np.where(norms == 0, 1, norms).astype(self.dtype)
-        return rows
+    def _item_norms(self) -> np.ndarray:
+        """1/‖x‖ per item for cosine (1 for a zero vector, whose scores are all 0), ‖x‖² for
+        Euclidean."""
+        out = np.empty(self.items.shape[0], dtype=self.dtype)
+        for start in range(0, len(out), self.NORM_STEP):
+            part = np.asarray(self.items[start:start + self.NORM_STEP])
+            squares = np.einsum("ij,ij->i", part, part)
+            out[start:start + len(part)] = squares if self.kind == "euclidean" else 1 / np.where(
+                squares == 0, 1, np.sqrt(squares))
+        return out
 
     def rows(self, which) -> np.ndarray:
         """Scores of some query rows (a slice or an index array) against every item."""
-        q = self._prepare(self.queries[which])
+        q = np.asarray(self.queries[which], dtype=self.dtype)
+        if self.kind == "cosine":
+            norms = np.linalg.norm(q, axis=1, keepdims=True)
+            q = q / np.where(norms == 0, 1, norms).astype(self.dtype)
         scores = q @ self.items.T
-        if self.kind == "euclidean":
-            squared = (q * q).sum(axis=1)[:, None] + self.item_squares[None, :] - 2 * scores
+        if self.kind == "cosine":
+            scores *= self.item_scale
+        elif self.kind == "euclidean":
+            squared = (q * q).sum(axis=1)[:, None] + self.item_scale[None, :] - 2 * scores
             scores = -np.sqrt(np.maximum(squared, 0))
         return scores
 

@@ -307,7 +307,7 @@ def test_bad_embeddings_are_named(tmp_path):
     (tmp_path / "i.txt").write_text("w\nx\ny\nz\nv\n")
     truth = GroundTruth.from_dict({"a": {"x": 1}})
     args = [tmp_path / "q.npy", tmp_path / "q.txt", tmp_path / "i.npy", tmp_path / "i.txt"]
-    with pytest.raises(InputError, match=r"i\.npy.*row 4 \(column 3\) is nan"):
+    with pytest.raises(InputError, match=r"i\.npy: value at index \(3, 2\) is nan"):
         judge_embeddings(*args, truth)
     np.save(tmp_path / "i.npy", rng.standard_normal((5, 3)))
     with pytest.raises(InputError, match="dimension 4 .* have 3"):

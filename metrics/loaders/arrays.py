@@ -37,13 +37,21 @@ def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
                          source=label)
     if array.size == 0:
         raise InputError(f"has shape {array.shape} with no values", source=label)
-    finite = np.isfinite(array)
-    if not finite.all():
-        where = np.argwhere(~finite)[0]
-        raise InputError(f"value at index {tuple(int(i) for i in where)} is "
-                         f"{array[tuple(where)]}; every value must be a finite number",
-                         source=label)
+    check_finite(array, label)
     return array
+
+
+def check_finite(array: np.ndarray, source: str, rows_per_step: int = 1 << 14) -> None:
+    """NaN or infinity anywhere is an error naming the file and the value's index; read in steps
+    of rows, so a memory-mapped file is never loaded whole."""
+    for start in range(0, array.shape[0], rows_per_step):
+        part = np.asarray(array[start:start + rows_per_step])
+        finite = np.isfinite(part)
+        if not finite.all():
+            where = np.argwhere(~finite)[0]
+            index = (start + int(where[0]), *(int(i) for i in where[1:]))
+            raise InputError(f"value at index {index} is {part[tuple(where)]}; every value "
+                             f"must be a finite number", source=source)
 
 
 def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
