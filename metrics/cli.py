@@ -121,7 +121,9 @@ def measure_table(fmt: str) -> str:
     rows = []
     for name, d in REGISTRY.items():
         params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
-        syntax = name + (f"({params})" if params else "") + {"optional": "[@k]", "required": "@k",
+        at = "r" if d.at == "recall" else "k"
+        syntax = name + (f"({params})" if params else "") + {"optional": f"[@{at}]",
+                                                             "required": f"@{at}",
                                                              "none": ""}[d.cutoff]
         rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
                      "convention": d.convention, "reference": d.reference,

@@ -40,13 +40,14 @@ EMPTY_LIST_VALUE = {"P@5": 0.0, "R@5": 0.0, "F@5": 0.0, "AP": 0.0, "AP@5": 0.0, 
 
 
 def every_measure() -> list[str]:
-    """Every registered measure with default parameters, with and without @5 where allowed."""
+    """Every registered measure with default parameters, with and without @5 where allowed
+    (@0.5 where @ gives a recall level)."""
     names = []
     for name, definition in REGISTRY.items():
         if definition.cutoff != "required":
             names.append(name)
         if definition.cutoff != "none":
-            names.append(f"{name}@5")
+            names.append(f"{name}@0.5" if definition.at == "recall" else f"{name}@5")
     return names
 
 

@@ -51,7 +51,8 @@ def test_every_measure_runs_on_an_empty_list_and_a_full_one():
     truth = GroundTruth.from_dict({"q1": {"a": 1, "c": 2}, "q2": {"a": 1}})
     judged = judge(run, truth, collection_size=10)
     for name, definition in REGISTRY.items():
-        text = name + ("@5" if definition.cutoff == "required" else "")
+        at = "@0.5" if definition.at == "recall" else "@5"
+        text = name + (at if definition.cutoff == "required" else "")
         values = evaluate(judged, text).results[text].values
         assert values.shape == (2,)
 

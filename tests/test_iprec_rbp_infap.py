@@ -1,0 +1,134 @@
+"""IPrec@r, RBP(p=…) with its residual, and infAP (issue 14, item 8): against pytrec_eval
+(trec_eval 9), ir_measures, brute force over each query's dense list, and hand computations.
+
+The random runs are those of ``test_ragged_engine.skewed``: grades −1..3 (negative: pooled but not
+judged), unjudged retrieved items, ties, one list of 5000 items, truth queries without a list and
+without a relevant item. They are ranked with the trec9 tie policy, which is pytrec_eval's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+from test_ragged_engine import dense_lists, skewed
+
+from metrics import GroundTruth, Run, evaluate, judge
+from metrics.errors import MeasureError
+from metrics.registry import parse_measure
+
+# levels beyond trec_eval's 11: fractional parts of r·R_q on both sides of 0.1 and 0.5
+OTHER_LEVELS = (0.05, 0.15, 0.25, 0.33, 0.45, 0.71, 0.99)
+
+
+def ranked(seed):
+    run, qrels = skewed(seed)
+    return run, qrels, judge(Run.from_dict(run), GroundTruth.from_dict(qrels), ties="trec9")
+
+
+def relevant_count(qrels, query, rel=1):
+    return sum(g >= rel for g in qrels[query].values())
+
+
+# ---- IPrec@r ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(3))
+def test_iprec_agrees_with_trec_eval_at_its_levels_and_others(seed):
+    run, qrels, judged = ranked(seed)
+    trec_names = [f"iprec_at_recall_{level:.2f}" for level in np.linspace(0, 1, 11)]
+    ours_names = [f"IPrec@{level}" for level in OTHER_LEVELS]
+    result = evaluate(judged, trec_names + ours_names)
+    levels = ",".join(str(level) for level in OTHER_LEVELS)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
+    others = pytrec_eval.RelevanceEvaluator(qrels, {f"iprec_at_recall.{levels}"}).evaluate(run)
+    compared = 0
+    for i, query in enumerate(judged.query_ids):
+        if query not in expected:   # trec_eval skips a query the run lacks; an empty list scores 0
+            assert all(r.values[i] == 0 or math.isnan(r.values[i])
+                       for r in result.results.values())
+            continue
+        if not relevant_count(qrels, query):
+            assert all(math.isnan(r.values[i]) for r in result.results.values())
+            continue
+        for name in trec_names:
+            assert result.results[name].values[i] == pytest.approx(
+                expected[query][name], abs=1e-12), (query, name)
+            compared += 1
+        for level, name in zip(OTHER_LEVELS, ours_names):
+            assert result.results[name].values[i] == pytest.approx(
+                others[query][f"iprec_at_recall_{level:.2f}"], abs=1e-12), (query, name)
+            compared += 1
+    assert compared > 300
+
+
+def brute_iprec(grades: list, r_q: int, level: float, rel: int = 1) -> float:
+    """trec_eval 9's rule written out on the dense list: n = max(1, ⌊level·R + 0.9⌋) relevant
+    items must be retrieved; then the highest precision at any rank from the n-th relevant one."""
+    relevant = [g is not None and g >= rel for g in grades]
+    need = max(1, math.floor(level * r_q + 0.9))
+    ranks = [i + 1 for i, x in enumerate(relevant) if x]
+    if len(ranks) < need:
+        return 0.0
+    tp = np.cumsum(relevant)
+    return max(tp[i - 1] / i for i in range(ranks[need - 1], len(grades) + 1))
+
+
+@pytest.mark.parametrize("rel", [1, 2])
+def test_iprec_agrees_with_brute_force_at_any_level(rel):
+    run, qrels, judged = ranked(7)
+    levels = (0.0, 0.01, 0.1, 0.125, 0.3, 0.5, 0.7, 2 / 3, 0.95, 1.0)
+    names = [f"IPrec(rel={rel})@{level!r}" for level in levels]
+    result = evaluate(judged, names)
+    lists = dense_lists(run, qrels)
+    checked = 0
+    for i, query in enumerate(judged.query_ids):
+        r_q = relevant_count(qrels, query, rel)
+        for level, name in zip(levels, names):
+            got = result.results[name].values[i]
+            if not r_q:
+                assert math.isnan(got)
+                continue
+            assert got == pytest.approx(brute_iprec(lists[query], r_q, level, rel),
+                                        abs=1e-12), (query, name)
+            checked += 1
+    assert checked > 200
+
+
+def test_iprec_rule_differs_from_exact_recall_where_the_docstring_says():
+    """By hand: R_q = 10, relevant at ranks 1, 3, 4, 5, 6, 7, 8, 9, 10 and 12 (P = 1, 2/3, 3/4, …,
+    9/10 and 10/12 there). At r = 0.905 the rule needs ⌊9.05 + 0.9⌋ = 9 relevant items (the 9th is
+    at rank 10): the highest precision from there on is 9/10, where "recall >= 0.905" exactly would
+    need all 10 (rank 12, 10/12). At r = 0.705 it needs 7 (rank 8): max(7/8, 8/9, 9/10, …) = 9/10;
+    at r = 1, all 10: 10/12."""
+    grades = [1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1]
+    judged = GroundTruth.from_dict({"q": {f"d{i}": g for i, g in enumerate(grades)}})
+    run = Run.from_dict({"q": {f"d{i}": float(100 - i) for i in range(len(grades))}})
+    result = evaluate(judge(run, judged), "IPrec@0.705,IPrec@0.905,IPrec@1")
+    assert result.results["IPrec@0.705"].values[0] == pytest.approx(0.9)
+    assert result.results["IPrec@0.905"].values[0] == pytest.approx(0.9)
+    assert result.results["IPrec@1"].values[0] == pytest.approx(10 / 12)
+
+
+@pytest.mark.parametrize("written,canonical", [
+    ("IPrec@0.1", "IPrec@0.1"), ("IPrec@.1", "IPrec@0.1"), ("iprec_at_recall_0.10", "IPrec@0.1"),
+    ("iprec_at_recall.0.1", "IPrec@0.1"), ("IPrec@1", "IPrec@1"), ("IPrec@1.00", "IPrec@1"),
+    ("IPrec(rel=2)@0", "IPrec(rel=2)@0")])
+def test_iprec_names_print_back_as_given(written, canonical):
+    measure = parse_measure(written)
+    assert str(measure) == written
+    assert measure.canonical == canonical
+    assert measure.rank_cutoff is None   # a recall level is no rank cutoff
+
+
+@pytest.mark.parametrize("written,message", [
+    ("IPrec", "needs a recall level from 0 to 1"),
+    ("IPrec@1.5", "'1.5' is past 1"),
+    ("iprec_at_recall_1.5", "'1.5' is past 1"),
+    ("IPrec@-0.1", "not a number from 0 to 1"),
+    ("IPrec@nan", "not a number from 0 to 1"),
+    ("P@0.5", "cutoff '0.5' is not a whole number"),   # @k stays a whole number elsewhere
+])
+def test_bad_recall_levels_are_named(written, message):
+    with pytest.raises(MeasureError, match=message):
+        parse_measure(written)
