@@ -148,7 +148,6 @@ def register(name: str, *, meaning: str, convention: str, reference: str, formul
 # Measures of SPEC §4 that are not implemented yet: their names (and the aliases that mean them)
 # give a clear error instead of "unknown measure" until they are registered.
 PLANNED: dict[str, str] = {
-    "RBP": "rank-biased precision (Moffat & Zobel 2008)",
     "infAP": "inferred AP (Yilmaz & Aslam 2006)",
 }
 
@@ -184,6 +183,17 @@ def recall_level(text: str) -> float:
     value = float(text)
     if value > 1:
         raise ValueError(f"{text!r} is past 1; a recall level is from 0 to 1")
+    return value
+
+
+def persistence(text: str) -> float:
+    """RBP's persistence p, the chance of going on to the next rank: 0 <= p < 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not 0 <= value < 1:
+        raise ValueError(f"{text!r} must be from 0 up to (not including) 1")
     return value
 
 

@@ -8,6 +8,7 @@ without a relevant item. They are ranked with the trec9 tie policy, which is pyt
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -130,5 +131,96 @@ def test_iprec_names_print_back_as_given(written, canonical):
     ("P@0.5", "cutoff '0.5' is not a whole number"),   # @k stays a whole number elsewhere
 ])
 def test_bad_recall_levels_are_named(written, message):
+    with pytest.raises(MeasureError, match=message):
+        parse_measure(written)
+
+
+# ---- RBP and its residual ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rbp_agrees_with_ir_measures(seed):
+    """ir_measures' RBP(rel=…) (computed by cwl_eval), binary as ours. ir_measures keeps tied
+    items in input order, which is our "stable" policy."""
+    ir_measures = pytest.importorskip("ir_measures")
+    pytest.importorskip("cwl", reason="ir_measures computes RBP(rel=…) with cwl-eval")
+    run, qrels = skewed(seed)
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), ties="stable")
+    cases = [(0.8, 1), (0.5, 2), (0.95, 1)]
+    ours = evaluate(judged, [f"RBP(p={p},rel={rel})" for p, rel in cases])
+    theirs = {(m.query_id, m.measure.params["p"], m.measure.params["rel"]): m.value
+              for m in ir_measures.iter_calc([ir_measures.RBP(p=p, rel=rel) for p, rel in cases],
+                                             qrels, run)}
+    compared = 0
+    for i, query in enumerate(judged.query_ids):
+        for p, rel in cases:
+            value = ours.results[f"RBP(p={p},rel={rel})"].values[i]
+            if not relevant_count(qrels, query, rel):
+                assert math.isnan(value)   # R_q = 0 at rel: undefined, as every measure
+                continue
+            expected = theirs.get((query, p, rel), 0.0)   # a query the run lacks scores 0
+            assert value == pytest.approx(expected, abs=1e-12), (query, p, rel)
+            compared += 1
+    assert compared > 60
+
+
+def brute_rbp(grades: list, p: float, rel: int, k: int | None) -> tuple[float, float]:
+    """RBP and its residual from the definitions, rank by rank over the dense list (None:
+    unjudged; a negative grade is pooled but not judged, so of unknown relevance too)."""
+    top = grades if k is None else grades[:k]
+    value = sum((1 - p) * p ** i for i, g in enumerate(top) if g is not None and g >= rel)
+    unknown = sum((1 - p) * p ** i for i, g in enumerate(top) if g is None or g < 0)
+    return value, unknown + p ** len(top)
+
+
+@pytest.mark.parametrize("k", [None, 1, 4, 20])
+def test_rbp_and_its_residual_agree_with_brute_force(k):
+    run, qrels, judged = ranked(3)
+    cases = [(0.8, 1), (0.5, 3), (0, 1), (0.99, 2)]
+    at = "" if k is None else f"@{k}"
+    names = [f"RBP(p={p},rel={rel}){at}" for p, rel in cases] + \
+            [f"RBPResidual(p={p}){at}" for p, _ in cases]
+    result = evaluate(judged, names)
+    lists = dense_lists(run, qrels)
+    checked = 0
+    for i, query in enumerate(judged.query_ids):
+        for p, rel in cases:
+            value, residual = brute_rbp(lists[query], p, rel, k)
+            got = result.results[f"RBP(p={p},rel={rel}){at}"].values[i]
+            got_residual = result.results[f"RBPResidual(p={p}){at}"].values[i]
+            if not relevant_count(qrels, query, rel):
+                assert math.isnan(got)
+            else:
+                assert got == pytest.approx(value, abs=1e-12), (query, p, rel, k)
+                checked += 1
+            if relevant_count(qrels, query):
+                assert got_residual == pytest.approx(residual, abs=1e-12), (query, p, k)
+                assert 0 <= got_residual <= 1
+    assert checked > 100
+
+
+def test_rbp_by_hand():
+    """Ranks: a (grade 2), b (0), x (unjudged), c (1), d (−1, pooled but not judged); p = 0.8.
+    RBP = 0.2·(1 + 0.8³) = 0.3024; residual = 0.2·(0.8² + 0.8⁴) + 0.8⁵ = 0.5376. At k = 3:
+    RBP = 0.2, residual = 0.2·0.8² + 0.8³ = 0.64. Were the unlisted items judged (labels that
+    judge the whole collection), only d and the ranks past the list would be unknown:
+    residual = 0.2·0.8⁴ + 0.8⁵."""
+    qrels = {"q": {"a": 2, "b": 0, "c": 1, "d": -1}}
+    run = Run.from_dict({"q": {"a": 0.9, "b": 0.8, "x": 0.7, "c": 0.6, "d": 0.5}})
+    result = evaluate(judge(run, GroundTruth.from_dict(qrels)),
+                      "RBP,RBPResidual,RBP@3,RBPResidual@3,RBP(p=0.5,rel=2)").aggregate()
+    assert result["RBP"] == pytest.approx(0.3024, abs=1e-12)
+    assert result["RBPResidual"] == pytest.approx(0.5376, abs=1e-12)
+    assert result["RBP@3"] == pytest.approx(0.2, abs=1e-12)
+    assert result["RBPResidual@3"] == pytest.approx(0.64, abs=1e-12)
+    assert result["RBP(p=0.5,rel=2)"] == pytest.approx(0.5, abs=1e-12)
+    labels = replace(judge(run, GroundTruth.from_dict(qrels)), unlisted_judged=True)
+    residual = evaluate(labels, "RBPResidual").aggregate()["RBPResidual"]
+    assert residual == pytest.approx(0.2 * 0.8 ** 4 + 0.8 ** 5, abs=1e-12)
+
+
+@pytest.mark.parametrize("written,message", [
+    ("RBP(p=1)", "must be from 0 up to"), ("RBP(p=-0.1)", "must be from 0 up to"),
+    ("RBP(p=x)", "is not a number"), ("RBPResidual(rel=2)", "has no parameter 'rel'")])
+def test_bad_rbp_parameters_are_named(written, message):
     with pytest.raises(MeasureError, match=message):
         parse_measure(written)
