@@ -145,13 +145,6 @@ def register(name: str, *, meaning: str, convention: str, reference: str, formul
     return decorate
 
 
-# Measures of SPEC §4 that are not implemented yet: their names (and the aliases that mean them)
-# give a clear error instead of "unknown measure" until they are registered.
-PLANNED: dict[str, str] = {
-    "infAP": "inferred AP (Yilmaz & Aslam 2006)",
-}
-
-
 # ---- parameter parsers -------------------------------------------------------------------------
 
 _NUMBER = r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"   # unsigned, finite
@@ -381,7 +374,7 @@ def alias_note(measure: "Measure") -> str | None:
 
 def _known_names() -> dict[str, str]:
     """Every name a user can write, lowercased → as written (our measures, aliases)."""
-    names = list(REGISTRY) + [n for n in PLANNED if n not in REGISTRY]
+    names = list(REGISTRY)
     for alias in ALIASES:
         names.append(alias.name if alias.name is not None else alias.written.split(",")[0])
     known: dict[str, list[str]] = {}
@@ -435,9 +428,6 @@ def _parse(compact: str, text: str, label: str | None = None) -> Measure:
     name, param_text, cutoff_text = match.groups()
     text = f"{label} (= {compact})" if label is not None else repr(text)  # an alias: as read
     if name not in REGISTRY:
-        meant = f"{text}: " if label is not None else ""
-        if name in PLANNED:
-            raise MeasureError(f"{meant}{name}, {PLANNED[name]}, is not available yet")
         close = suggestions(name, compact[len(name):])
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise MeasureError(f"unknown measure {name!r}{hint}; 'python -m metrics measures' lists "

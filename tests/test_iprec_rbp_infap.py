@@ -224,3 +224,86 @@ def test_rbp_by_hand():
 def test_bad_rbp_parameters_are_named(written, message):
     with pytest.raises(MeasureError, match=message):
         parse_measure(written)
+
+
+# ---- infAP -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rel", [1, 2])
+@pytest.mark.parametrize("seed", range(3))
+def test_infap_agrees_with_trec_eval(seed, rel):
+    """Grades −1..3: pooled-but-not-judged items, judged non-relevant and relevant ones, and
+    retrieved items outside the pool; ``rel`` is trec_eval's relevance level (-l)."""
+    run, qrels, judged = ranked(seed)
+    assert any(g < 0 for judged_items in qrels.values() for g in judged_items.values())
+    name = "infAP" if rel == 1 else f"infAP(rel={rel})"
+    ours = evaluate(judged, [name, f"AP(rel={rel})"])
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"infAP", "map"},
+                                              relevance_level=rel).evaluate(run)
+    compared = differs_from_ap = 0
+    for i, query in enumerate(judged.query_ids):
+        value = ours.results[name].values[i]
+        if not relevant_count(qrels, query, rel):
+            assert math.isnan(value)   # trec_eval gives 0 (no R_q to divide by): undefined here
+            continue
+        if query not in expected:
+            assert value == 0.0
+            continue
+        assert value == pytest.approx(expected[query]["infAP"], abs=1e-12), query
+        differs_from_ap += abs(expected[query]["infAP"] - expected[query]["map"]) > 1e-3
+        compared += 1
+    assert compared > 15 and differs_from_ap >= 2  # the sample's inference is really exercised
+
+
+def brute_infap(grades: list, r_q: int, rel: int, k: int | None) -> float:
+    """trec_eval's loop (m_infap.c) over one dense list: None is outside the pool, a negative
+    grade is pooled but not judged."""
+    eps, total = 0.00001, 0.0
+    n_rel = n_nonrel = n_unjudged = 0
+    for j, g in enumerate(grades if k is None else grades[:k]):
+        if g is None:
+            continue
+        if g < 0:
+            n_unjudged += 1
+        elif g < rel:
+            n_nonrel += 1
+        else:
+            n_rel += 1
+            if j == 0:
+                total += 1.0
+            else:
+                pooled = n_rel - 1 + n_nonrel + n_unjudged
+                total += 1 / (j + 1) + (j / (j + 1)) * (pooled / j) * (
+                    (n_rel - 1 + eps) / (n_rel - 1 + n_nonrel + 2 * eps))
+    return total / r_q
+
+
+@pytest.mark.parametrize("k", [None, 2, 10])
+def test_infap_at_k_agrees_with_trec_eval_s_loop_cut_at_k(k):
+    run, qrels, judged = ranked(5)
+    at = "" if k is None else f"@{k}"
+    result = evaluate(judged, [f"infAP{at}", f"infAP(rel=3){at}"])
+    lists = dense_lists(run, qrels)
+    checked = 0
+    for i, query in enumerate(judged.query_ids):
+        for rel, name in ((1, f"infAP{at}"), (3, f"infAP(rel=3){at}")):
+            r_q = relevant_count(qrels, query, rel)
+            got = result.results[name].values[i]
+            if not r_q:
+                assert math.isnan(got)
+                continue
+            assert got == pytest.approx(brute_infap(lists[query], r_q, rel, k), abs=1e-12)
+            checked += 1
+    assert checked > 40
+
+
+def test_infap_by_hand():
+    """q: ranks a (1), b (0), c (outside the pool), d (−1, pooled but not judged), e (2); one more
+    relevant item, z, is not retrieved, so R_q = 3. a: 1. e at rank 5: 1/5 + (4/5)·(3/4)·
+    (1 + ε)/(2 + 2ε) = 0.2 + 0.6·0.5 = 0.5. infAP = (1 + 0.5)/3 = 0.5 (AP: (1 + 2/5)/3).
+    r: ranks a (0), b (1); R_q = 1: 1/2 + (1/2)·(1/1)·ε/(1 + 2ε) = 0.5 + 0.5·0.00001/1.00002."""
+    qrels = {"q": {"a": 1, "b": 0, "d": -1, "e": 2, "z": 1}, "r": {"a": 0, "b": 1}}
+    run = {"q": {"a": 5, "b": 4, "c": 3, "d": 2, "e": 1}, "r": {"a": 2, "b": 1}}
+    result = evaluate(judge(Run.from_dict(run), GroundTruth.from_dict(qrels)), "infAP,AP")
+    np.testing.assert_allclose(result.results["infAP"].values,
+                               [0.5, 0.5 + 0.5 * 0.00001 / 1.00002], rtol=0, atol=1e-15)
+    assert result.results["AP"].values[0] == pytest.approx(1.4 / 3)
