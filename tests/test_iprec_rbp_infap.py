@@ -307,3 +307,30 @@ def test_infap_by_hand():
     np.testing.assert_allclose(result.results["infAP"].values,
                                [0.5, 0.5 + 0.5 * 0.00001 / 1.00002], rtol=0, atol=1e-15)
     assert result.results["AP"].values[0] == pytest.approx(1.4 / 3)
+
+
+# ---- the streamed path reads the same judged ranking -----------------------------------------------
+
+def test_streamed_embeddings_give_the_values_of_the_full_run():
+    """Rankings streamed from embeddings in blocks (only the judged items' ranks are counted) give
+    the three measures the values of the same rankings judged as a full run."""
+    from metrics.streaming import EmbeddingScores, judge_streamed
+    rng = np.random.default_rng(11)
+    queries = rng.standard_normal((12, 6)).astype(np.float32)
+    items = rng.standard_normal((400, 6)).astype(np.float32)
+    query_ids = [f"q{i}" for i in range(12)]
+    item_ids = [f"d{i}" for i in range(400)]
+    qrels = {q: {item_ids[c]: int(rng.integers(-1, 3)) for c in rng.choice(400, 25, replace=False)}
+             for q in query_ids}
+    truth = GroundTruth.from_dict(qrels)
+    scores = EmbeddingScores(queries, items, "cosine")
+    names = "IPrec@0.3,iprec_at_recall_1.00,RBP(p=0.9),RBPResidual(p=0.9)@50,infAP,infAP@20"
+    streamed = evaluate(judge_streamed(scores, query_ids, item_ids, truth), names)
+    dense = scores.rows(np.arange(12))
+    run = Run.from_dict({q: {d: float(dense[i, c]) for c, d in enumerate(item_ids)}
+                         for i, q in enumerate(query_ids)})
+    full = evaluate(judge(run, truth), names)
+    for name in streamed.results:
+        np.testing.assert_allclose(streamed.results[name].values, full.results[name].values,
+                                   rtol=0, atol=1e-12, err_msg=name)
+    assert np.nanmax(streamed.results["infAP"].values) > 0
