@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pytest
@@ -32,7 +33,7 @@ def relevant_count(qrels, query, rel=1):
     return sum(g >= rel for g in qrels[query].values())
 
 
-# ---- IPrec@r ---------------------------------------------------------------------------------------
+# ---- IPrec@r -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(3))
 def test_iprec_agrees_with_trec_eval_at_its_levels_and_others(seed):
@@ -63,11 +64,15 @@ def test_iprec_agrees_with_trec_eval_at_its_levels_and_others(seed):
     assert compared > 300
 
 
-def brute_iprec(grades: list, r_q: int, level: float, rel: int = 1) -> float:
-    """trec_eval 9's rule written out on the dense list: n = max(1, ⌊level·R + 0.9⌋) relevant
-    items must be retrieved; then the highest precision at any rank from the n-th relevant one."""
+def brute_iprec(grades: list, r_q: int, level: float, rel: int = 1,
+                rounding: str = "trec9") -> float:
+    """trec_eval's rule written out on the dense list: n = max(1, ⌊level·R + 0.9⌋) relevant
+    items (trec_eval 10: level·R rounded half up, C's lround) must be retrieved; then the highest
+    precision at any rank from the n-th relevant one."""
     relevant = [g is not None and g >= rel for g in grades]
-    need = max(1, math.floor(level * r_q + 0.9))
+    x = level * r_q
+    need = max(1, math.floor(x + 0.9) if rounding == "trec9" else
+               int(Decimal(x).to_integral_value(ROUND_HALF_UP)))
     ranks = [i + 1 for i, x in enumerate(relevant) if x]
     if len(ranks) < need:
         return 0.0
@@ -75,11 +80,12 @@ def brute_iprec(grades: list, r_q: int, level: float, rel: int = 1) -> float:
     return max(tp[i - 1] / i for i in range(ranks[need - 1], len(grades) + 1))
 
 
+@pytest.mark.parametrize("rounding", ["trec9", "trec10"])
 @pytest.mark.parametrize("rel", [1, 2])
-def test_iprec_agrees_with_brute_force_at_any_level(rel):
+def test_iprec_agrees_with_brute_force_at_any_level(rel, rounding):
     run, qrels, judged = ranked(7)
     levels = (0.0, 0.01, 0.1, 0.125, 0.3, 0.5, 0.7, 2 / 3, 0.95, 1.0)
-    names = [f"IPrec(rel={rel})@{level!r}" for level in levels]
+    names = [f"IPrec(rounding={rounding},rel={rel})@{level!r}" for level in levels]
     result = evaluate(judged, names)
     lists = dense_lists(run, qrels)
     checked = 0
@@ -90,7 +96,7 @@ def test_iprec_agrees_with_brute_force_at_any_level(rel):
             if not r_q:
                 assert math.isnan(got)
                 continue
-            assert got == pytest.approx(brute_iprec(lists[query], r_q, level, rel),
+            assert got == pytest.approx(brute_iprec(lists[query], r_q, level, rel, rounding),
                                         abs=1e-12), (query, name)
             checked += 1
     assert checked > 200
@@ -109,6 +115,20 @@ def test_iprec_rule_differs_from_exact_recall_where_the_docstring_says():
     assert result.results["IPrec@0.705"].values[0] == pytest.approx(0.9)
     assert result.results["IPrec@0.905"].values[0] == pytest.approx(0.9)
     assert result.results["IPrec@1"].values[0] == pytest.approx(10 / 12)
+
+
+def test_trec10_rounding_by_hand():
+    """R_q = 4, relevant at ranks 1 and 5. At r = 0.3, r·R_q = 1.2: trec_eval 9 needs
+    ⌊1.2 + 0.9⌋ = 2 relevant items (P(5) = 2/5), trec_eval 10 rounds to 1 (P(1) = 1). At r = 0.5
+    both need 2; at r = 0.1 (0.4) both need 1 (trec_eval 10's 0 is read as 1, as its loop does)."""
+    truth = GroundTruth.from_dict({"q": {"a": 1, "e": 1, "y": 1, "z": 1}})
+    run = Run.from_dict({"q": dict(zip("abcde", [5.0, 4.0, 3.0, 2.0, 1.0]))})
+    result = evaluate(judge(run, truth), "IPrec@0.3,IPrec(rounding=trec10)@0.3,"
+                      "IPrec@0.5,IPrec(rounding=trec10)@0.5,IPrec(rounding=trec10)@0.1").aggregate()
+    assert result["IPrec@0.3"] == pytest.approx(0.4)
+    assert result["IPrec(rounding=trec10)@0.3"] == pytest.approx(1.0)
+    assert result["IPrec@0.5"] == result["IPrec(rounding=trec10)@0.5"] == pytest.approx(0.4)
+    assert result["IPrec(rounding=trec10)@0.1"] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("written,canonical", [
@@ -226,7 +246,7 @@ def test_bad_rbp_parameters_are_named(written, message):
         parse_measure(written)
 
 
-# ---- infAP -------------------------------------------------------------------------------------------
+# ---- infAP ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rel", [1, 2])
 @pytest.mark.parametrize("seed", range(3))
@@ -309,7 +329,7 @@ def test_infap_by_hand():
     assert result.results["AP"].values[0] == pytest.approx(1.4 / 3)
 
 
-# ---- the streamed path reads the same judged ranking -----------------------------------------------
+# ---- the streamed path reads the same judged ranking ---------------------------------------------
 
 def test_streamed_embeddings_give_the_values_of_the_full_run():
     """Rankings streamed from embeddings in blocks (only the judged items' ranks are counted) give

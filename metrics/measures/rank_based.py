@@ -58,8 +58,8 @@ def inferred_average_precision(j, cutoff, rel=1):
     item would; a negative grade (pooled but not judged) is in d but neither in rel nor nonrel,
     so it counts in the share estimated from the judged sample. When the ground truth judges
     the whole collection, every unlisted item above r is pooled and judged not relevant, and
-    infAP is AP but for the ε terms. The expression is trec_eval's, term for term, so the values agree to the last
-    bits. Ref: Yilmaz & Aslam (2006); trec_eval ``infAP`` (m_infap.c)."""
+    infAP is AP but for the ε terms. The expression is trec_eval's, term for term, so the values
+    agree to the last bits. Ref: Yilmaz & Aslam (2006); trec_eval ``infAP`` (m_infap.c)."""
     query, grades = j.hit_query, j.hit_grades
     above_rel = before_in_query(query, grades >= max(rel, 1), j.num_queries)
     above_nonrel = before_in_query(query, (grades >= 0) & (grades < rel), j.num_queries)
