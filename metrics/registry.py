@@ -149,6 +149,7 @@ def register(name: str, *, meaning: str, convention: str, reference: str, formul
 
 _NUMBER = r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"   # unsigned, finite
 
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)

@@ -28,8 +28,8 @@ def rbp(j, cutoff, p=0.8, rel=1):
     """RBP = (1 − p) Σ_{i <= k} g_i p^(i − 1), g_i = 1 when the item at rank i has grade >= rel,
     else 0 (unjudged and negative grades included). Binary, as ir_measures' ``RBP(rel=…)``
     (computed there by cwl_eval); its ``RBP`` without ``rel`` uses the raw grade as gain
-    (trectools), which can exceed 1, and trec_eval 10's ``rbp`` rescales grades to [0, 1] —
-    neither is this measure. Ref: Moffat & Zobel (2008) eq. 6."""
+    (trectools), which can exceed 1, and trec_eval 10's ``rbp`` uses graded gains (rescaled when
+    they leave [0, 1]) — neither is this measure. Ref: Moffat & Zobel (2008)."""
     inside = j.within(cutoff) & (j.hit_grades >= max(rel, 1))
     return per_query_sum(j, j.hit_query[inside], _weights(j.hit_ranks[inside], p))
 
@@ -40,7 +40,7 @@ def rbp(j, cutoff, p=0.8, rel=1):
                      "n = min(k, |A|); unjudged = not in the ground truth or of negative grade "
                      "(pooled but not judged). RBP <= true RBP <= RBP + residual; ask for both, "
                      "e.g. -m \"RBP(p=0.8),RBPResidual(p=0.8)\"",
-          reference="Moffat & Zobel (2008) §4 (residuals)",
+          reference="Moffat & Zobel (2008), residuals",
           formula=r"(1-p)\sum_{i \le n,\ i\ \mathrm{unjudged}} p^{\,i-1} + p^{\,n},\ "
                   r"n = \min(k, |A|)",
           params={"p": P})
@@ -51,7 +51,7 @@ def rbp_residual(j, cutoff, p=0.8):
     k). Since (1 − p) Σ_{i<=n} p^(i−1) = 1 − p^n, it is 1 − (1 − p) Σ over the judged ranks
     within n of p^(i − 1), summed over the hits. When the ground truth judges the whole
     collection (labels), only the ranks past n and those of negative grade are unknown.
-    Ref: Moffat & Zobel (2008) §4."""
+    Ref: Moffat & Zobel (2008), residuals."""
     inside = j.within(cutoff)
     if j.unlisted_judged:
         unknown = inside & (j.hit_grades < 0)
