@@ -121,14 +121,15 @@ def measure_table(fmt: str) -> str:
     rows = []
     for name, d in REGISTRY.items():
         params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
-        syntax = name + (f"({params})" if params else "") + {"optional": "[@k]", "required": "@k",
+        at = "r" if d.at == "recall" else "k"
+        syntax = name + (f"({params})" if params else "") + {"optional": f"[@{at}]",
+                                                             "required": f"@{at}",
                                                              "none": ""}[d.cutoff]
         rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
                      "convention": d.convention, "reference": d.reference,
                      "needs_collection_size": d.needs_collection_size,
                      "aggregate": d.aggregate})
-    aliases = [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source,
-                "available": a.target.split("(")[0].split("@")[0] in REGISTRY}
+    aliases = [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source}
                for a in ALIASES]
     if fmt == "json":
         return json.dumps({"measures": rows, "aliases": aliases}, indent=2)
@@ -136,8 +137,6 @@ def measure_table(fmt: str) -> str:
     def cell(text: str) -> str:
         return str(text).replace("|", "\\|")
 
-    def later(a) -> str:
-        return "" if a["available"] else " (not available yet)"
     if fmt == "markdown":
         lines = ["| syntax (defaults shown) | meaning | convention | reference |",
                  "| --- | --- | --- | --- |"]
@@ -148,12 +147,12 @@ def measure_table(fmt: str) -> str:
                   "| alias | our measure | meaning | from |", "| --- | --- | --- | --- |"]
         def code(text: str) -> str:
             return ", ".join(f"`{part.strip()}`" for part in text.split(", "))
-        lines += [f"| {code(a['alias'])} | {code(a['means'])}{later(a)} | {cell(a['meaning'])} | "
+        lines += [f"| {code(a['alias'])} | {code(a['means'])} | {cell(a['meaning'])} | "
                   f"{a['source']} |" for a in aliases]
         return "\n".join(lines)
     lines = [f"{r['syntax']:<34} {r['meaning']}" for r in rows]
     lines += ["", "aliases (printed back under the name given):"]
-    lines += [f"{a['alias']:<40} {a['means'] + later(a):<36} {a['meaning']}" for a in aliases]
+    lines += [f"{a['alias']:<40} {a['means']:<36} {a['meaning']}" for a in aliases]
     return "\n".join(lines)
 
 

@@ -15,8 +15,8 @@ import numpy as np
 from .errors import MeasureError
 from .judged import JudgedRanking
 from .measures.common import divide, f_measure, per_query_count, relevant_hits
-
-RECALL_LEVELS = np.round(np.linspace(0.0, 1.0, 11), 2)   # exactly 0.1, 0.2, … as trec_eval reads them
+# interpolated precision is the IPrec@r measure's, the one implementation; the curves read it too
+from .measures.interpolated import RECALL_LEVELS, interpolated_precision  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -39,34 +39,6 @@ def rank_curves(j: JudgedRanking, query: int, threshold: int = 1, beta: float = 
     precision = tp / np.arange(1, len(chi) + 1)
     recall = divide(tp, j.num_relevant(threshold)[query])
     return RankCurves(chi, tp, precision, recall, f_measure(precision, recall, beta))
-
-
-def interpolated_precision(j: JudgedRanking, threshold: int = 1,
-                           levels: np.ndarray = RECALL_LEVELS) -> np.ndarray:
-    """queries × levels: the highest P(r) at any rank from the one where the n-th relevant item
-    is found, n = ⌊level · R_q + 0.9⌋ in double precision, as trec_eval computes
-    ``iprec_at_recall`` (its historical rounding: 0.7 of 3 relevant items needs 2, since
-    0.7 · 3 + 0.9 is just below 3); 0 when fewer than n relevant items are retrieved. NaN for
-    queries with R_q = 0.
-
-    Precision after a rank is highest at a relevant rank, so the value is the largest precision
-    at the relevant items from the n-th on (a suffix maximum within each query)."""
-    hits = relevant_hits(j, threshold, None)
-    r_q = j.num_relevant(threshold)
-    found = per_query_count(j, hits.query)
-    precision = hits.tp / hits.rank
-    # suffix maximum within each query: reversed, every later query's values are lifted above
-    # every earlier one's, so one running maximum never crosses a query boundary
-    lifted = precision[::-1] + 2.0 * (j.num_queries - hits.query[::-1])
-    best_from = (np.maximum.accumulate(lifted) - 2.0 * (j.num_queries - hits.query[::-1]))[::-1]
-    start = np.r_[0, np.cumsum(found)][:-1]
-    out = np.zeros((j.num_queries, len(levels)))
-    for i, level in enumerate(levels):   # a loop over recall levels, not queries
-        need = np.maximum(np.floor(level * r_q + 0.9).astype(np.int64), 1)
-        reached = (need <= found) & (r_q > 0)
-        out[reached, i] = best_from[(start + need - 1)[reached]]
-    out[r_q == 0] = np.nan
-    return out
 
 
 def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1,

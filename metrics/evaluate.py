@@ -154,7 +154,7 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         note = alias_note(measure)
         if note:
             warnings.append(note)
-    cutoffs = tuple(sorted({m.cutoff for m in parsed if m.cutoff is not None}))
+    cutoffs = tuple(sorted({m.rank_cutoff for m in parsed if m.rank_cutoff is not None}))
     straddled = [k for k in cutoffs if judged.ties.straddling(k)]
     if straddled:
         warnings.append(f"score ties in {judged.name}: {judged.ties.describe(straddled)}; the "

@@ -35,7 +35,7 @@ class Measure:
 
     name: str
     params: tuple[tuple[str, Any], ...] = ()
-    cutoff: int | None = None
+    cutoff: int | float | None = None     # k (a rank), or a recall level for IPrec
     label: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
@@ -48,7 +48,7 @@ class Measure:
         if self.params:
             text += "(" + ",".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{_format_value(self.cutoff)}"
         return text
 
     @property
@@ -63,6 +63,12 @@ class Measure:
 
     def all_params(self) -> dict[str, Any]:
         return {key: self.param(key) for key in self.definition.params}
+
+    @property
+    def rank_cutoff(self) -> int | None:
+        """k when ``@k`` is a rank cutoff; None without one, or when ``@`` gives a recall level
+        (IPrec@r), which says nothing about which ranks are counted."""
+        return self.cutoff if self.definition.at == "rank" else None
 
 
 def _format_value(value: Any) -> str:
@@ -98,6 +104,7 @@ class MeasureDef:
     formula: str = ""
     params: dict[str, Param] = field(default_factory=dict)
     cutoff: str = "optional"          # "optional", "none" or "required"
+    at: str = "rank"                  # what @ gives: "rank" (k >= 1) or "recall" (a level 0..1)
     needs_collection_size: bool = False
     higher_is_better: bool = True
     aggregate: str = "mean"           # "mean", or "sum" for trec_eval's count measures
@@ -118,36 +125,30 @@ SUMMED_COUNTS = ("NumRel", "NumRet", "NumRelRet", "NumQ")
 
 def register(name: str, *, meaning: str, convention: str, reference: str, formula: str = "",
              params: dict[str, Param] | None = None, cutoff: str = "optional",
-             needs_collection_size: bool = False, higher_is_better: bool = True,
-             aggregate: str | None = None):
+             at: str = "rank", needs_collection_size: bool = False,
+             higher_is_better: bool = True, aggregate: str | None = None):
     """Register a measure. ``aggregate`` is "mean" or "sum"; by default "sum" for the count
-    measures of :data:`SUMMED_COUNTS` and "mean" for every other."""
+    measures of :data:`SUMMED_COUNTS` and "mean" for every other. ``at`` says what ``@`` gives:
+    a rank cutoff k ("rank") or a recall level in [0, 1] ("recall", IPrec@r)."""
     if aggregate is None:
         aggregate = "sum" if name in SUMMED_COUNTS else "mean"
     if aggregate not in ("mean", "sum"):
         raise ValueError(f"aggregate of {name} must be 'mean' or 'sum', not {aggregate!r}")
+    if at not in ("rank", "recall"):
+        raise ValueError(f"'at' of {name} must be 'rank' or 'recall', not {at!r}")
 
     def decorate(fn):
         REGISTRY[name] = MeasureDef(name, fn, meaning, convention, reference, formula,
-                                    params or {}, cutoff, needs_collection_size, higher_is_better,
-                                    aggregate)
+                                    params or {}, cutoff, at, needs_collection_size,
+                                    higher_is_better, aggregate)
         return fn
     return decorate
 
 
-# Measures of SPEC §4 that are not implemented yet: their names (and the aliases that mean them)
-# give a clear error instead of "unknown measure" until they are registered.
-PLANNED: dict[str, str] = {
-    "Success": "1 if a relevant item is in the top k",
-    "Judged": "share of the top k that is judged",
-    "IPrec": "interpolated precision at recall r",
-    "RBP": "rank-biased precision (Moffat & Zobel 2008)",
-    "infAP": "inferred AP (Yilmaz & Aslam 2006)",
-    "NumQ": "number of queries",
-}
-
-
 # ---- parameter parsers -------------------------------------------------------------------------
+
+_NUMBER = r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"   # unsigned, finite
+
 
 def positive_int(text: str) -> int:
     try:
@@ -166,6 +167,27 @@ def positive_float(text: str) -> float:
         raise ValueError(f"{text!r} is not a number") from None
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{text!r} must be a positive number")
+    return value
+
+
+def recall_level(text: str) -> float:
+    """A recall level: a plain decimal number from 0 to 1 (``0.1``, ``.1``, ``1``)."""
+    if not re.fullmatch(_NUMBER, text):
+        raise ValueError(f"{text!r} is not a number from 0 to 1")
+    value = float(text)
+    if value > 1:
+        raise ValueError(f"{text!r} is past 1; a recall level is from 0 to 1")
+    return value
+
+
+def persistence(text: str) -> float:
+    """RBP's persistence p, the chance of going on to the next rank: 0 <= p < 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not 0 <= value < 1:
+        raise ValueError(f"{text!r} must be from 0 up to (not including) 1")
     return value
 
 
@@ -270,8 +292,6 @@ def _set_f(match: re.Match) -> str:
     return f"F(beta={_format_value(math.sqrt(x))})" if x > 0 else f"F(beta={match.group(1)})"
 
 
-_NUMBER = r"(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)"
-
 # trec_eval (its output names, and its -m syntax where that differs)
 _name_alias("map", "AP", "average precision, ÷ R_q (trec_eval map)")
 _cut("map_cut", "AP", "AP of the top k, ÷ R_q (trec_eval map_cut_k)")
@@ -355,7 +375,7 @@ def alias_note(measure: "Measure") -> str | None:
 
 def _known_names() -> dict[str, str]:
     """Every name a user can write, lowercased → as written (our measures, aliases)."""
-    names = list(REGISTRY) + [n for n in PLANNED if n not in REGISTRY]
+    names = list(REGISTRY)
     for alias in ALIASES:
         names.append(alias.name if alias.name is not None else alias.written.split(",")[0])
     known: dict[str, list[str]] = {}
@@ -409,9 +429,6 @@ def _parse(compact: str, text: str, label: str | None = None) -> Measure:
     name, param_text, cutoff_text = match.groups()
     text = f"{label} (= {compact})" if label is not None else repr(text)  # an alias: as read
     if name not in REGISTRY:
-        meant = f"{text}: " if label is not None else ""
-        if name in PLANNED:
-            raise MeasureError(f"{meant}{name}, {PLANNED[name]}, is not available yet")
         close = suggestions(name, compact[len(name):])
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise MeasureError(f"unknown measure {name!r}{hint}; 'python -m metrics measures' lists "
@@ -436,16 +453,21 @@ def _parse(compact: str, text: str, label: str | None = None) -> Measure:
     order = list(definition.params)
     params.sort(key=lambda kv: order.index(kv[0]))
     cutoff = None
+    recall = definition.at == "recall"
     if cutoff_text is not None:
         if definition.cutoff == "none":
             raise MeasureError(f"{text}: {name} takes no cutoff @k")
         try:
-            cutoff = positive_int(cutoff_text)
+            cutoff = recall_level(cutoff_text) if recall else positive_int(cutoff_text)
         except ValueError as exc:
-            raise MeasureError(f"{text}: cutoff {exc}") from None
+            raise MeasureError(f"{text}: {'recall level' if recall else 'cutoff'} {exc}") from None
     elif definition.cutoff == "required":
-        raise MeasureError(f"{text}: {name} needs a cutoff, e.g. {name}@10")
-    return Measure(name, tuple(params), cutoff, label)
+        needs = "a recall level from 0 to 1, e.g. @0.1" if recall else "a cutoff, e.g. @10"
+        raise MeasureError(f"{text}: {name} needs {needs}")
+    measure = Measure(name, tuple(params), cutoff, label)
+    if recall and label is None and measure.canonical != compact:
+        measure = Measure(name, tuple(params), cutoff, compact)   # IPrec@.1 prints as written
+    return measure
 
 
 def parse_measures(spec: str | list[str] | tuple) -> list[Measure]:

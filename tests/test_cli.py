@@ -236,6 +236,22 @@ def test_trec_format_is_what_trec_eval_q_prints(trec_files):
                                 _trec_line("map", "all", 0.5)]
 
 
+def test_trec_format_prints_iprec_infap_and_rbp_under_the_names_given(trec_files):
+    code, out, err = cli("evaluate", *trec_files, "-m", "iprec_at_recall_0.10,infAP,RBP(p=0.8)",
+                         "-f", "trec", "--per-query")
+    assert code == 0, err
+    # by hand: q1 retrieves d1 (rel), d2 (judged not rel), d5 (unjudged), R = 2: IPrec at 0.1
+    # needs ⌊0.2 + 0.9⌋ = 1 relevant item, P(1) = 1; infAP = 1/2; RBP = 0.2·0.8⁰. q10: nothing
+    # relevant retrieved, all 0. q2: d9 (rel) first, R = 1: 1, 1, 0.2.
+    per_query = {"q1": (1.0, 0.5, 0.2), "q10": (0.0, 0.0, 0.0), "q2": (1.0, 1.0, 0.2)}
+    names = ["iprec_at_recall_0.10", "infAP", "RBP(p=0.8)"]
+    expected = [_trec_line(n, q, v) for q in ("q1", "q10", "q2")
+                for n, v in zip(names, per_query[q])]
+    expected += [_trec_line(n, "all", sum(per_query[q][i] for q in per_query) / 3)
+                 for i, n in enumerate(names)]
+    assert out.splitlines() == expected
+
+
 def test_trec_format_matches_the_trec_eval_binary_when_there_is_one(trec_files):
     import shutil
     binary = shutil.which("trec_eval")
@@ -291,10 +307,10 @@ def test_aliases_are_printed_back_as_given(trec_files):
 @pytest.mark.parametrize("name,words", [
     ("NDCG@10", "unknown measure 'NDCG' (did you mean nDCG@10, ndcg@10"),
     ("ndcg_cut10", "did you mean ndcg_cut_k"),
-    ("infAP", "infAP, inferred AP (Yilmaz & Aslam 2006)"),
-    ("infAP", "is not available yet"),
+    ("IPrec@1.5", "recall level '1.5' is past 1"),
+    ("iprec_at_recall_2", "iprec_at_recall_2 (= IPrec@2): recall level '2' is past 1"),
 ])
-def test_unknown_or_unavailable_name_is_one_line_with_a_hint(trec_files, name, words):
+def test_unknown_or_bad_name_is_one_line_with_a_hint(trec_files, name, words):
     code, out, err = cli("evaluate", *trec_files, "-m", f"AP,{name}")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and words in err

@@ -30,7 +30,8 @@ COLLECTION_SIZE = 100
 # Measures whose values are bounded to [0, 1] (SPEC §4), with @k where they take it.
 BOUNDED = ("P@{k}", "R@{k}", "F@{k}", "P", "R", "F", "AP", "AP@{k}", "RR", "RR@{k}", "nDCG",
            "nDCG@{k}", "Rprec", "BEP", "Fmax", "Fmax@{k}", "ERR", "ERR@{k}", "EP@{k}", "EP", "GAP",
-           "GAP@{k}", "Bpref", "Bpref@{k}", "Bpref10", "Bpref10@{k}")
+           "GAP@{k}", "Bpref", "Bpref@{k}", "Bpref10", "Bpref10@{k}", "IPrec@0.5", "IPrec@0",
+           "RBP", "RBP@{k}", "RBPResidual", "RBPResidual@{k}", "infAP", "infAP@{k}")
 # Measures with a value for an empty list, and that value (SPEC §4: a truth query missing from
 # the run scores 0 where a measure has a value for an empty list; FirstRank is then undefined).
 EMPTY_LIST_VALUE = {"P@5": 0.0, "R@5": 0.0, "F@5": 0.0, "AP": 0.0, "AP@5": 0.0, "RR": 0.0,
@@ -40,13 +41,14 @@ EMPTY_LIST_VALUE = {"P@5": 0.0, "R@5": 0.0, "F@5": 0.0, "AP": 0.0, "AP@5": 0.0, 
 
 
 def every_measure() -> list[str]:
-    """Every registered measure with default parameters, with and without @5 where allowed."""
+    """Every registered measure with default parameters, with and without @5 where allowed
+    (@0.5 where @ gives a recall level)."""
     names = []
     for name, definition in REGISTRY.items():
         if definition.cutoff != "required":
             names.append(name)
         if definition.cutoff != "none":
-            names.append(f"{name}@5")
+            names.append(f"{name}@0.5" if definition.at == "recall" else f"{name}@5")
     return names
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
                      parse_measures, rank_run, split_measure_list)
+from metrics.registry import ALIASES
 from metrics.streaming import judge_all_vs_all
 
 
@@ -51,7 +52,8 @@ def test_every_measure_runs_on_an_empty_list_and_a_full_one():
     truth = GroundTruth.from_dict({"q1": {"a": 1, "c": 2}, "q2": {"a": 1}})
     judged = judge(run, truth, collection_size=10)
     for name, definition in REGISTRY.items():
-        text = name + ("@5" if definition.cutoff == "required" else "")
+        at = "@0.5" if definition.at == "recall" else "@5"
+        text = name + (at if definition.cutoff == "required" else "")
         values = evaluate(judged, text).results[text].values
         assert values.shape == (2,)
 
@@ -207,33 +209,34 @@ def test_alias_means_one_measure_and_prints_back_as_given(alias, ours):
     assert str(measure) == alias.strip()
 
 
-# the aliases whose measure is still to come (SPEC §4): a clear error until it is registered
-PLANNED_ALIASES = [("num_q", "NumQ"), ("success_10", "Success@10"), ("success.5", "Success@5"),
-                   ("HR@10", "Success@10"), ("iprec_at_recall_0.10", "IPrec@0.1"),
-                   ("infAP", "infAP"), ("Judged@10", "Judged@10"), ("RBP", "RBP")]
+# the aliases of issue 14's new measures, and every alias's measure is registered
+NEW_MEASURE_ALIASES = [("num_q", "NumQ"), ("success_10", "Success@10"), ("success.5", "Success@5"),
+                       ("HR@10", "Success@10"), ("iprec_at_recall_0.10", "IPrec@0.1"),
+                       ("iprec_at_recall.1", "IPrec@1"), ("infAP", "infAP")]
 
 
-@pytest.mark.parametrize("alias,ours", PLANNED_ALIASES)
-def test_alias_of_a_measure_still_to_come(alias, ours):
-    name = ours.split("@")[0]
-    if name in REGISTRY:   # registered since: the alias now means it
-        assert parse_measure(alias).canonical == parse_measure(ours).canonical
-        return
-    with pytest.raises(MeasureError, match="is not available yet"):
-        parse_measure(alias)
+@pytest.mark.parametrize("alias,ours", NEW_MEASURE_ALIASES)
+def test_alias_of_a_new_measure(alias, ours):
+    assert parse_measure(alias).canonical == parse_measure(ours).canonical == ours
+
+
+def test_every_alias_means_a_registered_measure():
+    for alias in ALIASES:
+        target = alias.target.split("(")[0].split("@")[0]
+        assert target in REGISTRY, alias.written
 
 
 def test_aliases_agree_with_ir_measures_reading_of_trec_eval_names():
     ir_measures = pytest.importorskip("ir_measures")
     # where ir_measures' name for a trec_eval measure is also ours
     for trec_name in ["map", "map_cut_10", "P_10", "recall_100", "ndcg", "ndcg_cut_10",
-                      "recip_rank", "Rprec", "bpref", "num_rel", "num_ret"]:
+                      "recip_rank", "Rprec", "bpref", "num_rel", "num_ret", "infAP",
+                      "iprec_at_recall_0.10"]:
         [theirs] = ir_measures.parse_trec_measure(trec_name)
         assert parse_measure(trec_name).canonical == str(theirs), trec_name
 
 
 def test_no_alias_hides_a_measure_of_ours():
-    from metrics.registry import ALIASES
     for alias in ALIASES:
         if alias.name is not None and alias.name in REGISTRY:
             assert alias.means.split("@")[0] == alias.name, alias.written  # a "same name" note

@@ -7,4 +7,4 @@ that is undefined for that query.
 """
 
 # registration order is the order of `python -m metrics measures` and the README table
-from . import set_based, rank_based, graded, confusion  # noqa: F401,I001
+from . import set_based, rank_based, interpolated, rank_biased, graded, confusion  # noqa: F401,I001

@@ -35,6 +35,50 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     return divide(total, r_q)
 
 
+INFAP_EPSILON = 0.00001   # trec_eval's INFAP_EPSILON (trec_eval.h)
+
+
+@register(
+    "infAP", meaning="inferred AP: AP estimated from a random sample of the judgement pool",
+    convention="(1/R_q) Σ over retrieved relevant r of 1/r + (pooled above/r)·(rel above + ε)/"
+               "(judged above + 2ε), ε = 0.00001, as trec_eval infAP: a negative grade is pooled "
+               "but not judged (in 'pooled above' only), an item the ground truth lacks is outside "
+               "the pool (counts only in r)",
+    reference="Yilmaz & Aslam (2006), CIKM; trec_eval infAP (m_infap.c)",
+    formula=r"infAP = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}\left(\frac{1}{r} + \frac{r-1}{r}"
+            r"\cdot\frac{|d_{<r}|}{r-1}\cdot\frac{rel_{<r} + \epsilon}"
+            r"{rel_{<r} + nonrel_{<r} + 2\epsilon}\right)",
+    params={"rel": REL})
+def inferred_average_precision(j, cutoff, rel=1):
+    """infAP = (1/R_q) Σ over the retrieved relevant items (grade >= rel, within k) at rank r of
+    E[P(r)] = 1/r + ((r − 1)/r) · (d/(r − 1)) · (rel + ε)/(rel + nonrel + 2ε), and 1 at r = 1,
+    where, among the items ranked above r, d are in the pool (in the ground truth, any grade),
+    rel are judged relevant, nonrel judged not relevant (0 <= grade < rel); ε = 0.00001.
+    An item the ground truth lacks is outside the pool: it only lengthens r, as a non-relevant
+    item would; a negative grade (pooled but not judged) is in d but neither in rel nor nonrel,
+    so it counts in the share estimated from the judged sample. When the ground truth judges
+    the whole collection, every unlisted item above r is pooled and judged not relevant, and
+    infAP is AP but for the ε terms. The expression is trec_eval's, term for term, so the values
+    agree to the last bits. Ref: Yilmaz & Aslam (2006); trec_eval ``infAP`` (m_infap.c)."""
+    query, grades = j.hit_query, j.hit_grades
+    above_rel = before_in_query(query, grades >= max(rel, 1), j.num_queries)
+    above_nonrel = before_in_query(query, (grades >= 0) & (grades < rel), j.num_queries)
+    above_pooled = j.hit_position
+    if j.unlisted_judged:   # ranks above that hold no hit hold judged non-relevant items
+        unlisted = j.hit_ranks - 1 - j.hit_position
+        above_nonrel, above_pooled = above_nonrel + unlisted, above_pooled + unlisted
+    keep = (grades >= max(rel, 1)) & j.within(cutoff)
+    fj = (j.hit_ranks[keep] - 1).astype(np.float64)      # trec_eval's 0-based position j
+    a_rel = above_rel[keep].astype(np.float64)
+    a_nonrel = above_nonrel[keep].astype(np.float64)
+    a_pooled = above_pooled[keep].astype(np.float64)
+    safe = np.maximum(fj, 1.0)
+    term = (1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (a_pooled / safe)
+            * ((a_rel + INFAP_EPSILON) / (a_rel + a_nonrel + 2 * INFAP_EPSILON)))
+    term = np.where(fj == 0, 1.0, term)
+    return divide(per_query_sum(j, query[keep], term), j.num_relevant(rel))
+
+
 @register(
     "RR", meaning="reciprocal rank of the first relevant item",
     convention="form=first (default): 1/rank of the first relevant item, 0 if none (trec_eval "

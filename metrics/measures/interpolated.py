@@ -1,0 +1,86 @@
+"""Interpolated precision at recall levels: the one implementation, read by the IPrec@r measure
+and by the 11-point interpolated PR curve of :mod:`metrics.curves`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..judged import JudgedRanking
+from ..registry import REL, Param, choice, register
+from .common import per_query_count, relevant_hits
+
+# exactly 0.1, 0.2, … as trec_eval reads them
+RECALL_LEVELS = np.round(np.linspace(0.0, 1.0, 11), 2)
+
+
+def needed_relevant(levels: np.ndarray, r_q: np.ndarray, rounding: str = "trec9") -> np.ndarray:
+    """How many relevant items reach recall level L (levels × queries), at least 1: trec_eval 9's
+    n = ⌊L·R_q + 0.9⌋ in double precision (its historical rounding: 0.7 of 3 relevant items needs
+    2, since 0.7 · 3 + 0.9 is just below 3), or trec_eval 10's n = lround(L·R_q), the nearest
+    whole number with halves rounded up (exactly, from the fractional part)."""
+    x = np.multiply.outer(np.asarray(levels, dtype=np.float64), r_q)
+    if rounding == "trec9":
+        need = np.floor(x + 0.9)
+    else:
+        whole = np.floor(x)
+        need = whole + (x - whole >= 0.5)
+    return np.maximum(need.astype(np.int64), 1)
+
+
+def interpolated_precision(j: JudgedRanking, threshold: int = 1,
+                           levels: np.ndarray = RECALL_LEVELS,
+                           rounding: str = "trec9") -> np.ndarray:
+    """queries × levels: the highest P(r) at any rank from the one where the n-th relevant item
+    is found, n from :func:`needed_relevant` (trec_eval 9's rounding by default, as pytrec_eval
+    and ir_measures), as trec_eval computes ``iprec_at_recall``; 0 when fewer than n relevant
+    items are retrieved. NaN for queries with R_q = 0.
+
+    Precision after a rank is highest at a relevant rank, so the value is the largest precision
+    at the relevant items from the n-th on (a suffix maximum within each query)."""
+    hits = relevant_hits(j, threshold, None)
+    r_q = j.num_relevant(threshold)
+    found = per_query_count(j, hits.query)
+    precision = hits.tp / hits.rank
+    # suffix maximum within each query: reversed, every later query's values are lifted above
+    # every earlier one's, so one running maximum never crosses a query boundary
+    lifted = precision[::-1] + 2.0 * (j.num_queries - hits.query[::-1])
+    best_from = (np.maximum.accumulate(lifted) - 2.0 * (j.num_queries - hits.query[::-1]))[::-1]
+    start = np.r_[0, np.cumsum(found)][:-1]
+    levels = np.atleast_1d(np.asarray(levels, dtype=np.float64))
+    needs = needed_relevant(levels, r_q, rounding)
+    out = np.zeros((j.num_queries, len(levels)))
+    for i, need in enumerate(needs):   # a loop over recall levels, not queries
+        reached = (need <= found) & (r_q > 0)
+        out[reached, i] = best_from[(start + need - 1)[reached]]
+    out[r_q == 0] = np.nan
+    return out
+
+
+@register("IPrec", meaning="interpolated precision at recall level r (0 <= r <= 1)",
+          cutoff="required", at="recall",
+          convention="highest P(i) at or after the rank of the n-th relevant item; 0 if fewer "
+                     "than n are retrieved. rounding=trec9 (default): n = max(1, ⌊r·R_q + 0.9⌋), "
+                     "trec_eval 9's rule (pytrec_eval, ir_measures) for every level, its 11 "
+                     "included; rounding=trec10: n = max(1, r·R_q rounded to the nearest, "
+                     "halves up), trec_eval 10's",
+          reference="trec_eval iprec_at_recall; Manning, Raghavan & Schütze (2008) §8.4",
+          formula=r"IPrec@r = \max_{i \ge i_n} P(i),\ n = \max(1, \lfloor r R_q + 0.9\rfloor)",
+          params={"rounding": Param("trec9", choice("trec9", "trec10"),
+                                 "how r·R_q becomes a number of relevant items: as trec_eval 9 "
+                                 "or as trec_eval 10"),
+                  "rel": REL})
+def iprec(j, level, rounding="trec9", rel=1):
+    """IPrec@r = max P(i) over the ranks i from that of the n-th retrieved relevant item on,
+    n = max(1, ⌊r·R_q + 0.9⌋) (``rounding=trec10``: r·R_q rounded to the nearest whole number,
+    halves up, as trec_eval 10's ``lround``); 0 when fewer than n relevant items are retrieved.
+
+    Convention for any level r: trec_eval 9's rule, which pytrec_eval and ir_measures share, so
+    IPrec@r equals their ``iprec_at_recall_r`` for the 11 standard levels and for any other
+    level they are given. The exact "highest precision at recall >= r" would take
+    n = ⌈r·R_q⌉; the two differ only when r·R_q has a fractional part below 0.1 (the rule then
+    accepts the recall just below r) or lands a hair under a whole number in floating point
+    (0.7·3 + 0.9 < 3: trec_eval's historical rounding). Keeping trec_eval's rule everywhere
+    makes one convention and keeps every level comparable with it. trec_eval 10 rounds
+    r·R_q to the nearest whole number instead (its values differ where the fractional part is
+    from 0.1 to 0.5): ``rounding=trec10``. Ref: trec_eval ``iprec_at_recall``."""
+    return interpolated_precision(j, rel, np.array([level]), rounding)[:, 0]
