@@ -256,3 +256,34 @@ def test_all_vs_all_matrix_matches_the_run_path(policy):
     assert counted.hit_tie_size is not None
     np.testing.assert_allclose(_frame(counted, measures), _frame(direct, measures),
                                rtol=1e-12, atol=1e-12)
+
+
+# ---- command line ------------------------------------------------------------------------------
+
+def test_command_line_reports_the_tie_range_and_refuses(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 1.0 s\nq1 Q0 b 2 1.0 s\nq1 Q0 c 3 1.0 s\n"
+                                      "q1 Q0 d 4 0.5 s\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 a 0\nq1 0 c 1\nq1 0 d 2\n")
+
+    def cli(*args):
+        done = subprocess.run([sys.executable, "-m", "metrics", "evaluate",
+                               str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt"), *args],
+                              cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                              text=True, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+    code, out, _ = cli("-m", "AP,P@1", "--ties", "expected", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    # c at rank 1, 2 or 3 (see test_hand_computed_example)
+    assert data["aggregate"]["AP"] == pytest.approx((0.75 + 0.5 + (1 / 3 + 0.5) / 2) / 3)
+    assert data["tie_range"]["AP"] == pytest.approx([(1 / 3 + 0.5) / 2, 0.75])
+    assert data["tie_range"]["P@1"] == [0.0, 1.0]
+    code, out, _ = cli("-m", "AP", "--ties", "optimistic")
+    assert code == 0 and "0.7500" in out and "ties: pessimistic..optimistic" in out
+    code, out, err = cli("-m", "AP,ERR", "--ties", "expected")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "ERR" in err
