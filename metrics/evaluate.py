@@ -182,8 +182,37 @@ def tie_range(judged: JudgedRanking, measure_spec,
     these are its lowest and highest values (the reverse for those where lower is better);
     MeanRank@k, MedianRank@k, FirstRank@k and AP(norm=retrieved)@k, which average over the
     relevant items within k, can lie outside them. Empty when no judged item ties."""
-    if not has_judged_ties(judged):
+    extremes = _tie_extremes(judged, measure_spec)
+    if extremes is None:
         return {}
-    low = evaluate(reordered(judged, "pessimistic"), measure_spec).aggregate(how)
-    high = evaluate(reordered(judged, "optimistic"), measure_spec).aggregate(how)
+    low, high = (result.aggregate(how) for result in extremes)
     return {name: (low[name], high[name]) for name in low}
+
+
+def _tie_extremes(judged: JudgedRanking, measure_spec):
+    """The evaluations under the pessimistic and the optimistic tie order, or None without ties."""
+    if not has_judged_ties(judged):
+        return None
+    return (evaluate(reordered(judged, "pessimistic"), measure_spec),
+            evaluate(reordered(judged, "optimistic"), measure_spec))
+
+
+def tie_moves(judged: JudgedRanking, measure_spec) -> pd.DataFrame:
+    """Per query and measure, how far the order of tied items can move the value: columns
+    ``query_id``, ``measure``, ``pessimistic``, ``optimistic``, one row where the two differ
+    (queries whose ties change nothing are left out), largest move first."""
+    import pandas as pd
+    columns = ["query_id", "measure", "pessimistic", "optimistic"]
+    extremes = _tie_extremes(judged, measure_spec)
+    if extremes is None:
+        return pd.DataFrame(columns=columns)
+    low, high = extremes
+    frames = []
+    for name in low.results:
+        lo, hi = low.results[name].values, high.results[name].values
+        moves = np.flatnonzero(~np.isclose(lo, hi, rtol=0, atol=1e-12, equal_nan=True))
+        frames.append(pd.DataFrame({"query_id": judged.query_ids[moves], "measure": name,
+                                    "pessimistic": lo[moves], "optimistic": hi[moves]}))
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    size = (table["optimistic"] - table["pessimistic"]).abs()
+    return table.iloc[np.argsort(-size.to_numpy(float), kind="stable")].reset_index(drop=True)

@@ -287,3 +287,13 @@ def test_command_line_reports_the_tie_range_and_refuses(tmp_path):
     assert code == 0 and "0.7500" in out and "ties: pessimistic..optimistic" in out
     code, out, err = cli("-m", "AP,ERR", "--ties", "expected")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "ERR" in err
+
+
+def test_query_table_marks_tie_groups():
+    from metrics.inspect import query_table
+    run = Run.from_dict({"q1": {"a": 1, "b": 1, "c": 1, "d": 0.5, "e": 0.2, "f": 0.2}})
+    truth = GroundTruth.from_dict({"q1": {"c": 1}})
+    table = query_table(judge(run, truth), 0)
+    assert table["tied ranks"].tolist() == ["1–3", "1–3", "1–3", "", "5–6", "5–6"]
+    untied = Run.from_dict({"q1": {"a": 2, "b": 1}})
+    assert "tied ranks" not in query_table(judge(untied, truth), 0)
