@@ -92,9 +92,13 @@ def mean_over_tie_group(j: JudgedRanking, cutoff, f) -> np.ndarray:
     """Per hit, the mean of f(r)·[r <= cutoff] over the ranks r of its tie group (see
     :meth:`~metrics.judged.JudgedRanking.rank_weights`)."""
     groups = tie_groups(j)
-    group, rank, _ = expand(groups.first, groups.size, groups.limit(cutoff))
-    values = np.ones(len(rank)) if f is None else np.asarray(f(rank), dtype=np.float64)
-    total = np.bincount(group, weights=values, minlength=groups.count)
+    limit = groups.limit(cutoff)
+    if f is None:   # the share of the group's ranks within the cutoff
+        inside = np.clip(limit - groups.first + 1, 0, groups.size)
+        return (inside / groups.size)[groups.hit_group]
+    group, rank, _ = expand(groups.first, groups.size, limit)
+    total = np.bincount(group, weights=np.asarray(f(rank), dtype=np.float64),
+                        minlength=groups.count)
     return (total / groups.size)[groups.hit_group]
 
 
