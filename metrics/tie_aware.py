@@ -236,3 +236,30 @@ def expected_success(j: JudgedRanking, rel: int, cutoff: int) -> np.ndarray:
     out = sure.astype(np.float64)
     out[groups.query[straddles]] = np.maximum(out[groups.query[straddles]], 1.0 - miss)
     return out
+
+
+def expected_nonrelevant_above(j: JudgedRanking, rel: int, cutoff) -> tuple[np.ndarray, ...]:
+    """Per query, E[Σ over relevant items within the cutoff of 1] and E[Σ of n_r], n_r being the
+    judged non-relevant items above the relevant item (grades 0 <= g < rel; with a truth that
+    judges the whole collection, every item that is not a hit too), as the bpref family counts.
+
+    A relevant item of a group (first rank s, n items, m relevant, n0 judged non-relevant, B
+    judged non-relevant items in earlier groups) at offset i has B + i·n0/(n − 1) of them above
+    it on average; over the c = min(n, k − s + 1) offsets within k that sums to
+    c·B + n0·c(c − 1)/(2(n − 1)), each offset having probability 1/n."""
+    groups = tie_groups(j)
+    m = _relevant_in_group(j, groups, rel)
+    nonrelevant = ((j.hit_grades >= 0) & (j.hit_grades < rel)).astype(np.float64)
+    n0 = np.bincount(groups.hit_group, weights=nonrelevant, minlength=groups.count)
+    before = _before_in_query(groups.query, n0)
+    if j.unlisted_judged:   # items that are not hits are judged not relevant
+        hits = np.bincount(groups.hit_group, minlength=groups.count).astype(np.float64)
+        before = before + (groups.first - 1) - _before_in_query(groups.query, hits)
+        n0 = n0 + groups.size - hits
+    n = groups.size.astype(np.float64)
+    c = np.clip(groups.limit(cutoff) - groups.first + 1, 0, groups.size).astype(np.float64)
+    pairs = np.divide(n0 * c * (c - 1) / 2, n - 1, out=np.zeros(groups.count), where=n > 1)
+    retrieved = np.bincount(groups.query, weights=m * c / n, minlength=j.num_queries)
+    above = np.bincount(groups.query, weights=m * (c * before + pairs) / n,
+                        minlength=j.num_queries)
+    return retrieved, above

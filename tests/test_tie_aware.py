@@ -31,9 +31,10 @@ EXPECTED = ["P", "P@1", "P@3", "R@2", "R", "F@3", "F(beta=2)@2", "F", "NumRel", 
             "RR(form=serra)@3", "RR(form=serra)", "Rprec", "BEP", "Rprec(rel=2)", "FirstRank",
             "FirstRank(rel=2)", "MeanRank", "DCG@3", "DCG", "nDCG", "nDCG(form=burges)@2",
             "DCG(form=jarvelin,base=e)@4", "EP@3", "EP", "TP@3", "FP@3", "FN@2", "TN@3",
-            "Accuracy@3", "Sensitivity@2", "Specificity@3", "Fallout@3", "P(rel=2)@2"]
+            "Accuracy@3", "Sensitivity@2", "Specificity@3", "Fallout@3", "P(rel=2)@2",
+            "BprefStar", "BprefStar@3", "BprefUncapped", "BprefUncapped(rel=2)@4"]
 # refused under expected: no closed form (or not for these parameters)
-REFUSED = ["Fmax", "Fmax@3", "Bpref", "Bpref10", "BprefStar", "BprefUncapped", "MedianRank",
+REFUSED = ["Fmax", "Fmax@3", "Bpref", "Bpref10", "MedianRank",
            "MedianRank@3", "ERR@3", "ERR", "GAP", "GAP@3", "AP(norm=retrieved)@3",
            "FirstRank@3", "MeanRank@3"]
 ALL = EXPECTED + REFUSED + ["Bpref(rel=2)", "ERR(p=linear)@2"]
@@ -297,3 +298,30 @@ def test_query_table_marks_tie_groups():
     assert table["tied ranks"].tolist() == ["1–3", "1–3", "1–3", "", "5–6", "5–6"]
     untied = Run.from_dict({"q1": {"a": 2, "b": 1}})
     assert "tied ranks" not in query_table(judge(untied, truth), 0)
+
+
+def test_all_vs_all_expected_equals_the_mean_over_every_ordering():
+    """Clique labels judge every item: the items between the hits are judged non-relevant, which
+    the bpref family counts. Brute force: every ordering of each query's list as an answer set
+    whose items are all judged (Serrà's form), with the same |D|."""
+    from metrics.judged import JudgedRanking
+    rng = np.random.default_rng(15)
+    n = 7
+    matrix = rng.integers(0, 3, size=(n, n)).astype(np.float64)
+    ids = [f"i{k}" for k in range(n)]
+    labels = ["a", "b", "a", "a", "b", "c", "a"]
+    got = _frame(judge_all_vs_all(matrix, ids, labels, "expected", collection_size=n - 1),
+                 EXPECTED)
+    lists, relevant, owner = [], [], []
+    for i in range(n):
+        items = [(ids[k], matrix[i, k], int(labels[k] == labels[i])) for k in range(n) if k != i]
+        for order in every_ordering(items):
+            lists.append([grade for _, _, grade in order])
+            relevant.append(sum(int(labels[k] == labels[i]) for k in range(n) if k != i))
+            owner.append(i)
+    each = _frame(JudgedRanking.from_relevance(lists, relevant, collection_size=n - 1), EXPECTED)
+    owner = np.array(owner)
+    assert len(owner) > 3 * n   # the data has ties
+    with np.errstate(all="ignore"):
+        mean = np.array([each[owner == i].mean(axis=0) for i in range(n)])
+    np.testing.assert_allclose(got, mean, rtol=1e-9, atol=1e-12)

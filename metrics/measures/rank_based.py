@@ -7,7 +7,8 @@ import numpy as np
 
 from ..errors import MeasureError
 from ..registry import LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float, register
-from ..tie_aware import expected_first_rank, expected_precision_sum, expected_reciprocal_rank
+from ..tie_aware import (expected_first_rank, expected_nonrelevant_above, expected_precision_sum,
+                         expected_reciprocal_rank)
 from .common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
                      per_query_sum, relevant_hits, true_positives)
 
@@ -126,6 +127,11 @@ def _bpref_terms(j, cutoff, rel):
             j.num_relevant(rel).astype(np.float64))
 
 
+# bpref* and uncapped bpref are linear in n_r; bpref and bpref-10 cap it with min(), which is not
+_LINEAR_IN_N_R = ("closed form: linear in n_r, whose mean at each offset of a tie group is "
+                  "known (see metrics.tie_aware.expected_nonrelevant_above)")
+
+
 @register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
           convention="(1/R) Σ over retrieved relevant r of (1 − min(n_r, R)/min(R, N)), "
                      "N = judged non-relevant; unjudged items ignored (trec_eval bpref)",
@@ -158,9 +164,14 @@ def bpref10(j, cutoff, rel=1):
 @register("BprefStar", meaning="Serrà's bpref*",
           convention="(1/R) Σ (1 − n_r/(|A| + R)) over retrieved relevant r",
           reference="Serrà (2007), eq. 1",
-          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL})
+          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL},
+          expected=_LINEAR_IN_N_R)
 def bpref_star(j, cutoff, rel=1):
     """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
+    if j.expected_ties:
+        retrieved, above = expected_nonrelevant_above(j, rel, cutoff)
+        r = j.num_relevant(rel).astype(np.float64)
+        return divide(retrieved - divide(above, j.retrieved(cutoff) + r, 0.0), r)
     query, above, r = _bpref_terms(j, cutoff, rel)
     denom = (j.retrieved(cutoff) + r)[query]
     term = 1.0 - divide(above, denom, where_zero=0.0)
@@ -170,9 +181,13 @@ def bpref_star(j, cutoff, rel=1):
 @register("BprefUncapped", meaning="bpref without the min() caps (can be negative)",
           convention="(1/R) Σ (1 − n_r/R); the form behind Serrà's Table 2 'bpref' (−2.000 for A1)",
           reference="Serrà (2007) Table 2", formula=r"\frac{1}{R}\sum_r\left(1-\frac{n_r}{R}\right)",
-          params={"rel": REL})
+          params={"rel": REL}, expected=_LINEAR_IN_N_R)
 def bpref_uncapped(j, cutoff, rel=1):
     """(1/R) Σ_r (1 − n_r/R), bpref with neither cap: Serrà's Table 2 "bpref"."""
+    if j.expected_ties:
+        retrieved, above = expected_nonrelevant_above(j, rel, cutoff)
+        r = j.num_relevant(rel).astype(np.float64)
+        return divide(retrieved - divide(above, r), r)
     query, above, r = _bpref_terms(j, cutoff, rel)
     term = 1.0 - divide(above, r[query])
     return divide(per_query_sum(j, query, term), r)
