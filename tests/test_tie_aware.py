@@ -32,10 +32,11 @@ EXPECTED = ["P", "P@1", "P@3", "R@2", "R", "F@3", "F(beta=2)@2", "F", "NumRel", 
             "FirstRank(rel=2)", "MeanRank", "DCG@3", "DCG", "nDCG", "nDCG(form=burges)@2",
             "DCG(form=jarvelin,base=e)@4", "EP@3", "EP", "TP@3", "FP@3", "FN@2", "TN@3",
             "Accuracy@3", "Sensitivity@2", "Specificity@3", "Fallout@3", "P(rel=2)@2",
-            "BprefStar", "BprefStar@3", "BprefUncapped", "BprefUncapped(rel=2)@4"]
+            "BprefStar", "BprefStar@3", "BprefUncapped", "BprefUncapped(rel=2)@4", "GAP",
+            "GAP@3"]
 # refused under expected: no closed form (or not for these parameters)
 REFUSED = ["Fmax", "Fmax@3", "Bpref", "Bpref10", "MedianRank",
-           "MedianRank@3", "ERR@3", "ERR", "GAP", "GAP@3", "AP(norm=retrieved)@3",
+           "MedianRank@3", "ERR@3", "ERR", "AP(norm=retrieved)@3",
            "FirstRank@3", "MeanRank@3"]
 ALL = EXPECTED + REFUSED + ["Bpref(rel=2)", "ERR(p=linear)@2"]
 # averages over the relevant items within k: moving a tie can push one out and raise the mean,

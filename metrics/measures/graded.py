@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import LINEAR, Param, choice, log_base, register
-from .common import before_in_query, divide, per_query_sum, place_in_query
+from .common import before_in_query, divide, per_query_sum, place_in_query, precision_sum
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
@@ -138,24 +138,23 @@ def expected_precision(j, cutoff):
                      "truth of Σ_{t<=g} p_t; p_t ∝ t",
           reference="Robertson, Kanoulas & Yilmaz (2010); seed 003",
           formula=r"GAP = \frac{\sum_i \sum_{t \le g_i} p_t\, P@i_t}"
-                  r"{\sum_{d \in R} \sum_{t \le g_d} p_t}")
+                  r"{\sum_{d \in R} \sum_{t \le g_d} p_t}",
+          expected="closed form: a weighted sum of AP numerators, each exact (McSherry & Najork "
+                   "2008)")
 def graded_average_precision(j, cutoff):
     """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. P@i_t only changes where t
     passes a grade that occurs, so the inner sum runs over the distinct grades v_1 < v_2 < … of
     the retrieved items: Σ_{v_l <= g_i} (W(v_l) − W(v_{l−1})) · TP_{v_l}(i) / i, with
-    W(g) = Σ_{t<=g} p_t. Ref: Robertson et al. (2010)."""
-    inside = j.within(cutoff) & (j.hit_grades > 0)
-    query, rank = j.hit_query[inside], j.hit_ranks[inside]
-    grades = np.minimum(j.hit_grades[inside], j.max_grade)
-    numerator_terms = np.zeros(len(query))
+    W(g) = Σ_{t<=g} p_t. Summed over i, that is Σ_l (W(v_l) − W(v_{l−1})) times AP's numerator
+    at threshold v_l, which is also how it is exact under expected ties.
+    Ref: Robertson et al. (2010)."""
+    levels = np.unique(np.minimum(j.hit_grades[j.hit_grades > 0], j.max_grade))
+    numerator = np.zeros(j.num_queries)
     previous = 0.0
-    for level in np.unique(grades):   # a loop over the grades that occur, not over queries
+    for level in levels:   # a loop over the grades that occur, not over queries
         weight = _weight_up_to(level, j.max_grade) - previous
         previous += weight
-        reaches = grades >= level
-        tp = before_in_query(query, reaches, j.num_queries) + reaches
-        numerator_terms += np.where(reaches, weight * tp / rank, 0.0)
-    numerator = per_query_sum(j, query, numerator_terms)
+        numerator += weight * precision_sum(j, int(level), cutoff)
     counts = j.truth_grades
     relevant = counts.grade >= 1
     denominator = per_query_sum(j, counts.query[relevant],

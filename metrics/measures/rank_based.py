@@ -7,10 +7,9 @@ import numpy as np
 
 from ..errors import MeasureError
 from ..registry import LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float, register
-from ..tie_aware import (expected_first_rank, expected_nonrelevant_above, expected_precision_sum,
-                         expected_reciprocal_rank)
+from ..tie_aware import expected_first_rank, expected_nonrelevant_above, expected_reciprocal_rank
 from .common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
-                     per_query_sum, relevant_hits, true_positives)
+                     per_query_sum, precision_sum, relevant_hits, true_positives)
 
 
 @register(
@@ -35,10 +34,7 @@ def average_precision(j, cutoff, norm="rq", rel=1):
                            "which tied items change, so it has no closed-form mean over their "
                            "orderings; use AP@k or AP(norm=min)@k, or --ties optimistic / "
                            "pessimistic")
-    if j.expected_ties:
-        total = expected_precision_sum(j, rel, cutoff)
-    else:
-        total = per_query_sum(j, hits.query, hits.tp / hits.rank)  # P(r) = TP(r)/r at relevant r
+    total = precision_sum(j, rel, cutoff)
     r_q = j.num_relevant(rel)
     if norm == "retrieved":
         value = divide(total, per_query_count(j, hits.query), where_zero=0.0)
