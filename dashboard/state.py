@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
-from metrics.evaluate import EvaluationResult
+from metrics.evaluate import EvaluationResult, tie_moves
 from metrics.judged import JudgedRanking
 from metrics.pipelines import judge_upload
 from metrics.ranking import TIE_POLICIES
@@ -63,6 +63,20 @@ def evaluate_source(src: tuple, ties: str, measures: str,
                     _store: dict | None = None) -> dict[str, EvaluationResult]:
     return {system: evaluate(judged, measures)
             for system, judged in load_source(src, ties, _store).items()}
+
+
+@st.cache_resource(show_spinner="Reordering tied items…", max_entries=64)
+def tie_moves_source(src: tuple, ties: str, measures: str,
+                     _store: dict | None = None) -> dict[str, pd.DataFrame]:
+    return {system: tie_moves(judged, measures)
+            for system, judged in load_source(src, ties, _store).items()}
+
+
+def tie_moves_now(measures: list[Measure]) -> dict[str, pd.DataFrame]:
+    """Per system, how far the order of tied items moves each measure of each query (see
+    :func:`metrics.evaluate.tie_moves`); called after :func:`evaluations` succeeded."""
+    return tie_moves_source(source(), st.session_state["ties"],
+                            ",".join(str(m) for m in measures), upload_store())
 
 
 def upload_store() -> dict | None:

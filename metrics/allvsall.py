@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import InputError
 from .parallel import over_parts
-from .ranking import _id_order_key, check_policy, compares_as_float32
+from .ranking import _id_order_key, check_policy, compares_as_float32, ordering_policy
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
     from . import _counting
@@ -292,6 +292,7 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
     converted first) ``chunk_rows`` rows at a time; both give the same ranks."""
     check_policy(ties)
+    ties = ordering_policy(ties)   # tie-aware policies count in stable order
     n = matrix.shape[0]
     cliques = Cliques(labels)
     partners = cliques.partners() if _counting is None else None   # the C kernel reads cliques

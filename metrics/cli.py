@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from typing import Sequence
 
 from .errors import InputError
-from .evaluate import AGGREGATES, EvaluationResult, evaluate
+from .evaluate import AGGREGATES, EvaluationResult, evaluate, tie_range
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
-from .ranking import TIE_ALIASES, TIE_POLICIES, judge
+from .ranking import ALL_TIE_POLICIES, TIE_ALIASES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
 from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
@@ -50,12 +50,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_MEASURES})")
     parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
                         help="trec: what trec_eval prints (with --per-query, trec_eval -q)")
-    parser.add_argument("--ties", choices=TIE_POLICIES + tuple(TIE_ALIASES), default="stable",
+    parser.add_argument("--ties", choices=ALL_TIE_POLICIES + tuple(TIE_ALIASES),
+                        default="stable",
                         help="order of equal scores: stable = input order, id = item id "
                              "ascending, trec9 = trec_eval 9.x and pytrec_eval (scores compared "
                              "as float32, then item id descending), trec10 = trec_eval 10 "
                              "(scores compared as double, then item id descending); trec is "
-                             "trec9's former name")
+                             "trec9's former name. Tie-aware: optimistic / pessimistic = "
+                             "relevant items first / last within each group of equal scores, "
+                             "expected = each measure's exact mean over every order of the tied "
+                             "items (McSherry & Najork 2008; 'measures' says which measures "
+                             "support it)")
     parser.add_argument("--collection-size", type=_collection_size, default=None, metavar="N",
                         help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC")
 
@@ -128,7 +133,7 @@ def measure_table(fmt: str) -> str:
         rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
                      "convention": d.convention, "reference": d.reference,
                      "needs_collection_size": d.needs_collection_size,
-                     "aggregate": d.aggregate})
+                     "aggregate": d.aggregate, "ties_expected": d.expected or None})
     aliases = [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source}
                for a in ALIASES]
     if fmt == "json":
@@ -138,10 +143,11 @@ def measure_table(fmt: str) -> str:
         return str(text).replace("|", "\\|")
 
     if fmt == "markdown":
-        lines = ["| syntax (defaults shown) | meaning | convention | reference |",
-                 "| --- | --- | --- | --- |"]
+        lines = ["| syntax (defaults shown) | meaning | convention | reference | "
+                 "`--ties expected` |", "| --- | --- | --- | --- | --- |"]
         lines += [f"| `{r['syntax']}` | {cell(r['meaning'])} | {cell(r['convention'])} | "
-                  f"{cell(r['reference'])} |" for r in rows]
+                  f"{cell(r['reference'])} | {cell(r['ties_expected'] or 'refused')} |"
+                  for r in rows]
         lines += ["", "Aliases — trec_eval's names and the names papers use — each mean exactly "
                   "one measure of ours, and results are printed back under the name given:", "",
                   "| alias | our measure | meaning | from |", "| --- | --- | --- | --- |"]
@@ -150,7 +156,8 @@ def measure_table(fmt: str) -> str:
         lines += [f"| {code(a['alias'])} | {code(a['means'])} | {cell(a['meaning'])} | "
                   f"{a['source']} |" for a in aliases]
         return "\n".join(lines)
-    lines = [f"{r['syntax']:<34} {r['meaning']}" for r in rows]
+    lines = [f"{r['syntax']:<34} {r['meaning']}"
+             + ("" if r["ties_expected"] else " [refused under --ties expected]") for r in rows]
     lines += ["", "aliases (printed back under the name given):"]
     lines += [f"{a['alias']:<40} {a['means']:<36} {a['meaning']}" for a in aliases]
     return "\n".join(lines)
@@ -257,7 +264,11 @@ def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") ->
     return "\n".join(lines)
 
 
-def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str) -> str:
+def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str,
+                      ranges: dict | None = None) -> str:
+    """The result as text; ``ranges`` (from :func:`metrics.evaluate.tie_range`), when the run
+    has ties, adds each measure's aggregate under the pessimistic and optimistic tie orders."""
+    ranges = ranges or {}
     if fmt == "trec":
         return render_trec(result, per_query, how)
     summary = result.aggregate(how)
@@ -281,6 +292,9 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         out["ties"] = {"tied_items": ties.tied_items, "tie_groups": ties.tie_groups,
                        "queries_with_ties": ties.queries_with_ties,
                        "straddling": {str(k): ties.straddling(k) for k in result.cutoffs}}
+        if ranges:   # [pessimistic, optimistic]: how far the order of tied items moves each
+            out["tie_range"] = {m: [_json_number(lo), _json_number(hi)]
+                                for m, (lo, hi) in ranges.items()}
         return json.dumps(out, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
@@ -299,7 +313,13 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
     rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
              str(undefined[m])] for m in result.measures]
     heading = "mean (counts: sum)" if how == "mean" and summed else how
-    blocks.append(_table(["measure", heading, "queries", "undefined"], rows))
+    header = ["measure", heading, "queries", "undefined"]
+    if ranges:   # compactly: pessimistic..optimistic
+        header.append("ties: pessimistic..optimistic")
+        for row, m in zip(rows, result.measures):
+            lo, hi = ranges.get(m, (None, None))
+            row.append(f"{_text_number(lo)}..{_text_number(hi)}")
+    blocks.append(_table(header, rows))
     return "\n\n".join(blocks)
 
 
@@ -396,7 +416,9 @@ def run(argv: Sequence[str] | None = None) -> int:
                                       args.ties, args.collection_size, memory=args.memory,
                                       progress=progress, keep_lists=False)
     result = evaluate(judged, measures)
-    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
+    ranges = (tie_range(judged, measures, args.aggregate) if args.format in ("json", "table")
+              else {})
+    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, ranges),
           result.warnings, args.format)
     return 0
 

@@ -11,6 +11,7 @@ from . import measures  # noqa: F401  (registers the measures)
 from .errors import MeasureError
 from .judged import JudgedRanking, TieReport
 from .registry import Measure, alias_note, parse_measure, parse_measures
+from .tie_aware import TIE_AWARE_POLICIES, reordered
 
 if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
     import pandas as pd
@@ -146,6 +147,12 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         if definition.needs_collection_size and judged.collection_size is None:
             raise MeasureError(f"{measure} needs the collection size |D|, which this data does "
                                f"not give (on the command line: --collection-size N)")
+        if judged.tie_policy == "expected" and not definition.expected:
+            raise MeasureError(f"{measure}: --ties expected has no exact mean over the orderings "
+                               f"of tied items for {definition.name} (no closed form and no "
+                               f"exact linear-time method is implemented; 'python -m metrics "
+                               f"measures' says which measures have one); use --ties "
+                               f"optimistic / pessimistic for its range")
         values = np.asarray(definition.compute(judged, measure.cutoff, **dict(measure.params)),
                             dtype=np.float64)
         values = np.where(no_relevant[relevance_threshold(measure)], np.nan, values)
@@ -155,8 +162,57 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         if note:
             warnings.append(note)
     cutoffs = tuple(sorted({m.rank_cutoff for m in parsed if m.rank_cutoff is not None}))
-    straddled = [k for k in cutoffs if judged.ties.straddling(k)]
+    straddled = [k for k in cutoffs if judged.ties.straddling(k)
+                 and judged.tie_policy not in TIE_AWARE_POLICIES]
     if straddled:
         warnings.append(f"score ties in {judged.name}: {judged.ties.describe(straddled)}; the "
                         f"tie policy decides what counts at these cutoffs")
     return EvaluationResult(judged.query_ids, results, tuple(warnings), judged.ties, cutoffs)
+
+
+def has_judged_ties(judged: JudgedRanking) -> bool:
+    """Whether some judged item ties with another item, so the tie order can change a measure."""
+    return judged.hit_tie_size is not None and bool((judged.hit_tie_size > 1).any())
+
+
+def tie_range(judged: JudgedRanking, measure_spec,
+              how: str = "mean") -> dict[str, tuple[float | None, float | None]]:
+    """Each measure's aggregate under the ``pessimistic`` and the ``optimistic`` tie order, as
+    (pessimistic, optimistic): how far the order of tied items can move it. For most measures
+    these are its lowest and highest values (the reverse for those where lower is better);
+    MeanRank@k, MedianRank@k, FirstRank@k and AP(norm=retrieved)@k, which average over the
+    relevant items within k, can lie outside them. Empty when no judged item ties."""
+    extremes = _tie_extremes(judged, measure_spec)
+    if extremes is None:
+        return {}
+    low, high = (result.aggregate(how) for result in extremes)
+    return {name: (low[name], high[name]) for name in low}
+
+
+def _tie_extremes(judged: JudgedRanking, measure_spec):
+    """The evaluations under the pessimistic and the optimistic tie order, or None without ties."""
+    if not has_judged_ties(judged):
+        return None
+    return (evaluate(reordered(judged, "pessimistic"), measure_spec),
+            evaluate(reordered(judged, "optimistic"), measure_spec))
+
+
+def tie_moves(judged: JudgedRanking, measure_spec) -> pd.DataFrame:
+    """Per query and measure, how far the order of tied items can move the value: columns
+    ``query_id``, ``measure``, ``pessimistic``, ``optimistic``, one row where the two differ
+    (queries whose ties change nothing are left out), largest move first."""
+    import pandas as pd
+    columns = ["query_id", "measure", "pessimistic", "optimistic"]
+    extremes = _tie_extremes(judged, measure_spec)
+    if extremes is None:
+        return pd.DataFrame(columns=columns)
+    low, high = extremes
+    frames = []
+    for name in low.results:
+        lo, hi = low.results[name].values, high.results[name].values
+        moves = np.flatnonzero(~np.isclose(lo, hi, rtol=0, atol=1e-12, equal_nan=True))
+        frames.append(pd.DataFrame({"query_id": judged.query_ids[moves], "measure": name,
+                                    "pessimistic": lo[moves], "optimistic": hi[moves]}))
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    size = (table["optimistic"] - table["pessimistic"]).abs()
+    return table.iloc[np.argsort(-size.to_numpy(float), kind="stable")].reset_index(drop=True)

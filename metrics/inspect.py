@@ -54,7 +54,24 @@ def query_table(judged: JudgedRanking, query: int, threshold: int = 1) -> pd.Dat
     })
     if table["score"].isna().all():  # a bare ranked list or answer set: no scores to show
         table = table.drop(columns="score")
+    elif n > 1:
+        groups = tie_groups_of_list(table["score"].to_numpy(float))
+        if groups.any():
+            table.insert(3, "tied ranks", groups)
     return table
+
+
+def tie_groups_of_list(scores: np.ndarray) -> np.ndarray:
+    """For a ranked list's scores, each item's group of equal scores as "first–last" ranks, ""
+    for an item that ties with nothing (equal as shown; trec9 also ties scores equal as
+    float32)."""
+    n = len(scores)
+    opens = np.r_[True, scores[1:] != scores[:-1]]
+    starts = np.flatnonzero(opens)
+    sizes = np.diff(np.r_[starts, n])
+    first = np.repeat(starts, sizes) + 1
+    last = np.repeat(starts + sizes, sizes)
+    return np.where(last > first, [f"{a}–{b}" for a, b in zip(first, last)], "").astype(object)
 
 
 def confusion_at(judged: JudgedRanking, query: int, cutoff: int, threshold: int = 1):

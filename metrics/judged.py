@@ -8,6 +8,10 @@ Its size follows the input, never queries × the longest list. Per query it hold
 * the ground truth's grade counts (:class:`GradeCounts`), so R_q counts relevant items that were
   not retrieved.
 
+Where items tie in score, each hit may also carry its *tie group* (``hit_tie_first``, the rank of
+the group's first item, and ``hit_tie_size``, its number of items; None when no hit ties): the
+tie-aware policies (:mod:`metrics.tie_aware`) read them.
+
 Retrieved items that are not among the hits are unjudged — or, when ``unlisted_judged`` is set
 (labels and taxonomies annotate the whole collection), judged not relevant. A negative grade is
 trec_eval's "pooled but not judged": never relevant, and not a judged non-relevant item for the
@@ -148,17 +152,30 @@ class JudgedRanking:
     run_only_queries: int = 0           # queries of the run that the ground truth lacks (left out)
     lists: RankedLists | None = None    # the full lists, for display only
     query_rows: np.ndarray | None = None   # each query's index in ``lists`` (None: the same)
+    hit_tie_first: np.ndarray | None = None   # rank of the first item of each hit's tie group
+    hit_tie_size: np.ndarray | None = None    # items in each hit's tie group (1: no tie)
+    tie_policy: str = "stable"   # "expected": measures take the mean over tie orderings
 
     @classmethod
     def from_hits(cls, query_ids, lengths, hit_query, hit_ranks, hit_grades,
-                  truth_grades: GradeCounts, **kwargs) -> "JudgedRanking":
-        """Hits given in any order as (query index, rank, grade) triples."""
+                  truth_grades: GradeCounts, hit_tie_first=None, hit_tie_size=None,
+                  **kwargs) -> "JudgedRanking":
+        """Hits given in any order as (query index, rank, grade) triples, with their tie groups
+        (first rank, size) when items tie; groups of one item are dropped as no tie."""
         hit_query = np.asarray(hit_query, dtype=np.int64)
         hit_ranks = np.asarray(hit_ranks, dtype=np.int64)
+        if hit_tie_size is not None and not (np.asarray(hit_tie_size) > 1).any():
+            hit_tie_first = hit_tie_size = None
         order = np.lexsort((hit_ranks, hit_query))
         if not (len(order) < 2 or (np.diff(order) == 1).all()):
             hit_query, hit_ranks = hit_query[order], hit_ranks[order]
             hit_grades = np.asarray(hit_grades)[order]
+            if hit_tie_size is not None:
+                hit_tie_first = np.asarray(hit_tie_first)[order]
+                hit_tie_size = np.asarray(hit_tie_size)[order]
+        if hit_tie_size is not None:
+            kwargs.update(hit_tie_first=np.asarray(hit_tie_first, dtype=np.int64),
+                          hit_tie_size=np.asarray(hit_tie_size, dtype=np.int64))
         offsets = np.r_[0, np.cumsum(np.bincount(hit_query, minlength=len(query_ids)))]
         return cls(np.asarray(query_ids, dtype=object), np.asarray(lengths, dtype=np.int64),
                    offsets.astype(np.int64), hit_ranks, np.asarray(hit_grades, dtype=np.int64),
@@ -203,6 +220,27 @@ class JudgedRanking:
             return np.ones(len(self.hit_ranks), dtype=bool)
         return self.hit_ranks <= cutoff
 
+    @property
+    def expected_ties(self) -> bool:
+        """Whether measures are the mean over every ordering of the tied items (``expected``)."""
+        return self.tie_policy == "expected" and self.hit_tie_size is not None
+
+    def rank_weights(self, cutoff=None, f=None) -> np.ndarray:
+        """Per hit, f(rank) where its rank is within ``cutoff`` (an int, or one per query) and 0
+        past it (f = None: 1, so the weights count the hits within the cutoff). Under
+        ``expected`` ties, its mean over the ranks of the hit's tie group, where every rank is
+        equally likely: a measure that is a sum of these weights is then exactly its mean over
+        every ordering of the tied items."""
+        if self.expected_ties:
+            from .tie_aware import mean_over_tie_group
+            return mean_over_tie_group(self, cutoff, f)
+        ranks = self.hit_ranks
+        value = np.ones(len(ranks)) if f is None else np.asarray(f(ranks), dtype=np.float64)
+        if cutoff is None:
+            return value
+        limit = cutoff if np.isscalar(cutoff) else np.asarray(cutoff)[self.hit_query]
+        return np.where(ranks <= limit, value, 0.0)
+
     # ---- subsets and dense views ------------------------------------------------------------
 
     def subset(self, rows: np.ndarray) -> "JudgedRanking":
@@ -212,10 +250,13 @@ class JudgedRanking:
         take = (np.repeat(self.offsets[rows], sizes)
                 + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
         source_rows = rows if self.query_rows is None else self.query_rows[rows]
+        tied = self.hit_tie_size is not None
         return replace(self, query_ids=self.query_ids[rows], lengths=self.lengths[rows],
                        offsets=np.r_[0, np.cumsum(sizes)].astype(np.int64),
                        hit_ranks=self.hit_ranks[take], hit_grades=self.hit_grades[take],
-                       truth_grades=self.truth_grades.take(rows), query_rows=source_rows)
+                       truth_grades=self.truth_grades.take(rows), query_rows=source_rows,
+                       hit_tie_first=self.hit_tie_first[take] if tied else None,
+                       hit_tie_size=self.hit_tie_size[take] if tied else None)
 
     def dense_grades(self, query: int) -> tuple[np.ndarray, np.ndarray]:
         """One query's list as (grades, judged): grade at each rank, 0 where not judged, and

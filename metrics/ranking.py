@@ -8,7 +8,10 @@ Tie policies, for items of equal score within a query:
 * ``trec9`` — what trec_eval 9.x and pytrec_eval do: scores are compared after rounding to float32
   (they keep them as C ``float``) and ties are broken by item id *descending* (``strcmp``);
   ``trec`` is its former name, still accepted;
-* ``trec10`` — what trec_eval 10 does: scores compared as double, ties by item id descending.
+* ``trec10`` — what trec_eval 10 does: scores compared as double, ties by item id descending;
+* ``optimistic``, ``pessimistic``, ``expected`` — tie-aware: relevant items first or last in
+  each group of equal scores, or each measure's mean over every order of the group
+  (:mod:`metrics.tie_aware`); the ranking is made ``stable`` and each judged item keeps its group.
 
 A bare ranked list (no scores) is ordered by its rank column, else by input order.
 """
@@ -28,9 +31,16 @@ from .idcolumn import IdColumn, hash_ids, mix, same_ids
 from .judged import JudgedRanking, TieReport
 from .model import GroundTruth, Run
 from .parallel import arange_in_parts, over_parts, repeat_in_parts
+from .tie_aware import TIE_AWARE_POLICIES, apply_policy
 
-TIE_POLICIES = ("stable", "id", "trec9", "trec10")
+TIE_POLICIES = ("stable", "id", "trec9", "trec10")    # policies that order tied items
 TIE_ALIASES = {"trec": "trec9"}   # former names, still accepted
+ALL_TIE_POLICIES = TIE_POLICIES + TIE_AWARE_POLICIES
+
+
+def ordering_policy(ties: str) -> str:
+    """The policy that orders tied items in the ranking: ``stable`` under a tie-aware policy."""
+    return "stable" if ties in TIE_AWARE_POLICIES else ties
 
 
 def compares_as_float32(ties: str) -> bool:
@@ -81,8 +91,9 @@ def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
 
 
 def check_policy(ties: str) -> None:
-    if ties not in TIE_POLICIES and ties not in TIE_ALIASES:
-        raise InputError(f"unknown tie policy {ties!r}; use one of {', '.join(TIE_POLICIES)}")
+    if ties not in ALL_TIE_POLICIES and ties not in TIE_ALIASES:
+        raise InputError(f"unknown tie policy {ties!r}; use one of "
+                         f"{', '.join(ALL_TIE_POLICIES)}")
 
 
 _SCAN_CHUNK = 1 << 20
@@ -119,18 +130,29 @@ def _tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: str,
-               position_of: Callable[[np.ndarray], np.ndarray]) -> TieReport:
+               position_of: Callable[[np.ndarray], np.ndarray],
+               hit_rows: np.ndarray | None = None
+               ) -> tuple[TieReport, np.ndarray | None, np.ndarray | None]:
     """Tie groups of rows already in rank order (None ``scores`` for bare lists, which have no
     ties; ``position_of``: the 0-based list position of some rows). Only the tied rows are looked
-    at after the first comparison, so a run with few ties costs one pass."""
+    at after the first comparison, so a run with few ties costs one pass. With ``hit_rows``
+    (ascending), also the 0-based list position of the first row of each one's group and the
+    group's size (the row itself and 1 when it ties with nothing); else None, None."""
     if scores is None or len(scores) < 2:
-        return TieReport()
+        return TieReport(), None, None
     first_rows, sizes = _tie_groups(_scan_rank_order(query_codes, scores, ties)[1])
     if not len(first_rows):
-        return TieReport()
+        return TieReport(), None, None
     first = position_of(first_rows)
     tied_queries = len(np.unique(query_codes[first_rows]))
-    return TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
+    report = TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
+    if hit_rows is None:
+        return report, None, None
+    group = np.searchsorted(first_rows, hit_rows, side="right") - 1
+    inside = (group >= 0) & (hit_rows < first_rows[np.maximum(group, 0)]
+                             + sizes[np.maximum(group, 0)])
+    hit_first = np.where(inside, first_rows[np.maximum(group, 0)], hit_rows)
+    return report, position_of(hit_first), np.where(inside, sizes[np.maximum(group, 0)], 1)
 
 
 def _tie_order(items: IdColumn, positions: np.ndarray, ties: str) -> np.ndarray:
@@ -147,8 +169,10 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
 
     Rows are first put in (query, score descending) order — no sort at all when the run already
     comes that way, as TREC runs do — and then only the groups of tied scores are reordered by
-    the policy, so item ids are compared only where ties exist."""
+    the policy, so item ids are compared only where ties exist. A tie-aware policy ranks
+    ``stable``."""
     check_policy(ties)
+    ties = ordering_policy(ties)
     q_codes = run.query_codes
     n = len(run)
     ranked_scores = None  # None: the scores in ``order``, taken when the order is known
@@ -348,7 +372,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     def position_of(row):
         return row - start[q[row]]
 
-    report = tie_report(q, scores, ranked.ties, position_of)
+    report, hit_tie_first, hit_tie_size = tie_report(q, scores, ranked.ties, position_of, found)
     if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
             and len(truth.candidates):
         collection_size = int(truth.candidates.max())
@@ -360,8 +384,10 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
                              f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
                              f"relevant items; give the real number of items in the collection")
     lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
-    return JudgedRanking.from_hits(
+    judged = JudgedRanking.from_hits(
         truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
-        truth.pair_grade[at], counts, unlisted_judged=truth.unlisted_judged,
+        truth.pair_grade[at], counts, None if hit_tie_first is None else hit_tie_first + 1,
+        hit_tie_size, unlisted_judged=truth.unlisted_judged,
         collection_size=collection_size, warnings=tuple(warnings), name=ranked.name,
         ties=report, run_only_queries=int(run_only.sum()), lists=lists)
+    return apply_policy(judged, ties)

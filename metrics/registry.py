@@ -94,7 +94,9 @@ class Param:
 @dataclass(frozen=True)
 class MeasureDef:
     """A registered measure. ``compute(judged, cutoff, **params)`` returns one float per query,
-    NaN where the measure is undefined for that query."""
+    NaN where the measure is undefined for that query. ``expected`` says how the measure is
+    computed exactly under ``--ties expected`` (the mean over every ordering of tied items;
+    see :mod:`metrics.tie_aware`), or is empty when it is refused there."""
 
     name: str
     compute: Callable[..., np.ndarray]
@@ -108,6 +110,7 @@ class MeasureDef:
     needs_collection_size: bool = False
     higher_is_better: bool = True
     aggregate: str = "mean"           # "mean", or "sum" for trec_eval's count measures
+    expected: str = ""                # how --ties expected computes it exactly; "" = refused
 
     @property
     def summed(self) -> bool:
@@ -126,10 +129,12 @@ SUMMED_COUNTS = ("NumRel", "NumRet", "NumRelRet", "NumQ")
 def register(name: str, *, meaning: str, convention: str, reference: str, formula: str = "",
              params: dict[str, Param] | None = None, cutoff: str = "optional",
              at: str = "rank", needs_collection_size: bool = False,
-             higher_is_better: bool = True, aggregate: str | None = None):
+             higher_is_better: bool = True, aggregate: str | None = None, expected: str = ""):
     """Register a measure. ``aggregate`` is "mean" or "sum"; by default "sum" for the count
     measures of :data:`SUMMED_COUNTS` and "mean" for every other. ``at`` says what ``@`` gives:
-    a rank cutoff k ("rank") or a recall level in [0, 1] ("recall", IPrec@r)."""
+    a rank cutoff k ("rank") or a recall level in [0, 1] ("recall", IPrec@r). ``expected``: how it
+    is exact under ``--ties expected`` (:data:`UNTIED`, :data:`LINEAR` or a closed form), "" if
+    refused."""
     if aggregate is None:
         aggregate = "sum" if name in SUMMED_COUNTS else "mean"
     if aggregate not in ("mean", "sum"):
@@ -140,9 +145,16 @@ def register(name: str, *, meaning: str, convention: str, reference: str, formul
     def decorate(fn):
         REGISTRY[name] = MeasureDef(name, fn, meaning, convention, reference, formula,
                                     params or {}, cutoff, at, needs_collection_size,
-                                    higher_is_better, aggregate)
+                                    higher_is_better, aggregate, expected)
         return fn
     return decorate
+
+
+# How a measure is exact under --ties expected (the registry's ``expected``):
+UNTIED = "ties cannot change it"
+LINEAR = ("linear: affine in sums over the judged items of a function of the rank, each "
+          "averaged over the ranks of its tie group")
+MCSHERRY_NAJORK = "closed form per tie group (McSherry & Najork 2008)"
 
 
 # ---- parameter parsers -------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 No queries × items score matrix is ever held. Queries are taken in blocks; one block's scores
 against every item are computed (a BLAS product for embeddings, rows of a memory map for a
 matrix), and for each judged item the items scoring strictly better and equal are counted, so
-its rank follows from the tie policy:
+its rank follows from the tie policy (a tie-aware policy ranks ``stable`` and keeps each
+judged item's group: its first rank, 1 + #better, and its size):
 
     rank = 1 + #{items scored better} + #{items scored equal whose tie key comes first}
 
@@ -32,7 +33,8 @@ from .allvsall import relevant_ranks
 from .errors import InputError
 from .judged import JudgedRanking, TieReport
 from .model import GroundTruth
-from .ranking import _id_order_key, check_policy, policy_scores
+from .ranking import _id_order_key, check_policy, ordering_policy, policy_scores
+from .tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
                               # no faster (BLAS is saturated at a few dozen rows)
@@ -221,6 +223,7 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.
     """
     check_policy(ties)
+    tie_aware, ties = ties, ordering_policy(ties)
     query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     n_items = len(item_ids)
@@ -271,11 +274,12 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     lengths = np.where(truth_row >= 0, n_items, 0)
     lists = (ScoreLists(scores, np.maximum(truth_row, 0), item_ids, ties, larger_is_better)
              if keep_lists else None)
-    return JudgedRanking.from_hits(
+    judged = JudgedRanking.from_hits(
         truth.query_ids, lengths, pair_query, 1 + better + tied_first, pair_grade,
-        truth.grade_counts(), collection_size=collection_size or n_items,
+        truth.grade_counts(), 1 + better, size, collection_size=collection_size or n_items,
         warnings=tuple(warnings), name=name, ties=_tie_report(pair_query, better, size),
         run_only_queries=run_only, lists=lists)
+    return apply_policy(judged, tie_aware)
 
 
 def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
@@ -287,6 +291,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     scores (``scores[a:b]``: an N × N array, a memory map or :class:`EmbeddingScores` of the items
     against themselves), items sharing a clique label relevant to each other."""
     check_policy(ties)
+    tie_aware, ties = ties, ordering_policy(ties)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     counted = relevant_ranks(scores, labels, item_ids, ties, larger_is_better=larger_is_better,
                              source=source, progress=progress)
@@ -300,8 +305,9 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     lists = (ScoreLists(scores, np.arange(n), item_ids, ties, larger_is_better,
                         exclude_self=True) if keep_lists else None)
     valid = counted.valid
-    return JudgedRanking.from_hits(
+    judged = JudgedRanking.from_hits(
         item_ids, np.full(n, max(n - 1, 0)), query, counted.rank[valid],
-        np.ones(len(query), dtype=np.int64), truth.grade_counts(), unlisted_judged=True,
-        collection_size=size, name=name,
+        np.ones(len(query), dtype=np.int64), truth.grade_counts(), counted.better[valid] + 1,
+        counted.tie_size[valid], unlisted_judged=True, collection_size=size, name=name,
         ties=_tie_report(query, counted.better[valid], counted.tie_size[valid]), lists=lists)
+    return apply_policy(judged, tie_aware)

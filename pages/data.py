@@ -8,7 +8,8 @@ import streamlit as st
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import (UPLOAD, aggregate_table, evaluations, load_source, measure_list,
-                             rankings, source_title)
+                             rankings, source_title, tie_moves_now)
+from dashboard.tables import number_columns
 from metrics import InputError
 from metrics.inspect import dataset_summary
 from metrics.pipelines import UPLOAD_KINDS
@@ -100,3 +101,12 @@ if data is not None and measures:
             for warning in r.warnings:
                 if warning.startswith("score ties"):
                     st.info(f"**{md(system)}** — {md(warning)}")
+        for system, moves in tie_moves_now(measures).items():
+            if len(moves):
+                with st.expander(f"{system}: how far tied scores can move each query's measures "
+                                 f"({moves['query_id'].nunique()} queries)"):
+                    st.caption("Each measure with the tied items in their worst (pessimistic) "
+                               "and best (optimistic) order; only values that can move.")
+                    st.dataframe(moves, column_config=number_columns(["pessimistic",
+                                                                      "optimistic"]),
+                                 hide_index=True, width="stretch", height=260)

@@ -60,7 +60,9 @@ if r_q == 0:
 # The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768);
 # the PR curve and the confusion matrix share a row only when both get 300 px or more.
 st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in the ground truth "
-            f"(relevant rows in green)")
+            f"(relevant rows in green"
+            + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
+               "policy" if "tied ranks" in table else "") + ")")
 show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
 st.download_button("Download CSV", table.to_csv(index=False).encode(),
                    f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")

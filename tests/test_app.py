@@ -434,3 +434,20 @@ def test_items_the_other_system_missed_say_not_retrieved():
                          "χ": [1, 0], "rank in other": pd.array([3, None], dtype="Int64")})
     assert plain_ranked_list(long)["rank in other"].tolist() == ["3", "not retrieved"]
     assert plain_ranked_list(long)["grade"].tolist() == ["1", "unjudged"]
+
+
+def test_tie_report_shows_how_far_ties_move_each_query():
+    from metrics import evaluate
+    from metrics.samples import load_sample
+    from metrics.tie_aware import reordered
+    at = app("pages/data.py", sample="covers", measures="AP,P@10")
+    boxes = [e for e in at.expander if "how far tied scores can move" in e.label]
+    assert len(boxes) == 1 and boxes[0].label.startswith("system_a")
+    moves = boxes[0].dataframe[0].value
+    judged = load_sample("covers", "stable")["system_a"]
+    for policy in ("pessimistic", "optimistic"):
+        values = evaluate(reordered(judged, policy), "AP,P@10").per_query().set_index("query_id")
+        for _, row in moves.iterrows():
+            assert row[policy] == pytest.approx(values.loc[row["query_id"], row["measure"]])
+    ap = moves[moves["measure"] == "AP"]
+    assert len(ap) and (ap["pessimistic"] < ap["optimistic"]).all()

@@ -67,9 +67,22 @@ def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None) -> Hits:
                 place_in_query(query, j.num_queries) + 1)
 
 
-def true_positives(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:
-    mask = (j.hit_grades >= max(threshold, 1)) & j.within(cutoff)
-    return per_query_count(j, j.hit_query[mask])
+def true_positives(j: JudgedRanking, threshold: int, cutoff) -> np.ndarray:
+    """TP: relevant items within the cutoff (an int, one per query, or None), per query; under
+    ``expected`` ties, its mean over the orderings of tied items (a sum of rank weights)."""
+    relevant = j.hit_grades >= max(threshold, 1)
+    return per_query_sum(j, j.hit_query[relevant], j.rank_weights(cutoff)[relevant])
+
+
+def precision_sum(j: JudgedRanking, threshold: int, cutoff) -> np.ndarray:
+    """Σ of P(r) = TP(r)/r over the relevant ranks r within the cutoff, per query: AP's
+    numerator; under ``expected`` ties its mean over the orderings of tied items
+    (:func:`metrics.tie_aware.expected_precision_sum`)."""
+    if j.expected_ties:
+        from ..tie_aware import expected_precision_sum
+        return expected_precision_sum(j, threshold, cutoff)
+    hits = relevant_hits(j, threshold, cutoff)
+    return per_query_sum(j, hits.query, hits.tp / hits.rank)
 
 
 def first_relevant_rank(j: JudgedRanking, threshold: int, cutoff: int | None) -> np.ndarray:

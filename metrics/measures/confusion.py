@@ -1,5 +1,8 @@
 """Confusion counts at a cutoff, and the rates built from them (seeds 000 and 004).
 
+Every one is affine in TP once R_q, |D| and min(k, |A|) are fixed (TN + FP = |D| − R_q), so each
+is exact under expected ties through the mean TP.
+
 The items retrieved in the top k — min(k, |A|) of them, the whole list without a cutoff — are
 "predicted relevant"; everything else in the collection D is "predicted not relevant". TN and the
 rates that use it need the collection size |D|.
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import REL, register
+from ..registry import LINEAR, REL, register
 from .common import divide, true_positives
 
 _REF = "Serrà (2007) §2; seed 000 (confusion matrix at K)"
@@ -32,7 +35,7 @@ def _count(index, name, meaning, convention, formula, needs_d=False):
     compute.__name__ = name.lower()
     register(name, meaning=meaning, convention=convention, reference=_REF, formula=formula,
              params={"rel": REL}, needs_collection_size=needs_d,
-             higher_is_better=index in (0, 3))(compute)
+             higher_is_better=index in (0, 3), expected=LINEAR)(compute)
     return compute
 
 
@@ -47,7 +50,8 @@ _count(3, "TN", "non-relevant items not in the top k", "|D| − min(k, |A|) − 
 
 @register("Accuracy", meaning="share of the collection classified correctly at k",
           convention="(TP + TN)/|D|; needs |D|", reference=_REF,
-          formula=r"\frac{TP + TN}{|D|}", params={"rel": REL}, needs_collection_size=True)
+          formula=r"\frac{TP + TN}{|D|}", params={"rel": REL}, needs_collection_size=True,
+          expected=LINEAR)
 def accuracy(j, cutoff, rel=1):
     """Accuracy = (TP + TN)/|D|."""
     tp, _, _, tn = counts(j, cutoff, rel)
@@ -56,7 +60,7 @@ def accuracy(j, cutoff, rel=1):
 
 @register("Sensitivity", meaning="true positive rate at k (= recall)",
           convention="TP/(TP + FN) = TP/R_q", reference=_REF,
-          formula=r"\frac{TP}{TP + FN}", params={"rel": REL})
+          formula=r"\frac{TP}{TP + FN}", params={"rel": REL}, expected=LINEAR)
 def sensitivity(j, cutoff, rel=1):
     """Sensitivity = TP/(TP + FN)."""
     tp, _, fn, _ = counts(j, cutoff, rel)
@@ -65,7 +69,8 @@ def sensitivity(j, cutoff, rel=1):
 
 @register("Specificity", meaning="true negative rate at k",
           convention="TN/(TN + FP) = 1 − Fallout; needs |D|", reference=_REF,
-          formula=r"\frac{TN}{TN + FP}", params={"rel": REL}, needs_collection_size=True)
+          formula=r"\frac{TN}{TN + FP}", params={"rel": REL}, needs_collection_size=True,
+          expected=LINEAR)
 def specificity(j, cutoff, rel=1):
     """Specificity = TN/(TN + FP)."""
     _, fp, _, tn = counts(j, cutoff, rel)
@@ -74,7 +79,8 @@ def specificity(j, cutoff, rel=1):
 
 @register("Fallout", meaning="false positive rate at k",
           convention="FP/(FP + TN); needs |D|", reference=_REF, higher_is_better=False,
-          formula=r"\frac{FP}{FP + TN}", params={"rel": REL}, needs_collection_size=True)
+          formula=r"\frac{FP}{FP + TN}", params={"rel": REL}, needs_collection_size=True,
+          expected=LINEAR)
 def fallout(j, cutoff, rel=1):
     """Fallout = FP/(FP + TN)."""
     _, fp, _, tn = counts(j, cutoff, rel)

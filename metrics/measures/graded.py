@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from ..registry import Param, choice, log_base, register
-from .common import before_in_query, divide, per_query_sum, place_in_query
+from ..registry import LINEAR, Param, choice, log_base, register
+from .common import before_in_query, divide, per_query_sum, place_in_query, precision_sum
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
@@ -27,10 +27,9 @@ def _discount(ranks: np.ndarray, form: str, base: float) -> np.ndarray:
 
 def _dcg(j, cutoff, form, base):
     """Σ gain/discount over the judged hits within the cutoff (others have gain 0)."""
-    inside = j.within(cutoff) & (j.hit_grades > 0)
-    ranks = j.hit_ranks[inside]
-    return per_query_sum(j, j.hit_query[inside],
-                         _gain(j.hit_grades[inside], form) / _discount(ranks, form, base))
+    gaining = j.hit_grades > 0
+    weight = j.rank_weights(cutoff, lambda r: 1.0 / _discount(r, form, base))[gaining]
+    return per_query_sum(j, j.hit_query[gaining], _gain(j.hit_grades[gaining], form) * weight)
 
 
 def ideal_dcg(j, cutoff, form="trec", base=2.0):
@@ -64,7 +63,7 @@ def ideal_grades(j, query: int, cutoff: int | None = None) -> np.ndarray:
                      "jarvelin: g_1 + Σ_{i>=2} g_i/log_base(i) (Serrà's Table 2 uses base=e)",
           reference="Järvelin & Kekäläinen (2002); Burges et al. (2005); trec_eval",
           formula=r"DCG@k = \sum_{i=1}^{k} \frac{g_i}{\log_2(i+1)}",
-          params={"form": FORM, "base": BASE})
+          params={"form": FORM, "base": BASE}, expected=LINEAR)
 def dcg(j, cutoff, form="trec", base=2.0):
     """DCG@k with gain g_i (the grade; 2^g − 1 for ``burges``) and discount log2(i + 1) (for
     ``jarvelin``: 1 at rank 1, log_base(i) after). Ref: Järvelin & Kekäläinen (2002)."""
@@ -75,7 +74,8 @@ def dcg(j, cutoff, form="trec", base=2.0):
           convention="DCG@k / ideal DCG@k, the ideal ranking built from all judged relevant items "
                      "(trec_eval ndcg, ndcg_cut_k with form=trec)",
           reference="Järvelin & Kekäläinen (2002); trec_eval ndcg",
-          formula=r"nDCG@k = \frac{DCG@k}{IDCG@k}", params={"form": FORM, "base": BASE})
+          formula=r"nDCG@k = \frac{DCG@k}{IDCG@k}", params={"form": FORM, "base": BASE},
+          expected=LINEAR)
 def ndcg(j, cutoff, form="trec", base=2.0):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;
     undefined when there is none. Ref: trec_eval ``ndcg`` / ``ndcg_cut``."""
@@ -122,11 +122,13 @@ def _weight_up_to(grades, gmax: int) -> np.ndarray:
           convention="Σ_t p_t · P@k_t, P@k_t counting grade >= t, p_t ∝ t for t = 1..gmax; "
                      "without @k, k = |A|",
           reference="seed 003; Robertson et al. (2010)",
-          formula=r"EP@k = \sum_t p_t \cdot P@k_t")
+          formula=r"EP@k = \sum_t p_t \cdot P@k_t", expected=LINEAR)
 def expected_precision(j, cutoff):
     """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: seed 003."""
-    inside = j.within(cutoff) & (j.hit_grades > 0)
-    total = per_query_sum(j, j.hit_query[inside], _weight_up_to(j.hit_grades[inside], j.max_grade))
+    gaining = j.hit_grades > 0
+    total = per_query_sum(j, j.hit_query[gaining],
+                          _weight_up_to(j.hit_grades[gaining], j.max_grade)
+                          * j.rank_weights(cutoff)[gaining])
     k = j.lengths if cutoff is None else np.full(j.num_queries, cutoff)
     return divide(total, k, where_zero=0.0)
 
@@ -136,24 +138,23 @@ def expected_precision(j, cutoff):
                      "truth of Σ_{t<=g} p_t; p_t ∝ t",
           reference="Robertson, Kanoulas & Yilmaz (2010); seed 003",
           formula=r"GAP = \frac{\sum_i \sum_{t \le g_i} p_t\, P@i_t}"
-                  r"{\sum_{d \in R} \sum_{t \le g_d} p_t}")
+                  r"{\sum_{d \in R} \sum_{t \le g_d} p_t}",
+          expected="closed form: a weighted sum of AP numerators, each exact (McSherry & Najork "
+                   "2008)")
 def graded_average_precision(j, cutoff):
     """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. P@i_t only changes where t
     passes a grade that occurs, so the inner sum runs over the distinct grades v_1 < v_2 < … of
     the retrieved items: Σ_{v_l <= g_i} (W(v_l) − W(v_{l−1})) · TP_{v_l}(i) / i, with
-    W(g) = Σ_{t<=g} p_t. Ref: Robertson et al. (2010)."""
-    inside = j.within(cutoff) & (j.hit_grades > 0)
-    query, rank = j.hit_query[inside], j.hit_ranks[inside]
-    grades = np.minimum(j.hit_grades[inside], j.max_grade)
-    numerator_terms = np.zeros(len(query))
+    W(g) = Σ_{t<=g} p_t. Summed over i, that is Σ_l (W(v_l) − W(v_{l−1})) times AP's numerator
+    at threshold v_l, which is also how it is exact under expected ties.
+    Ref: Robertson et al. (2010)."""
+    levels = np.unique(np.minimum(j.hit_grades[j.hit_grades > 0], j.max_grade))
+    numerator = np.zeros(j.num_queries)
     previous = 0.0
-    for level in np.unique(grades):   # a loop over the grades that occur, not over queries
+    for level in levels:   # a loop over the grades that occur, not over queries
         weight = _weight_up_to(level, j.max_grade) - previous
         previous += weight
-        reaches = grades >= level
-        tp = before_in_query(query, reaches, j.num_queries) + reaches
-        numerator_terms += np.where(reaches, weight * tp / rank, 0.0)
-    numerator = per_query_sum(j, query, numerator_terms)
+        numerator += weight * precision_sum(j, int(level), cutoff)
     counts = j.truth_grades
     relevant = counts.grade >= 1
     denominator = per_query_sum(j, counts.query[relevant],

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import REL, Param, choice, positive_float, register
+from ..errors import MeasureError
+from ..registry import LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float, register
+from ..tie_aware import expected_first_rank, expected_nonrelevant_above, expected_reciprocal_rank
 from .common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
-                     per_query_sum, relevant_hits)
+                     per_query_sum, precision_sum, relevant_hits, true_positives)
 
 
 @register(
@@ -17,14 +19,22 @@ from .common import (before_in_query, divide, f_measure, first_relevant_rank, pe
                "(MAP@K of recommender and text-to-music papers)",
     reference="trec_eval map; FMP C7S3; Serrà (2007)",
     formula=r"AP = \frac{1}{R_q}\sum_{r=1}^{|A|} P(r)\,\chi(r)",
-    params={"norm": Param("rq", choice("rq", "retrieved", "min"), "denominator"), "rel": REL})
+    params={"norm": Param("rq", choice("rq", "retrieved", "min"), "denominator"), "rel": REL},
+    expected=MCSHERRY_NAJORK + "; norm=retrieved only without @k")
 def average_precision(j, cutoff, norm="rq", rel=1):
     """AP = (1/n) Σ_r P(r)·χ(r) over the first k ranks, where n is R_q (``norm=rq``), the relevant
     items retrieved (``norm=retrieved``, 0 when none is) or min(k, R_q) (``norm=min``, with
-    k = |A| without a cutoff). Undefined for R_q = 0. Ref: trec_eval ``map``; Müller, FMP (2015)
-    §7.3.3; Serrà (2007) Table 2."""
+    k = |A| without a cutoff). Undefined for R_q = 0. Under expected ties the numerator is its
+    mean over the orderings (:func:`metrics.tie_aware.expected_precision_sum`); n is fixed except
+    for ``norm=retrieved`` with a cutoff, which is refused. Ref: trec_eval ``map``; Müller, FMP
+    (2015) §7.3.3; Serrà (2007) Table 2; McSherry & Najork (2008)."""
     hits = relevant_hits(j, rel, cutoff)
-    total = per_query_sum(j, hits.query, hits.tp / hits.rank)  # P(r) = TP(r)/r at relevant r
+    if j.tie_policy == "expected" and norm == "retrieved" and cutoff is not None:
+        raise MeasureError("AP(norm=retrieved)@k divides by the relevant items in the top k, "
+                           "which tied items change, so it has no closed-form mean over their "
+                           "orderings; use AP@k or AP(norm=min)@k, or --ties optimistic / "
+                           "pessimistic")
+    total = precision_sum(j, rel, cutoff)
     r_q = j.num_relevant(rel)
     if norm == "retrieved":
         value = divide(total, per_query_count(j, hits.query), where_zero=0.0)
@@ -86,26 +96,32 @@ def inferred_average_precision(j, cutoff, rel=1):
                "(Serrà 2007, Table 2 'RR')",
     reference="trec_eval recip_rank; Serrà (2007)",
     formula=r"RR = \frac{1}{\min\{r : \chi(r) = 1\}}",
-    params={"form": Param("first", choice("first", "serra")), "rel": REL})
+    params={"form": Param("first", choice("first", "serra")), "rel": REL},
+    expected=MCSHERRY_NAJORK + "; form=serra linear")
 def reciprocal_rank(j, cutoff, form="first", rel=1):
     """RR = 1 / (rank of the first relevant item within the first k), 0 if there is none.
-    ``form=serra``: (1/|A|) Σ_r χ(r)/r, Serrà's Table 2 "RR". Ref: Voorhees (1999); Serrà (2007)."""
+    ``form=serra``: (1/|A|) Σ_r χ(r)/r, Serrà's Table 2 "RR". Under expected ties, the first form
+    is :func:`metrics.tie_aware.expected_reciprocal_rank`. Ref: Voorhees (1999); Serrà (2007);
+    McSherry & Najork (2008)."""
     if form == "serra":
-        hits = relevant_hits(j, rel, cutoff)
-        total = per_query_sum(j, hits.query, 1.0 / hits.rank)
+        relevant = j.hit_grades >= max(rel, 1)
+        total = per_query_sum(j, j.hit_query[relevant],
+                              j.rank_weights(cutoff, lambda r: 1.0 / r)[relevant])
         return divide(total, j.retrieved(cutoff), where_zero=0.0)
+    if j.expected_ties:
+        return expected_reciprocal_rank(j, rel, cutoff)
     return np.nan_to_num(1.0 / first_relevant_rank(j, rel, cutoff), nan=0.0)
 
 
 def _precision_at_rq(j, rel):
     r_q = j.num_relevant(rel)
-    hits = relevant_hits(j, rel, None)
-    return divide(per_query_sum(j, hits.query, hits.rank <= r_q[hits.query]), r_q)
+    return divide(true_positives(j, rel, r_q), r_q)
 
 
 @register("Rprec", meaning="precision at rank R_q", cutoff="none",
           convention="TP(R_q)/R_q; a list shorter than R_q is padded with non-relevant items",
-          reference="trec_eval Rprec", formula=r"R\text{-}prec = P(R_q)", params={"rel": REL})
+          reference="trec_eval Rprec", formula=r"R\text{-}prec = P(R_q)", params={"rel": REL},
+          expected=LINEAR)
 def r_precision(j, cutoff, rel=1):
     """Rprec = P(R_q) = TP(R_q) / R_q. Ref: trec_eval ``Rprec``."""
     return _precision_at_rq(j, rel)
@@ -114,7 +130,7 @@ def r_precision(j, cutoff, rel=1):
 @register("BEP", meaning="break-even point of the PR curve, where P(r) = R(r)", cutoff="none",
           convention="P(r) = R(r) exactly at r = R_q, so BEP = P(R_q) = Rprec (FMP C7S3)",
           reference="Müller, FMP (2015) §7.3.3", formula=r"BEP = P(R_q) = R(R_q)",
-          params={"rel": REL})
+          params={"rel": REL}, expected=LINEAR)
 def break_even_point(j, cutoff, rel=1):
     """BEP: the point of the PR curve where precision equals recall; since P(r)·r = R(r)·R_q it is
     at r = R_q, so BEP = P(R_q). Ref: Müller, FMP (2015) §7.3.3."""
@@ -151,6 +167,11 @@ def _bpref_terms(j, cutoff, rel):
             j.num_relevant(rel).astype(np.float64))
 
 
+# bpref* and uncapped bpref are linear in n_r; bpref and bpref-10 cap it with min(), which is not
+_LINEAR_IN_N_R = ("closed form: linear in n_r, whose mean at each offset of a tie group is "
+                  "known (see metrics.tie_aware.expected_nonrelevant_above)")
+
+
 @register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
           convention="(1/R) Σ over retrieved relevant r of (1 − min(n_r, R)/min(R, N)), "
                      "N = judged non-relevant; unjudged items ignored (trec_eval bpref)",
@@ -183,9 +204,14 @@ def bpref10(j, cutoff, rel=1):
 @register("BprefStar", meaning="Serrà's bpref*",
           convention="(1/R) Σ (1 − n_r/(|A| + R)) over retrieved relevant r",
           reference="Serrà (2007), eq. 1",
-          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL})
+          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL},
+          expected=_LINEAR_IN_N_R)
 def bpref_star(j, cutoff, rel=1):
     """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
+    if j.expected_ties:
+        retrieved, above = expected_nonrelevant_above(j, rel, cutoff)
+        r = j.num_relevant(rel).astype(np.float64)
+        return divide(retrieved - divide(above, j.retrieved(cutoff) + r, 0.0), r)
     query, above, r = _bpref_terms(j, cutoff, rel)
     denom = (j.retrieved(cutoff) + r)[query]
     term = 1.0 - divide(above, denom, where_zero=0.0)
@@ -195,9 +221,13 @@ def bpref_star(j, cutoff, rel=1):
 @register("BprefUncapped", meaning="bpref without the min() caps (can be negative)",
           convention="(1/R) Σ (1 − n_r/R); the form behind Serrà's Table 2 'bpref' (−2.000 for A1)",
           reference="Serrà (2007) Table 2", formula=r"\frac{1}{R}\sum_r\left(1-\frac{n_r}{R}\right)",
-          params={"rel": REL})
+          params={"rel": REL}, expected=_LINEAR_IN_N_R)
 def bpref_uncapped(j, cutoff, rel=1):
     """(1/R) Σ_r (1 − n_r/R), bpref with neither cap: Serrà's Table 2 "bpref"."""
+    if j.expected_ties:
+        retrieved, above = expected_nonrelevant_above(j, rel, cutoff)
+        r = j.num_relevant(rel).astype(np.float64)
+        return divide(retrieved - divide(above, r), r)
     query, above, r = _bpref_terms(j, cutoff, rel)
     term = 1.0 - divide(above, r[query])
     return divide(per_query_sum(j, query, term), r)
@@ -208,9 +238,14 @@ def bpref_uncapped(j, cutoff, rel=1):
 @register("FirstRank", meaning="rank of the first relevant item (mean over queries: MIREX MR1)",
           convention="undefined when no relevant item is retrieved", higher_is_better=False,
           reference="MIREX cover song identification 'MR1'",
-          formula=r"\min\{r : \chi(r) = 1\}", params={"rel": REL})
+          formula=r"\min\{r : \chi(r) = 1\}", params={"rel": REL},
+          expected="closed form without @k: s + (n − m)/(m + 1) for the first tie group holding "
+                   "a relevant item")
 def first_rank(j, cutoff, rel=1):
-    """Rank of the first relevant item; NaN when none is retrieved (within k)."""
+    """Rank of the first relevant item; NaN when none is retrieved (within k). Under expected
+    ties, :func:`metrics.tie_aware.expected_first_rank`."""
+    if j.tie_policy == "expected":   # refuses @k even where nothing ties, as the others do
+        return expected_first_rank(j, rel, cutoff)
     return first_relevant_rank(j, rel, cutoff)
 
 
@@ -235,8 +270,15 @@ def median_rank(j, cutoff, rel=1):
 @register("MeanRank", meaning="mean rank of the retrieved relevant items (Da-TACOS 'MR')",
           convention="mean of the ranks r with χ(r) = 1; undefined when none is retrieved",
           higher_is_better=False, reference="Da-TACOS benchmark 'MR'",
-          formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL})
+          formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL},
+          expected="linear without @k (the count of relevant items retrieved is then fixed)")
 def mean_rank(j, cutoff, rel=1):
     """Mean of the ranks of the retrieved relevant items; NaN when there is none."""
-    hits = relevant_hits(j, rel, cutoff)
-    return divide(per_query_sum(j, hits.query, hits.rank), per_query_count(j, hits.query))
+    if j.tie_policy == "expected" and cutoff is not None:
+        raise MeasureError("MeanRank@k divides by the relevant items in the top k, which tied "
+                           "items change, so it has no closed-form mean over their orderings; "
+                           "use MeanRank without @k, or --ties optimistic / pessimistic")
+    relevant = j.hit_grades >= max(rel, 1)
+    query = j.hit_query[relevant]
+    return divide(per_query_sum(j, query, j.rank_weights(cutoff, lambda r: r)[relevant]),
+                  per_query_sum(j, query, j.rank_weights(cutoff)[relevant]))
