@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import REL, Param, persistence, register
+from ..registry import LINEAR, REL, Param, persistence, register
 from .common import per_query_sum
 
 P = Param(0.8, persistence, "persistence: the chance of going on to the next rank (0 <= p < 1)")
@@ -23,15 +23,16 @@ def _weights(ranks: np.ndarray, p: float) -> np.ndarray:
                      "ir_measures. ir_measures' RBP without rel= is graded (raw grade as gain); "
                      "ours is its RBP(rel=1)",
           reference=_REF, formula=r"RBP = (1 - p)\sum_{i=1}^{k} g_i\,p^{\,i-1}",
-          params={"p": P, "rel": REL})
+          params={"p": P, "rel": REL}, expected=LINEAR)
 def rbp(j, cutoff, p=0.8, rel=1):
     """RBP = (1 − p) Σ_{i <= k} g_i p^(i − 1), g_i = 1 when the item at rank i has grade >= rel,
     else 0 (unjudged and negative grades included). Binary, as ir_measures' ``RBP(rel=…)``
     (computed there by cwl_eval); its ``RBP`` without ``rel`` uses the raw grade as gain
     (trectools), which can exceed 1, and trec_eval 10's ``rbp`` uses graded gains (rescaled when
     they leave [0, 1]) — neither is this measure. Ref: Moffat & Zobel (2008)."""
-    inside = j.within(cutoff) & (j.hit_grades >= max(rel, 1))
-    return per_query_sum(j, j.hit_query[inside], _weights(j.hit_ranks[inside], p))
+    relevant = j.hit_grades >= max(rel, 1)
+    weights = j.rank_weights(cutoff, lambda r: _weights(r, p))
+    return per_query_sum(j, j.hit_query[relevant], weights[relevant])
 
 
 @register("RBPResidual", meaning="RBP's residual: how much RBP could still grow if every "
@@ -43,7 +44,7 @@ def rbp(j, cutoff, p=0.8, rel=1):
           reference="Moffat & Zobel (2008), residuals",
           formula=r"(1-p)\sum_{i \le n,\ i\ \mathrm{unjudged}} p^{\,i-1} + p^{\,n},\ "
                   r"n = \min(k, |A|)",
-          params={"p": P})
+          params={"p": P}, expected=LINEAR)
 def rbp_residual(j, cutoff, p=0.8):
     """Residual = (1 − p) Σ_{i <= n, i unjudged} p^(i − 1) + p^n, n = min(k, |A|): the weight of
     the ranks whose relevance is unknown, within the list (items the ground truth does not judge,
@@ -52,10 +53,10 @@ def rbp_residual(j, cutoff, p=0.8):
     within n of p^(i − 1), summed over the hits. When the ground truth judges the whole
     collection (labels), only the ranks past n and those of negative grade are unknown.
     Ref: Moffat & Zobel (2008), residuals."""
-    inside = j.within(cutoff)
+    weights = j.rank_weights(cutoff, lambda r: _weights(r, p))
     if j.unlisted_judged:
-        unknown = inside & (j.hit_grades < 0)
+        unknown = j.hit_grades < 0
         return (np.power(p, j.retrieved(cutoff).astype(np.float64))
-                + per_query_sum(j, j.hit_query[unknown], _weights(j.hit_ranks[unknown], p)))
-    judged = inside & (j.hit_grades >= 0)
-    return 1.0 - per_query_sum(j, j.hit_query[judged], _weights(j.hit_ranks[judged], p))
+                + per_query_sum(j, j.hit_query[unknown], weights[unknown]))
+    judged = j.hit_grades >= 0
+    return 1.0 - per_query_sum(j, j.hit_query[judged], weights[judged])
