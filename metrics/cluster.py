@@ -53,6 +53,7 @@ class Cluster:
         self.local = local
         self.block_rows = block_rows    # fixed rows per task (tests: many small blocks)
         self._seen: dict[str, bool] = {}
+        self.traffic: dict[str, float] = {}   # what the last map moved (see :meth:`map`)
 
     @classmethod
     def connect(cls, address: str, timeout: float = CONNECT_TIMEOUT,
@@ -138,10 +139,13 @@ class Cluster:
             weights: Sequence[int], progress: Callable[[int], None] | None = None) -> list:
         """``[work(*common, *block) for block in blocks]``, each call a task on the cluster. The
         ``common`` arguments go to every worker once; ``progress(weight)`` is called as each
-        block's result arrives. A task's error (bad input found by a worker) is raised here."""
+        block's result arrives. A task's error (bad input found by a worker) is raised here.
+        Afterwards :attr:`traffic` holds the tasks' count and the bytes of array data sent to
+        each worker once, into a task and out of one (means)."""
         distributed = _dask()
-        sent = [self.client.scatter(self.place(value), broadcast=True, hash=False)
-                if _bulky(value) else value for value in common]
+        placed = [self.place(value) if _bulky(value) else value for value in common]
+        sent = [self.client.scatter(value, broadcast=True, hash=False) if _bulky(value)
+                else value for value in placed]
         name = f"{getattr(work, '__name__', 'block')}-{uuid.uuid4().hex[:12]}"
         futures = [self.client.submit(work, *sent, *block, key=f"{name}-{i}", pure=False)
                    for i, block in enumerate(blocks)]
@@ -156,6 +160,10 @@ class Cluster:
                     progress(weights[i])
         finally:
             self.client.cancel([*futures, *(x for x in sent if _is_future(x, distributed))])
+        tasks = max(len(blocks), 1)
+        self.traffic = {"tasks": len(blocks), "to_each_worker": _nbytes(placed),
+                        "into_task": _nbytes(list(blocks)) / tasks,
+                        "out_of_task": _nbytes(results) / tasks}
         return results
 
 
@@ -180,6 +188,18 @@ def _bulky(value) -> bool:
     """Whether an argument is sent to the workers once ahead of the tasks (anything but a plain
     number, string or flag)."""
     return not isinstance(value, (str, bytes, int, float, bool, type(None)))
+
+
+def _nbytes(value) -> int:
+    """Bytes of array data in a value (arrays, and those held in sequences or objects' fields);
+    about what pickling it moves."""
+    if isinstance(value, np.ndarray) and not isinstance(value, np.memmap):
+        return value.nbytes
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(x) for x in value)
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return sum(_nbytes(x) for x in vars(value).values())
+    return 0
 
 
 def _is_future(value, distributed) -> bool:
