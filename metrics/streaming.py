@@ -23,6 +23,7 @@ their ranks are counted by the all-vs-all kernel (:mod:`metrics.allvsall`).
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -86,6 +87,7 @@ class EmbeddingScores:
         self.raw_items = items
         self.shape = (queries.shape[0], items.shape[0])
         self._items = self._item_squares = None
+        self._preparing = threading.Lock()   # blocks counted on several threads prepare once
 
     def __reduce__(self):
         return EmbeddingScores, (self.queries, self.raw_items, self.kind)
@@ -99,11 +101,13 @@ class EmbeddingScores:
 
     @property
     def items(self) -> np.ndarray:
-        if self._items is None:
-            items = self._prepare(self.raw_items)
-            self._item_squares = ((items * items).sum(axis=1) if self.kind == "euclidean"
-                                  else None)
-            self._items = items
+        """The item rows as scored (normalised for cosine), prepared on first use."""
+        with self._preparing:
+            if self._items is None:
+                items = self._prepare(self.raw_items)
+                self._item_squares = ((items * items).sum(axis=1) if self.kind == "euclidean"
+                                      else None)
+                self._items = items
         return self._items
 
     def _prepare(self, rows: np.ndarray) -> np.ndarray:
