@@ -39,7 +39,7 @@ import numpy as np
 
 from .errors import InputError
 from .parallel import over_parts
-from .ranking import _id_order_key, check_policy, compares_as_float32, ordering_policy
+from .ranking import check_policy, compares_as_float32, ordering_policy, tie_keys
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
     from . import _counting
@@ -60,9 +60,19 @@ class Cliques:
         starts = np.cumsum(sizes) - sizes
         self.start, self.size = starts[codes], sizes[codes]
         self.width = max(int(sizes.max()) - 1, 1) if len(sizes) else 1
+        self._partners = None
+
+    def __getstate__(self):   # sent to cluster workers: the partners are rebuilt there if needed
+        return {**self.__dict__, "_partners": None}
 
     def partners(self) -> np.ndarray:
-        """N × width column indices of each item's clique mates in file order, -1 padded."""
+        """N × width column indices of each item's clique mates in file order, -1 padded (built
+        once, then kept)."""
+        if self._partners is None:
+            self._partners = self._build_partners()
+        return self._partners
+
+    def _build_partners(self) -> np.ndarray:
         n = len(self.members)
         partners = np.full((n, self.width), -1, dtype=np.int64)
         if n == 0:
@@ -154,15 +164,19 @@ def _counts_by_sorting(values: np.ndarray, counts: np.ndarray, levels: np.ndarra
             ends[:, None] - np.searchsorted(key, query, "right"))
 
 
-class _RowCounts:
-    """What the counting fills in per row, chunk by chunk, from the rows in memory (a scattered
-    read of a memory-mapped matrix would touch every page): the clique mates' scores worst first
-    (``level``, padded with the unreachable score), the mate that has each (``mate``), which are
-    real (``valid``), the query's score of itself (``own``), the items scored strictly better than
-    each mate, the query included (``higher``), and the tied items whose key comes first
+class RowCounts:
+    """What the counting fills in for rows ``first`` to ``first + n``, chunk by chunk, from the
+    rows in memory (a scattered read of a memory-mapped matrix would touch every page): the clique
+    mates' scores worst first (``level``, padded with the unreachable score), the mate that has
+    each (``mate``), which are real (``valid``), the query's score of itself (``own``), the items
+    scored strictly better than each mate, the query included (``higher``), the size of each
+    mate's group of equal scores (``tie_size``) and the tied items whose key comes first
     (``tied_first``)."""
 
-    def __init__(self, n: int, width: int, missing: float):
+    FIELDS = ("level", "mate", "valid", "own", "higher", "tied_first", "tie_size")
+
+    def __init__(self, first: int, n: int, width: int, missing: float):
+        self.first = first
         self.level = np.full((n, width), missing, dtype=np.float64)
         self.mate = np.zeros((n, width), dtype=np.int64)
         self.valid = np.zeros((n, width), dtype=bool)
@@ -171,6 +185,21 @@ class _RowCounts:
         self.tied_first = np.zeros((n, width), dtype=np.int64)
         self.tie_size = np.ones((n, width), dtype=np.int64)
 
+    def span(self, start: int, stop: int) -> slice:
+        """Where rows ``start`` to ``stop`` of the matrix are held here."""
+        return slice(start - self.first, stop - self.first)
+
+    @classmethod
+    def joined(cls, parts: list["RowCounts"]) -> "RowCounts":
+        """Consecutive parts, in order, as one."""
+        if len(parts) == 1:
+            return parts[0]
+        whole = cls.__new__(cls)
+        whole.first = parts[0].first
+        for field in cls.FIELDS:
+            setattr(whole, field, np.concatenate([getattr(p, field) for p in parts]))
+        return whole
+
 
 def _non_finite_error(block, start, r, source):
     col = int(np.flatnonzero(~np.isfinite(block[r]))[0])
@@ -178,24 +207,25 @@ def _non_finite_error(block, start, r, source):
                       f"be a finite number", source=source)
 
 
-def _count_chunk_in_c(block, start, cliques: Cliques, out: _RowCounts, larger_is_better,
+def _count_chunk_in_c(block, start, cliques: Cliques, out: RowCounts, larger_is_better,
                       source):
     """Counts a block of rows with the C kernel (:mod:`metrics._counting`): each row is read once,
     and its items at least as good as the worst mate are copied out and counted per level.
     Returns the (row, level) pairs where another item has exactly the mate's score."""
     stop = start + len(block)
+    here = out.span(start, stop)
     equal = np.empty((len(block), cliques.width), dtype=np.int64)
     bad = _counting.count_levels(
         block, block.dtype == np.float64, len(block), block.shape[1], start, cliques.members,
         cliques.start[start:stop], cliques.size[start:stop], cliques.width, larger_is_better,
-        out.level[start:stop], out.mate[start:stop], out.valid[start:stop],
-        out.own[start:stop], out.higher[start:stop], equal)
+        out.level[here], out.mate[here], out.valid[here], out.own[here], out.higher[here],
+        equal)
     if bad >= 0:
         raise _non_finite_error(block, start, bad, source)
-    return (equal > 1) & out.valid[start:stop]   # the mate itself is one of the equal items
+    return (equal > 1) & out.valid[here]   # the mate itself is one of the equal items
 
 
-def _count_chunk_in_numpy(block, start, partners, out: _RowCounts, larger_is_better, source,
+def _count_chunk_in_numpy(block, start, partners, out: RowCounts, larger_is_better, source,
                           buffer):
     """Counts one chunk with NumPy, level by level over the whole chunk, switching to one sort
     of the items still in reach when that is cheaper (see the module docstring). ``buffer`` is a
@@ -217,10 +247,11 @@ def _count_chunk_in_numpy(block, start, partners, out: _RowCounts, larger_is_bet
     has = cols >= 0
     rel = np.where(has, block[here[:, None], np.maximum(cols, 0)], missing)
     order = np.argsort(rel if larger_is_better else -rel, axis=1, kind="stable")
-    lv = out.level[start:stop] = np.take_along_axis(rel, order, axis=1)
-    out.mate[start:stop] = np.maximum(np.take_along_axis(cols, order, axis=1), 0)
-    ok = out.valid[start:stop] = np.take_along_axis(has, order, axis=1)
-    out.own[start:stop] = block[here, here + start]
+    held = out.span(start, stop)
+    lv = out.level[held] = np.take_along_axis(rel, order, axis=1)
+    out.mate[held] = np.maximum(np.take_along_axis(cols, order, axis=1), 0)
+    ok = out.valid[held] = np.take_along_axis(has, order, axis=1)
+    out.own[held] = block[here, here + start]
     per_level = ok.sum(axis=0)
     depth = int(np.count_nonzero(per_level))
     width = cols.shape[1]
@@ -253,7 +284,7 @@ def _count_chunk_in_numpy(block, start, partners, out: _RowCounts, larger_is_bet
             equal = _row_counts(mask)
             count[:, k] = reach - equal
             tied[:, k] = equal > 1
-    out.higher[start:stop] = count
+    out.higher[held] = count
     return tied & ok
 
 
@@ -280,30 +311,14 @@ class CountedRanks:
         return np.sort(np.where(self.valid, self.rank, np.nan), axis=1)
 
 
-def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
-                   larger_is_better: bool = True, chunk_rows: int = 64,
-                   source: str = "matrix", progress=None) -> CountedRanks:
-    """The ranks of each query's clique mates among the other N − 1 items, under a tie policy
-    (``trec`` compares scores as float32): rank(j) = 1 + the items scored above j + the items tied
-    with j whose tie key comes first (see the module docstring). ``matrix`` is anything whose
-    ``shape`` is (N, N) and whose row slices ``matrix[a:b]`` give rows of scores: an array, a
-    memory map, or rows computed on demand from embeddings.
-    ``matrix`` may be memory-mapped: the C kernel (when it was built, see
-    :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
-    converted first) ``chunk_rows`` rows at a time; both give the same ranks."""
-    check_policy(ties)
-    ties = ordering_policy(ties)   # tie-aware policies count in stable order
+def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_better: bool,
+               source: str, chunk_rows: int, begin: int, end: int,
+               progress=None) -> RowCounts:
+    """The counts of rows ``begin`` to ``end`` of the matrix: one block of queries, the unit of
+    work of :func:`relevant_ranks`, whether it runs here or as a task on a cluster (pure: its
+    result depends only on its arguments)."""
     n = matrix.shape[0]
-    cliques = Cliques(labels)
-    partners = cliques.partners() if _counting is None else None   # the C kernel reads cliques
-    if ties == "stable":
-        key = np.arange(n)
-    else:
-        ids = np.asarray([str(x) for x in (item_ids if item_ids is not None else range(n))],
-                         dtype=object)
-        key = _id_order_key(ids) if ties == "id" else -np.unique(ids, return_inverse=True)[1]
-    above = np.greater if larger_is_better else np.less
-    out = _RowCounts(n, cliques.width, np.inf if larger_is_better else -np.inf)
+    out = RowCounts(begin, end - begin, cliques.width, np.inf if larger_is_better else -np.inf)
 
     def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec9; all else is float32
         return np.dtype(np.float64 if dtype == np.float64 and not compares_as_float32(ties)
@@ -314,39 +329,69 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
         return np.ascontiguousarray(x.astype(compared_as(x.dtype), copy=False))
 
     # the C kernel reads the rows where they are (a memory-mapped file's pages, say) and needs no
-    # chunks, so a part of the rows is one call; NumPy, or scores that must be converted first,
-    # go chunk by chunk
+    # chunks, so the block is one call; NumPy, or scores that must be converted first, go chunk
+    # by chunk
     as_is = (_counting is not None and getattr(matrix, "flags", None) is not None
              and matrix.flags.c_contiguous and matrix.dtype == compared_as(matrix.dtype))
+    if _counting is None:
+        partners = cliques.partners()
+        padded = max(-(-n // _LANE), 1) * _LANE
+        buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
+    for start in range(begin, end, max(end - begin, 1) if as_is else chunk_rows):
+        block = scores(matrix[start:end if as_is else min(start + chunk_rows, end)])
+        if _counting is not None:
+            tied = _count_chunk_in_c(block, start, cliques, out, larger_is_better, source)
+        else:
+            tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
+                                         source, buffer)
+        # where another item has exactly a mate's score, count the tied items whose key
+        # comes first in that row alone (the query and the mate itself left out), a chunk of
+        # rows at a time
+        for k in np.flatnonzero(tied.any(axis=0)):
+            tied_rows = np.flatnonzero(tied[:, k])
+            for at in range(0, len(tied_rows), chunk_rows):
+                rows = tied_rows[at:at + chunk_rows]
+                held = start - begin + rows
+                same = block[rows] == out.level[held, k:k + 1]
+                same[np.arange(len(rows)), start + rows] = False
+                out.tie_size[held, k] = same.sum(axis=1)
+                same &= key[None, :] < key[out.mate[held, k]][:, None]
+                out.tied_first[held, k] = same.sum(axis=1)
+        if progress is not None:
+            progress(len(block))
+    return out
 
-    def rank_rows(begin: int, end: int) -> None:
-        if _counting is None:
-            padded = max(-(-n // _LANE), 1) * _LANE
-            buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
-        for start in range(begin, end, max(end - begin, 1) if as_is else chunk_rows):
-            block = scores(matrix[start:end if as_is else min(start + chunk_rows, end)])
-            if _counting is not None:
-                tied = _count_chunk_in_c(block, start, cliques, out, larger_is_better, source)
-            else:
-                tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
-                                             source, buffer)
-            # where another item has exactly a mate's score, count the tied items whose key
-            # comes first in that row alone (the query and the mate itself left out), a chunk of
-            # rows at a time
-            for k in np.flatnonzero(tied.any(axis=0)):
-                tied_rows = np.flatnonzero(tied[:, k])
-                for at in range(0, len(tied_rows), chunk_rows):
-                    rows = tied_rows[at:at + chunk_rows]
-                    same = block[rows] == out.level[start + rows, k:k + 1]
-                    same[np.arange(len(rows)), start + rows] = False
-                    out.tie_size[start + rows, k] = same.sum(axis=1)
-                    same &= key[None, :] < key[out.mate[start + rows, k]][:, None]
-                    out.tied_first[start + rows, k] = same.sum(axis=1)
-            if progress is not None:
-                progress(len(block))
 
-    # row chunks are independent: the threads write disjoint rows of the counts
-    over_parts(rank_rows, n, n)
+def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
+                   larger_is_better: bool = True, chunk_rows: int = 64,
+                   source: str = "matrix", progress=None, cluster=None) -> CountedRanks:
+    """The ranks of each query's clique mates among the other N − 1 items, under a tie policy
+    (``trec`` compares scores as float32): rank(j) = 1 + the items scored above j + the items tied
+    with j whose tie key comes first (see the module docstring). ``matrix`` is anything whose
+    ``shape`` is (N, N) and whose row slices ``matrix[a:b]`` give rows of scores: an array, a
+    memory map, or rows computed on demand from embeddings.
+    ``matrix`` may be memory-mapped: the C kernel (when it was built, see
+    :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
+    converted first) ``chunk_rows`` rows at a time; both give the same ranks. Blocks of rows are
+    counted by :func:`count_rows`, on this machine's cores or, given a ``cluster``
+    (:class:`metrics.cluster.Cluster`), as its tasks."""
+    check_policy(ties)
+    ties = ordering_policy(ties)   # tie-aware policies count in stable order
+    n = matrix.shape[0]
+    cliques = Cliques(labels)
+    ids = item_ids if item_ids is not None else range(n)
+    key = tie_keys(np.asarray([str(x) for x in ids], dtype=object), ties)
+    common = (matrix, cliques, key, ties, larger_is_better, source, chunk_rows)
+    if cluster is None:
+        # row blocks are independent: the threads count disjoint rows
+        parts = over_parts(lambda begin, end: count_rows(*common, begin, end, progress), n, n)
+    else:
+        step = cluster.rows_per_task(n, n)
+        bounds = [(begin, min(begin + step, n)) for begin in range(0, n, step)]
+        parts = cluster.map(count_rows, common, bounds, [end - begin for begin, end in bounds],
+                            progress)
+    out = RowCounts.joined(parts)
+    above = np.greater if larger_is_better else np.less
     query_above = above(out.own[:, None], out.level)
     better = out.higher - query_above
     return CountedRanks(out.valid, out.mate, better + 1 + out.tied_first, better, out.tie_size)

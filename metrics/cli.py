@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _collection_size(text: str) -> int:
+def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -61,7 +61,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "expected = each measure's exact mean over every order of the tied "
                              "items (McSherry & Najork 2008; 'measures' says which measures "
                              "support it)")
-    parser.add_argument("--collection-size", type=_collection_size, default=None, metavar="N",
+    parser.add_argument("--collection-size", type=_positive_int, default=None, metavar="N",
                         help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC")
 
 
@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     mx.add_argument("--distance", action="store_true", help="smaller values are more similar")
     _common(mx)
     _memory(mx)
+    _cluster(mx)
     _output(mx)
 
     em = sub.add_parser("evaluate-embeddings", help="rank items by embedding similarity")
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="cosine, dot product or negative Euclidean distance")
     _common(em)
     _memory(em)
+    _cluster(em)
     _output(em)
 
     cp = sub.add_parser("compare", help="compare two or more runs on the same ground truth")
@@ -110,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="significance test; repeat for several (default: all three)")
     cp.add_argument("--seed", type=int, default=DEFAULT_SEED,
                     help="seed of the randomisation test and the bootstrap")
-    cp.add_argument("--resamples", type=_collection_size, default=DEFAULT_RESAMPLES,
+    cp.add_argument("--resamples", type=_positive_int, default=DEFAULT_RESAMPLES,
                     help="permutations and bootstrap resamples (default 10000)")
     _common(cp)
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
@@ -190,6 +192,16 @@ def progress_bar(what: str, unit: str):
         yield bar.update
     finally:
         bar.close()
+
+
+def _cluster(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help="run the blocks of queries as tasks on this dask.distributed "
+                            "scheduler; the output is the same as on one process")
+    where.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="start a local Dask cluster of N worker processes (127.0.0.1) and "
+                            "run the blocks there")
 
 
 def _output(parser: argparse.ArgumentParser) -> None:
@@ -363,6 +375,17 @@ def _truth(path: str, taxonomy: str | None):
     return load_taxonomy(taxonomy, path) if taxonomy else load_truth(path)
 
 
+@contextmanager
+def _cluster_of(args):
+    """The Dask cluster of --scheduler or --workers (closed afterwards), or None."""
+    if not (args.scheduler or args.workers):
+        yield None
+        return
+    from .cluster import from_options
+    with from_options(args.scheduler, args.workers) as cluster:
+        yield cluster
+
+
 def _emit(text: str, warnings_list, fmt: str) -> None:
     if fmt != "json":
         for warning in warnings_list:
@@ -406,15 +429,16 @@ def run(argv: Sequence[str] | None = None) -> int:
                                       lambda: load_run(args.run))
         judged = judge(system, truth, args.ties, args.collection_size, keep_lists=False)
     elif args.command == "evaluate-matrix":
-        with progress_bar("ranking", "queries") as progress:
+        with _cluster_of(args) as cluster, progress_bar("ranking", "queries") as progress:
             judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
-                                  args.collection_size, progress=progress, keep_lists=False)
+                                  args.collection_size, progress=progress, keep_lists=False,
+                                  cluster=cluster)
     else:
-        with progress_bar("ranking", "queries") as progress:
+        with _cluster_of(args) as cluster, progress_bar("ranking", "queries") as progress:
             judged = judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
                                       args.item_ids, load_truth(args.truth), args.similarity,
                                       args.ties, args.collection_size, memory=args.memory,
-                                      progress=progress, keep_lists=False)
+                                      progress=progress, keep_lists=False, cluster=cluster)
     result = evaluate(judged, measures)
     ranges = (tie_range(judged, measures, args.aggregate) if args.format in ("json", "table")
               else {})

@@ -54,10 +54,11 @@ def judge_run_file(run: Source, truth: GroundTruth, ties: str = "stable",
 def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance: bool = False,
                  collection_size: int | None = None, matrix_name: str | None = None,
                  labels_name: str | None = None, progress: Progress | None = None,
-                 keep_lists: bool = True) -> JudgedRanking:
+                 keep_lists: bool = True, cluster=None) -> JudgedRanking:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
     and columns are the items of the labels file, in order; the query item is excluded. A plain
-    .npy file is memory-mapped and read row by row."""
+    .npy file is memory-mapped and read row by row; given a ``cluster``
+    (:class:`metrics.cluster.Cluster`) blocks of rows are counted by its workers."""
     matrix_label = source_name(matrix, matrix_name)
     scores = open_score_matrix(matrix, matrix_name)
     labels_label = source_name(labels, labels_name)
@@ -65,7 +66,8 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
     check_ids(items, scores.shape[0], labels_label, matrix_label)
     return judge_all_vs_all(scores, items, item_labels, ties, not distance, collection_size,
                             name=run_name(matrix_label), source=matrix_label,
-                            truth_name=labels_label, progress=progress, keep_lists=keep_lists)
+                            truth_name=labels_label, progress=progress, keep_lists=keep_lists,
+                            cluster=cluster)
 
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
@@ -73,12 +75,13 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
                      ties: str = "stable", collection_size: int | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
-                     keep_lists: bool = True) -> JudgedRanking:
+                     keep_lists: bool = True, cluster=None) -> JudgedRanking:
     """Rank all items for every query by embedding similarity (cosine, dot or negative
     Euclidean), streamed in blocks of queries (see :mod:`metrics.streaming`). ``truth`` is qrels,
     or clique labels: then the queries and the items must be the same items, and every item is a
     query against all the others, itself excluded. ``names`` gives file names for uploaded bytes,
-    by argument name."""
+    by argument name. Given a ``cluster`` (:class:`metrics.cluster.Cluster`) blocks of queries
+    are counted by its workers."""
     names = names or {}
     label = {role: source_name(src, names.get(role)) for role, src in (
         ("query_embeddings", query_embeddings), ("query_ids", query_ids),
@@ -98,7 +101,7 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
     if truth.item_labels is None:
         return judge_streamed(scores, qids, dids, truth, ties, collection_size=collection_size,
                               name=name, memory=memory, progress=progress,
-                              keep_lists=keep_lists)
+                              keep_lists=keep_lists, cluster=cluster)
     if len(qids) != len(dids) or not (qids == dids).all():
         raise InputError("with clique labels every item is a query against all the others, so "
                          "the query and item embeddings must be the same items in the same order "
@@ -114,7 +117,8 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
                          source=truth.name)
     return judge_all_vs_all(scores, dids, [label_of[d] for d in dids], ties, True,
                             collection_size, name=name, source=label["item_embeddings"],
-                            truth_name=truth.name, progress=progress, keep_lists=keep_lists)
+                            truth_name=truth.name, progress=progress, keep_lists=keep_lists,
+                            cluster=cluster)
 
 
 UPLOAD_KINDS = {

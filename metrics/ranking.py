@@ -90,6 +90,15 @@ def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
     return scores.astype(np.float32) if compares_as_float32(ties) else scores
 
 
+def tie_keys(item_ids: np.ndarray, ties: str) -> np.ndarray:
+    """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
+    if ties == "stable":
+        return np.arange(len(item_ids))
+    if ties == "id":
+        return np.asarray(_id_order_key(item_ids))
+    return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
+
+
 def check_policy(ties: str) -> None:
     if ties not in ALL_TIE_POLICIES and ties not in TIE_ALIASES:
         raise InputError(f"unknown tie policy {ties!r}; use one of "

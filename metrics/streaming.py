@@ -24,6 +24,7 @@ their ranks are counted by the all-vs-all kernel (:mod:`metrics.allvsall`).
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,7 +34,7 @@ from .allvsall import relevant_ranks
 from .errors import InputError
 from .judged import JudgedRanking, TieReport
 from .model import GroundTruth
-from .ranking import _id_order_key, check_policy, ordering_policy, policy_scores
+from .ranking import check_policy, ordering_policy, policy_scores, tie_keys
 from .tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
@@ -61,22 +62,15 @@ def block_rows(n_items: int, itemsize: int, memory: int | None) -> int:
     return max(1, int(budget // max(1, 3 * n_items * itemsize)))
 
 
-def tie_keys(item_ids: np.ndarray, ties: str) -> np.ndarray:
-    """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
-    if ties == "stable":
-        return np.arange(len(item_ids))
-    if ties == "id":
-        return np.asarray(_id_order_key(item_ids))
-    return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
-
-
 class EmbeddingScores:
     """Query × item similarities computed block by block: cosine, dot product or negative
     Euclidean distance (larger is more similar).
 
     The items are never copied: a memory-mapped file stays on disk and in the page cache. Only one
-    number per item is kept — its inverse norm for cosine, its squared norm for Euclidean — read
-    in steps; query rows are prepared per block."""
+    number per item is kept — its inverse norm for cosine, its squared norm for Euclidean —
+    computed on first use, in steps; query rows are prepared per block. Pickled (sent to a
+    cluster's workers) it carries only its arrays and kind; each process computes the norms
+    again."""
 
     NORM_STEP = 1 << 16   # item rows read at a time for their norms
 
@@ -87,20 +81,48 @@ class EmbeddingScores:
         self.dtype = np.dtype(np.float32 if both32 else np.float64)
         self.kind = kind
         self.queries = queries
-        self.items = items if items.dtype == self.dtype else np.asarray(items, dtype=self.dtype)
-        self.item_scale = self._item_norms() if kind != "dot" else None
+        self.raw_items = items
         self.shape = (queries.shape[0], items.shape[0])
+        self._items = self._item_scale = None
+        self._preparing = threading.Lock()   # blocks counted on several threads prepare once
 
-    def _item_norms(self) -> np.ndarray:
+    def __reduce__(self):
+        return EmbeddingScores, (self.queries, self.raw_items, self.kind)
+
+    def placed(self, place: Callable) -> "EmbeddingScores":
+        """The same scores with each array replaced by ``place(array)`` (see
+        :meth:`metrics.cluster.Cluster.place`)."""
+        same = self.raw_items is self.queries
+        queries = place(self.queries)
+        return EmbeddingScores(queries, queries if same else place(self.raw_items), self.kind)
+
+    @property
+    def items(self) -> np.ndarray:
+        """The item rows as given (a worker maps a shared file here), converted only when the
+        two sides' precisions differ."""
+        with self._preparing:
+            if self._items is None:
+                raw = getattr(self.raw_items, "array", self.raw_items)
+                self._items = raw if raw.dtype == self.dtype else np.asarray(raw, self.dtype)
+        return self._items
+
+    @property
+    def item_scale(self) -> np.ndarray | None:
         """1/‖x‖ per item for cosine (1 for a zero vector, whose scores are all 0), ‖x‖² for
-        Euclidean."""
-        out = np.empty(self.items.shape[0], dtype=self.dtype)
-        for start in range(0, len(out), self.NORM_STEP):
-            part = np.asarray(self.items[start:start + self.NORM_STEP])
-            squares = np.einsum("ij,ij->i", part, part)
-            out[start:start + len(part)] = squares if self.kind == "euclidean" else 1 / np.where(
-                squares == 0, 1, np.sqrt(squares))
-        return out
+        Euclidean, None for the dot product; computed on first use."""
+        if self.kind == "dot":
+            return None
+        items = self.items
+        with self._preparing:
+            if self._item_scale is None:
+                out = np.empty(items.shape[0], dtype=self.dtype)
+                for start in range(0, len(out), self.NORM_STEP):
+                    part = np.asarray(items[start:start + self.NORM_STEP])
+                    squares = np.einsum("ij,ij->i", part, part)
+                    out[start:start + len(part)] = (squares if self.kind == "euclidean" else
+                                                    1 / np.where(squares == 0, 1, np.sqrt(squares)))
+                self._item_scale = out
+        return self._item_scale
 
     def rows(self, which) -> np.ndarray:
         """Scores of some query rows (a slice or an index array) against every item."""
@@ -212,12 +234,29 @@ def count_judged(block: np.ndarray, pair_row: np.ndarray, pair_col: np.ndarray,
     return better, equal, tied_first
 
 
+def count_block(scores, keys: np.ndarray, ties: str, larger_is_better: bool, rows: np.ndarray,
+                pair_row: np.ndarray, pair_col: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One block of queries, the unit of work of :func:`judge_streamed` whether it runs here or
+    as a task on a cluster (pure: its result depends only on its arguments): the score rows
+    ``rows`` against every item, and for each judged (row within the block, column) pair the
+    counts of :func:`count_judged`."""
+    block = scores.rows(rows) if hasattr(scores, "rows") else np.asarray(scores[rows])
+    block = policy_scores(np.asarray(block), ties)
+    if not larger_is_better:
+        block = -block
+    return count_judged(block, pair_row, pair_col, keys)
+
+
 def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = "stable",
                    larger_is_better: bool = True, collection_size: int | None = None,
                    name: str = "run", memory: int | None = None,
-                   progress: Progress | None = None, keep_lists: bool = True) -> JudgedRanking:
+                   progress: Progress | None = None, keep_lists: bool = True,
+                   cluster=None) -> JudgedRanking:
     """Judge the rankings of queries against items given by rows of scores (``scores[a:b]`` or
-    ``scores.rows(index)``; shape queries × items) and explicit judgements (qrels).
+    ``scores.rows(index)``; shape queries × items) and explicit judgements (qrels). Blocks of
+    queries are counted by :func:`count_block`, here or, given a ``cluster``
+    (:class:`metrics.cluster.Cluster`), as its tasks.
 
     Evaluated queries are the truth's: one without a row has an empty list; rows the truth lacks
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.
@@ -252,25 +291,31 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     pair_query, pair_col, pair_grade, pair_row = (a[order] for a in
                                                   (pair_query, pair_col, pair_grade, pair_row))
     keys = tie_keys(item_ids, ties)
-    sign = 1 if larger_is_better else -1
     evaluated_rows = np.unique(pair_row)
     itemsize = np.dtype(getattr(scores, "dtype", np.float64)).itemsize
     step = block_rows(n_items, max(itemsize, 8), memory)
+    if cluster is not None:
+        step = cluster.rows_per_task(len(evaluated_rows), n_items, step)
+    blocks, spans = [], []
+    for start in range(0, len(evaluated_rows), step):
+        rows = evaluated_rows[start:start + step]
+        lo, hi = np.searchsorted(pair_row, [rows[0], rows[-1] + 1])
+        blocks.append((rows, np.searchsorted(rows, pair_row[lo:hi]), pair_col[lo:hi]))
+        spans.append((lo, hi))
+    common = (scores, keys, ties, larger_is_better)
+    if cluster is None:
+        counted = []
+        for block in blocks:
+            counted.append(count_block(*common, *block))
+            if progress is not None:
+                progress(len(block[0]))
+    else:
+        counted = cluster.map(count_block, common, blocks, [len(b[0]) for b in blocks], progress)
     better = np.zeros(len(pair_row), dtype=np.int64)
     size = np.ones(len(pair_row), dtype=np.int64)
     tied_first = np.zeros(len(pair_row), dtype=np.int64)
-    for start in range(0, len(evaluated_rows), step):
-        rows = evaluated_rows[start:start + step]
-        block = scores.rows(rows) if hasattr(scores, "rows") else np.asarray(scores[rows])
-        block = policy_scores(np.asarray(block), ties)
-        if sign < 0:
-            block = -block
-        lo, hi = np.searchsorted(pair_row, [rows[0], rows[-1] + 1])
-        local = np.searchsorted(rows, pair_row[lo:hi])
-        better[lo:hi], size[lo:hi], tied_first[lo:hi] = count_judged(block, local,
-                                                                     pair_col[lo:hi], keys)
-        if progress is not None:
-            progress(len(rows))
+    for (lo, hi), (b, s, t) in zip(spans, counted):
+        better[lo:hi], size[lo:hi], tied_first[lo:hi] = b, s, t
     lengths = np.where(truth_row >= 0, n_items, 0)
     lists = (ScoreLists(scores, np.maximum(truth_row, 0), item_ids, ties, larger_is_better)
              if keep_lists else None)
@@ -285,8 +330,8 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
 def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                      larger_is_better: bool = True, collection_size: int | None = None,
                      name: str = "run", source: str = "matrix", truth_name: str = "labels",
-                     progress: Progress | None = None, keep_lists: bool = True
-                     ) -> JudgedRanking:
+                     progress: Progress | None = None, keep_lists: bool = True,
+                     cluster=None) -> JudgedRanking:
     """Judge all against all: every item a query, ranked against the N − 1 others by its row of
     scores (``scores[a:b]``: an N × N array, a memory map or :class:`EmbeddingScores` of the items
     against themselves), items sharing a clique label relevant to each other."""
@@ -294,7 +339,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     tie_aware, ties = ties, ordering_policy(ties)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     counted = relevant_ranks(scores, labels, item_ids, ties, larger_is_better=larger_is_better,
-                             source=source, progress=progress)
+                             source=source, progress=progress, cluster=cluster)
     query, _ = np.nonzero(counted.valid)
     n = len(item_ids)
     truth = GroundTruth.from_labels(item_ids, labels, name=truth_name)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
 
 import numpy as np
 
@@ -112,3 +114,72 @@ def open_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
         raise InputError(f"has shape {matrix.shape}; an all-vs-all matrix must be square (N×N)",
                          source=source_name(source, name))
     return matrix
+
+
+class MappedFile:
+    """A read-only memory map of a whole ``.npy`` file that pickles as the file's path: a process
+    that receives it (a cluster's worker) maps the same file instead of receiving the values.
+    Row slices and index arrays, ``shape``, ``dtype`` and ``flags`` are the memory map's."""
+
+    def __init__(self, path: str, shape: tuple, dtype: np.dtype):
+        self.path, self.shape, self.dtype = path, tuple(shape), np.dtype(dtype)
+        self._array = None
+
+    @classmethod
+    def of(cls, array: np.memmap) -> "MappedFile":
+        return cls(array.filename, array.shape, array.dtype)
+
+    def __reduce__(self):
+        return MappedFile, (self.path, self.shape, self.dtype)
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            array = np.load(self.path, mmap_mode="r", allow_pickle=False)
+            if array.shape != self.shape or array.dtype != self.dtype:
+                raise InputError(f"holds a {array.dtype} array of shape {array.shape} here, not "
+                                 f"the {self.dtype} {self.shape} it was; is the file the same "
+                                 f"on every machine?", source=self.path)
+            self._array = array
+        return self._array
+
+    @property
+    def flags(self):
+        return self.array.flags
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, which):
+        return self.array[which]
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.array, dtype=dtype)
+
+
+def whole_file_map(array) -> bool:
+    """Whether ``array`` is a memory map of a whole ``.npy`` file (so :class:`MappedFile` can
+    name it by its path)."""
+    if not isinstance(array, np.memmap) or not array.filename:
+        return False
+    try:
+        return np.lib.format.open_memmap(array.filename, mode="r").shape == array.shape
+    except (OSError, ValueError):
+        return False
+
+
+def file_signature(path: str) -> tuple[int, str]:
+    """The size and a digest of the first and last MB of a file: equal on two machines when they
+    see the same file (a shared file system, or identical copies)."""
+    digest = hashlib.blake2b(digest_size=16)
+    size = os.path.getsize(path)
+    with open(path, "rb") as handle:
+        digest.update(handle.read(1 << 20))
+        if size > 2 << 20:
+            handle.seek(size - (1 << 20))
+            digest.update(handle.read())
+    return size, digest.hexdigest()
