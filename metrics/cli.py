@@ -20,6 +20,7 @@ from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
+from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
 from .ranking import TIE_ALIASES, TIE_POLICIES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
@@ -45,7 +46,7 @@ def _collection_size(text: str) -> int:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--measures", "-m", default=DEFAULT_MEASURES,
+    parser.add_argument("--measures", "-m", default=None,
                         help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
                              f"(default {DEFAULT_MEASURES})")
     parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
@@ -110,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(cp)
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
+    pr = sub.add_parser("protocols", help="list the benchmark protocols, their sources and "
+                                          "conventions")
+    pr.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
     return parser
 
 
@@ -190,6 +194,9 @@ def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-query", action="store_true", help="print every query's values")
     parser.add_argument("--aggregate", choices=AGGREGATES, default="mean",
                         help="how per-query values are summarised (undefined ones left out)")
+    parser.add_argument("--protocol", choices=list(PROTOCOLS), default=None,
+                        help="print what a benchmark's reference code prints, under its names, "
+                             "in place of --measures ('python -m metrics protocols' lists them)")
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -258,7 +265,10 @@ def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") ->
     return "\n".join(lines)
 
 
-def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str) -> str:
+def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str,
+                      protocol: str | None = None) -> str:
+    """The result in one of the output formats. With ``protocol``, the columns are that
+    benchmark's (each aggregated as its reference code does) and the JSON names the protocol."""
     if fmt == "trec":
         return render_trec(result, per_query, how)
     summary = result.aggregate(how)
@@ -267,13 +277,17 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
     if fmt == "json":
         out = {"measures": result.measures,
                "aggregate": {m: _json_number(v) for m, v in summary.items()}}
+        if protocol is not None:
+            p = PROTOCOLS[protocol]
+            out["protocol"] = {"name": p.name, "title": p.title, "source": p.source,
+                               "conventions": p.conventions}
         if per_query:
             out["per_query"] = {
                 str(q): {m: _json_number(r.values[i]) for m, r in result.results.items()}
                 for i, q in enumerate(result.query_ids)}
         out["warnings"] = list(result.warnings)
         out["aggregate_method"] = how
-        if how == "mean":
+        if how == "mean" and protocol is None:
             out["summed"] = summed   # count measures: their "mean" aggregate is the sum
         out["num_queries"] = len(result.query_ids)
         out["undefined"] = undefined
@@ -299,7 +313,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         blocks.append(_table(["query", *result.measures], rows))
     rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
              str(undefined[m])] for m in result.measures]
-    heading = "mean (counts: sum)" if how == "mean" and summed else how
+    heading = ("value" if protocol is not None else
+               "mean (counts: sum)" if how == "mean" and summed else how)
     blocks.append(_table(["measure", heading, "queries", "undefined"], rows))
     return "\n\n".join(blocks)
 
@@ -356,7 +371,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "measures":
         sys.stdout.write(measure_table(args.format) + "\n")
         return 0
-    measures = parse_measures(args.measures)
+    if args.command == "protocols":
+        text = (json.dumps(protocol_table("rows"), indent=2, ensure_ascii=False)
+                if args.format == "json" else protocol_table(args.format))
+        sys.stdout.write(text + "\n")
+        return 0
+    protocol = getattr(args, "protocol", None)
+    if protocol is not None and args.measures is not None:
+        raise InputError("give --measures or --protocol, not both: a protocol prints its "
+                         "benchmark's own measures")
+    if protocol is not None and args.aggregate != "mean":
+        raise InputError(f"--protocol {protocol} aggregates as its reference code does; leave "
+                         f"out --aggregate {args.aggregate}")
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)
     if args.command == "compare":
         if args.format == "trec":
             raise InputError("--format trec is for evaluate, evaluate-matrix and "
@@ -396,8 +423,8 @@ def run(argv: Sequence[str] | None = None) -> int:
                                       args.item_ids, load_truth(args.truth), args.similarity,
                                       args.ties, args.collection_size, memory=args.memory,
                                       progress=progress, keep_lists=False)
-    result = evaluate(judged, measures)
-    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate),
+    result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
+    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, protocol),
           result.warnings, args.format)
     return 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -24,13 +24,17 @@ class MeasureResult:
 
     ``summed``: the measure is one of trec_eval's counts (NumRel, NumRet, NumRelRet, NumQ), whose
     "mean" aggregate is the sum over queries, as trec_eval and ir_measures give it; None looks
-    it up in the registry by the measure's name."""
+    it up in the registry by the measure's name.
+
+    ``reduce``: a benchmark protocol's own aggregation (``reduce(values, axis)``, NaN included),
+    which replaces the mean; None for our measures."""
 
     measure: str
     values: np.ndarray
     convention: str
     higher_is_better: bool = True
     summed: bool | None = None
+    reduce: Callable[..., np.ndarray] | None = None
 
     @property
     def undefined(self) -> int:
@@ -46,7 +50,13 @@ class MeasureResult:
             return False
 
     def aggregate(self, how: str = "mean") -> float | None:
-        return aggregate(self.values, how, summed=self.is_summed)
+        if self.reduce is None:
+            return aggregate(self.values, how, summed=self.is_summed)
+        if how != "mean":
+            raise MeasureError(f"{self.measure} is aggregated as its benchmark's reference code "
+                               f"does; a protocol takes no other aggregate than its own")
+        value = float(self.reduce(self.values, axis=-1))
+        return value if np.isfinite(value) else None
 
 
 def aggregate(values: np.ndarray, how: str = "mean", summed: bool = False) -> float | None:
