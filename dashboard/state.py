@@ -97,6 +97,16 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
         return None
 
 
+def intervals(measures: list[Measure], level: float, seed: int) -> pd.DataFrame | None:
+    """:func:`interval_source` for the current data, or None after an ``st.error``."""
+    try:
+        return interval_source(source(), st.session_state["ties"],
+                               ",".join(str(m) for m in measures), level, seed, upload_store())
+    except InputError as exc:
+        st.error(md(exc))
+        return None
+
+
 def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame, list[str]]:
     """Each system's means, with the number of queries actually averaged (queries where a
     measure is undefined are left out of its mean), and a note per system and measure that
@@ -114,6 +124,22 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame,
     table.insert(1, "queries averaged", counts if all(isinstance(c, int) for c in counts) else
                  [str(c) for c in counts])
     return table, notes
+
+
+@st.cache_data(show_spinner="Bootstrapping the confidence intervals…", max_entries=32)
+def interval_source(src: tuple, ties: str, measures: str, level: float, seed: int,
+                    _store: dict | None = None) -> pd.DataFrame:
+    """Each system's mean of each measure with its percentile bootstrap interval over queries
+    (metrics.stats.aggregate_intervals), one row per (system, measure)."""
+    from metrics.stats import aggregate_intervals
+
+    rows = []
+    for system, r in evaluate_source(src, ties, measures, _store).items():
+        means = r.aggregate("mean")
+        for measure, (low, high) in aggregate_intervals(r, level, seed).items():
+            rows.append({"system": system, "measure": measure, "mean": means[measure],
+                         "CI low": low, "CI high": high})
+    return pd.DataFrame(rows, columns=["system", "measure", "mean", "CI low", "CI high"])
 
 
 VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=

@@ -13,6 +13,7 @@ import math
 import os
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Sequence
 
 from .errors import InputError
@@ -24,7 +25,8 @@ from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
 from .ranking import TIE_ALIASES, TIE_POLICIES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
+from .stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
+                    compare_systems)
 
 DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
 
@@ -104,10 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     cp.add_argument("--test", action="append", choices=TESTS, default=None,
                     help="significance test; repeat for several (default: all three)")
-    cp.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                    help="seed of the randomisation test and the bootstrap")
-    cp.add_argument("--resamples", type=_collection_size, default=DEFAULT_RESAMPLES,
-                    help="permutations and bootstrap resamples (default 10000)")
+    _resampling(cp, "seed of the randomisation test and the bootstrap",
+                "permutations and bootstrap resamples (default 10000)")
     _common(cp)
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
@@ -190,6 +190,23 @@ def progress_bar(what: str, unit: str):
         bar.close()
 
 
+def _resampling(parser: argparse.ArgumentParser, seed_help: str, resamples_help: str) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"{seed_help} (default {DEFAULT_SEED})")
+    parser.add_argument("--resamples", type=_collection_size, default=DEFAULT_RESAMPLES,
+                        help=resamples_help)
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must lie between 0 and 1, e.g. 0.95")
+    return value
+
+
 def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-query", action="store_true", help="print every query's values")
     parser.add_argument("--aggregate", choices=AGGREGATES, default="mean",
@@ -197,6 +214,10 @@ def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", choices=list(PROTOCOLS), default=None,
                         help="print what a benchmark's reference code prints, under its names, "
                              "in place of --measures ('python -m metrics protocols' lists them)")
+    parser.add_argument("--ci", type=_level, default=None, metavar="LEVEL",
+                        help="a percentile bootstrap confidence interval of each aggregate over "
+                             "queries at this level, e.g. 0.95 (scipy.stats.bootstrap, seeded)")
+    _resampling(parser, "seed of the bootstrap", "bootstrap resamples (default 10000)")
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -265,10 +286,31 @@ def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") ->
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Intervals:
+    """Each aggregate's bootstrap confidence interval and how it was drawn."""
+
+    bounds: dict[str, tuple[float | None, float | None]]
+    level: float
+    seed: int
+    resamples: int
+    method: str = CI_METHOD
+
+    @property
+    def label(self) -> str:
+        return f"{self.level:.0%} CI" if round(self.level * 100, 9).is_integer() else \
+            f"{self.level:g} CI"
+
+    def cell(self, measure: str) -> str:
+        low, high = self.bounds[measure]
+        return f"[{_text_number(low)}, {_text_number(high)}]"
+
+
 def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str,
-                      protocol: str | None = None) -> str:
+                      protocol: str | None = None, intervals: Intervals | None = None) -> str:
     """The result in one of the output formats. With ``protocol``, the columns are that
-    benchmark's (each aggregated as its reference code does) and the JSON names the protocol."""
+    benchmark's (each aggregated as its reference code does) and the JSON names the protocol;
+    with ``intervals``, each aggregate's confidence interval is printed beside it."""
     if fmt == "trec":
         return render_trec(result, per_query, how)
     summary = result.aggregate(how)
@@ -285,6 +327,13 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
             out["per_query"] = {
                 str(q): {m: _json_number(r.values[i]) for m, r in result.results.items()}
                 for i, q in enumerate(result.query_ids)}
+        if intervals is not None:
+            out["ci"] = {m: [_json_number(v) for v in intervals.bounds[m]]
+                         for m in result.measures}
+            out["ci_level"] = intervals.level
+            out["ci_method"] = intervals.method
+            out["ci_resamples"] = intervals.resamples
+            out["seed"] = intervals.seed
         out["warnings"] = list(result.warnings)
         out["aggregate_method"] = how
         if how == "mean" and protocol is None:
@@ -305,17 +354,25 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
             for i, q in enumerate(result.query_ids):
                 writer.writerow([q, *[_csv_number(r.values[i]) for r in result.results.values()]])
         writer.writerow([f"all ({how})", *[_csv_number(summary[m]) for m in result.measures]])
+        if intervals is not None:
+            for side, name in enumerate(("low", "high")):
+                writer.writerow([f"ci {name} ({intervals.level:g})",
+                                 *[_csv_number(intervals.bounds[m][side])
+                                   for m in result.measures]])
         return buffer.getvalue().rstrip("\n")
     blocks = []
     if per_query:
         rows = [[str(q), *[_text_number(r.values[i]) for r in result.results.values()]]
                 for i, q in enumerate(result.query_ids)]
         blocks.append(_table(["query", *result.measures], rows))
-    rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
-             str(undefined[m])] for m in result.measures]
+    rows = [[m, _text_number(summary[m]),
+             *([intervals.cell(m)] if intervals is not None else []),
+             str(len(result.query_ids) - undefined[m]), str(undefined[m])]
+            for m in result.measures]
     heading = ("value" if protocol is not None else
                "mean (counts: sum)" if how == "mean" and summed else how)
-    blocks.append(_table(["measure", heading, "queries", "undefined"], rows))
+    ci_heading = [intervals.label] if intervals is not None else []
+    blocks.append(_table(["measure", heading, *ci_heading, "queries", "undefined"], rows))
     return "\n\n".join(blocks)
 
 
@@ -424,8 +481,16 @@ def run(argv: Sequence[str] | None = None) -> int:
                                       args.ties, args.collection_size, memory=args.memory,
                                       progress=progress, keep_lists=False)
     result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
-    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, protocol),
-          result.warnings, args.format)
+    intervals = None
+    if args.ci is not None:
+        if args.format == "trec":
+            raise InputError("--ci is printed by --format table, json and csv; trec_eval's "
+                             "format has no place for it")
+        intervals = Intervals(aggregate_intervals(result, args.ci, args.seed, args.resamples,
+                                                  args.aggregate),
+                              args.ci, args.seed, args.resamples)
+    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, protocol,
+                            intervals), result.warnings, args.format)
     return 0
 
 

@@ -434,3 +434,12 @@ def test_items_the_other_system_missed_say_not_retrieved():
                          "χ": [1, 0], "rank in other": pd.array([3, None], dtype="Int64")})
     assert plain_ranked_list(long)["rank in other"].tolist() == ["3", "not retrieved"]
     assert plain_ranked_list(long)["grade"].tolist() == ["1", "unjudged"]
+
+
+def test_data_page_shows_each_mean_with_its_interval():
+    at = app(sample="covers", measures="AP,P@10")
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "CI low" in d.value.columns)
+    assert set(table["measure"]) == {"AP", "P@10"} and len(table) == 2 * table["system"].nunique()
+    assert ((table["CI low"] <= table["mean"]) & (table["mean"] <= table["CI high"])).all()
+    assert (table["CI low"] < table["CI high"]).all()
