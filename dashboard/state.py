@@ -142,6 +142,34 @@ def interval_source(src: tuple, ties: str, measures: str, level: float, seed: in
     return pd.DataFrame(rows, columns=["system", "measure", "mean", "CI low", "CI high"])
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def source_inputs(src: tuple) -> list[dict]:
+    """The provenance record's input files of a source: a sample's files, hashed (streamed), or
+    an upload's names and the SHA-256 its source key already holds."""
+    from metrics import provenance
+    from metrics.samples import SAMPLE_DIR
+
+    if src[0] == "sample":
+        folder = SAMPLE_DIR / src[1]
+        files = sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        return provenance.input_files(("sample", p) for p in files)
+    return [{"role": role, "name": name, "sha256": digest} for role, name, digest in src[2]]
+
+
+def provenance_record(measures: list[Measure] | None = None, protocol: str | None = None,
+                      seed: int | None = None, ci: dict | None = None,
+                      warnings=()) -> dict:
+    """The provenance record of what the current page shows, for its CSV downloads."""
+    from metrics import provenance
+
+    src = source()
+    options = {} if src[0] == "sample" else {
+        "collection_size": src[3], "distance": src[4], "similarity": src[5]}
+    return provenance.record(command="dashboard", inputs=source_inputs(src), measures=measures,
+                             protocol=protocol, ties=st.session_state["ties"], options=options,
+                             seed=seed, ci=ci, warnings=warnings)
+
+
 VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
 
 

@@ -21,7 +21,9 @@ from .evaluate import AGGREGATES, EvaluationResult, evaluate
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
+from . import provenance
 from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
+from .provenance import comment_lines
 from .ranking import TIE_ALIASES, TIE_POLICIES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
@@ -108,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="significance test; repeat for several (default: all three)")
     _resampling(cp, "seed of the randomisation test and the bootstrap",
                 "permutations and bootstrap resamples (default 10000)")
+    _provenance(cp)
     _common(cp)
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
@@ -218,6 +221,15 @@ def _output(parser: argparse.ArgumentParser) -> None:
                         help="a percentile bootstrap confidence interval of each aggregate over "
                              "queries at this level, e.g. 0.95 (scipy.stats.bootstrap, seeded)")
     _resampling(parser, "seed of the bootstrap", "bootstrap resamples (default 10000)")
+    _provenance(parser)
+
+
+def _provenance(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provenance", action="store_true",
+                        help="add a provenance record (version, measures and conventions, tie "
+                             "policy, input files' SHA-256, query counts, warnings, seed): a "
+                             "\"provenance\" object in JSON, leading '# key: value' lines in "
+                             "CSV and after the table")
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -307,10 +319,12 @@ class Intervals:
 
 
 def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str,
-                      protocol: str | None = None, intervals: Intervals | None = None) -> str:
+                      protocol: str | None = None, intervals: Intervals | None = None,
+                      provenance: dict | None = None) -> str:
     """The result in one of the output formats. With ``protocol``, the columns are that
     benchmark's (each aggregated as its reference code does) and the JSON names the protocol;
-    with ``intervals``, each aggregate's confidence interval is printed beside it."""
+    with ``intervals``, each aggregate's confidence interval is printed beside it; with
+    ``provenance``, the record is added (see :mod:`metrics.provenance`)."""
     if fmt == "trec":
         return render_trec(result, per_query, how)
     summary = result.aggregate(how)
@@ -345,6 +359,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         out["ties"] = {"tied_items": ties.tied_items, "tie_groups": ties.tie_groups,
                        "queries_with_ties": ties.queries_with_ties,
                        "straddling": {str(k): ties.straddling(k) for k in result.cutoffs}}
+        if provenance is not None:
+            out["provenance"] = provenance
         return json.dumps(out, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
@@ -359,7 +375,7 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
                 writer.writerow([f"ci {name} ({intervals.level:g})",
                                  *[_csv_number(intervals.bounds[m][side])
                                    for m in result.measures]])
-        return buffer.getvalue().rstrip("\n")
+        return _with_comments(buffer.getvalue().rstrip("\n"), provenance)
     blocks = []
     if per_query:
         rows = [[str(q), *[_text_number(r.values[i]) for r in result.results.values()]]
@@ -373,7 +389,14 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
                "mean (counts: sum)" if how == "mean" and summed else how)
     ci_heading = [intervals.label] if intervals is not None else []
     blocks.append(_table(["measure", heading, *ci_heading, "queries", "undefined"], rows))
+    if provenance is not None:
+        blocks.append(comment_lines(provenance))
     return "\n\n".join(blocks)
+
+
+def _with_comments(csv_text: str, provenance: dict | None) -> str:
+    """A CSV with the provenance record as leading '# key: value' lines."""
+    return csv_text if provenance is None else comment_lines(provenance) + "\n" + csv_text
 
 
 def _csv_number(value) -> str:
@@ -381,12 +404,16 @@ def _csv_number(value) -> str:
     return "" if value is None else repr(value)
 
 
-def render_comparison(systems, measures, aggregates, tests, fmt: str) -> str:
+def render_comparison(systems, measures, aggregates, tests, fmt: str,
+                      provenance: dict | None = None) -> str:
     if fmt == "json":
-        return json.dumps({"systems": systems, "measures": measures,
-                           "aggregate": {s: {m: _json_number(v) for m, v in aggregates[s].items()}
-                                         for s in systems},
-                           "tests": [t.as_dict() for t in tests]}, indent=2)
+        out = {"systems": systems, "measures": measures,
+               "aggregate": {s: {m: _json_number(v) for m, v in aggregates[s].items()}
+                             for s in systems},
+               "tests": [t.as_dict() for t in tests]}
+        if provenance is not None:
+            out["provenance"] = provenance
+        return json.dumps(out, indent=2)
     rows = [[t.measure, t.a, t.b, t.test, _text_number(t.mean_diff),
              f"[{_text_number(t.ci[0])}, {_text_number(t.ci[1])}]", _text_number(t.statistic),
              _p(t.p), _p(t.p_holm), _text_number(t.effect_size), str(t.n),
@@ -398,10 +425,11 @@ def render_comparison(systems, measures, aggregates, tests, fmt: str) -> str:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n")
+        return _with_comments(buffer.getvalue().rstrip("\n"), provenance)
     means = _table(["system", *measures],
                    [[s, *[_text_number(aggregates[s][m]) for m in measures]] for s in systems])
-    return means + "\n\n" + _table(header, rows)
+    text = means + "\n\n" + _table(header, rows)
+    return text if provenance is None else text + "\n\n" + comment_lines(provenance)
 
 
 def _p(value) -> str:
@@ -440,6 +468,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     if protocol is not None and args.aggregate != "mean":
         raise InputError(f"--protocol {protocol} aggregates as its reference code does; leave "
                          f"out --aggregate {args.aggregate}")
+    if args.format == "trec" and (getattr(args, "ci", None) is not None or args.provenance):
+        raise InputError("--ci and --provenance are printed by --format table, json and csv; "
+                         "trec_eval's format has no place for them")
     measures = parse_measures(args.measures or DEFAULT_MEASURES)
     if args.command == "compare":
         if args.format == "trec":
@@ -463,7 +494,17 @@ def run(argv: Sequence[str] | None = None) -> int:
         labels = [str(m) for m in measures]
         tests = compare_systems(per_query, labels, args.test or list(TESTS), args.seed,
                                 args.resamples)
-        _emit(render_comparison(names, labels, aggregates, tests, args.format),
+        record = None
+        if args.provenance:
+            record = provenance.record(
+                command="compare", inputs=provenance.input_files(
+                    [*(("run", p) for p in runs), ("truth", truth_path),
+                     ("taxonomy", args.taxonomy)]),
+                measures=measures, ties=args.ties, seed=args.seed,
+                options={"tests": args.test or list(TESTS), "resamples": args.resamples,
+                         "collection_size": args.collection_size},
+                warnings=warnings_list)
+        _emit(render_comparison(names, labels, aggregates, tests, args.format, record),
               dict.fromkeys(warnings_list), args.format)
         return 0
     if args.command == "evaluate":
@@ -483,15 +524,44 @@ def run(argv: Sequence[str] | None = None) -> int:
     result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
     intervals = None
     if args.ci is not None:
-        if args.format == "trec":
-            raise InputError("--ci is printed by --format table, json and csv; trec_eval's "
-                             "format has no place for it")
         intervals = Intervals(aggregate_intervals(result, args.ci, args.seed, args.resamples,
                                                   args.aggregate),
                               args.ci, args.seed, args.resamples)
+    record = _evaluation_record(args, judged, result, measures, intervals) \
+        if args.provenance else None
     _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, protocol,
-                            intervals), result.warnings, args.format)
+                            intervals, record), result.warnings, args.format)
     return 0
+
+
+INPUT_ROLES = {
+    "evaluate": (("run", "run"), ("truth", "truth"), ("taxonomy", "taxonomy")),
+    "evaluate-matrix": (("matrix", "matrix"), ("labels", "labels")),
+    "evaluate-embeddings": (("query_embeddings", "query_embeddings"), ("query_ids", "query_ids"),
+                            ("item_embeddings", "item_embeddings"), ("item_ids", "item_ids"),
+                            ("truth", "truth")),
+}
+
+
+def _evaluation_record(args, judged, result, measures, intervals) -> dict:
+    """The provenance record of an evaluate command (the input files hashed again, streamed)."""
+    inputs = provenance.input_files((role, getattr(args, attr, None))
+                                    for role, attr in INPUT_ROLES[args.command])
+    options = {"collection_size": args.collection_size}
+    if args.command == "evaluate-matrix":
+        options["distance"] = args.distance
+    if args.command == "evaluate-embeddings":
+        options["similarity"] = args.similarity
+    ci = None if intervals is None else {"level": intervals.level, "method": intervals.method,
+                                         "resamples": intervals.resamples}
+    return provenance.record(
+        command=args.command, inputs=inputs, result=result,
+        measures=[] if args.protocol else measures, protocol=args.protocol, ties=args.ties,
+        aggregate=args.aggregate, options=options,
+        seed=intervals.seed if intervals is not None else None, ci=ci,
+        queries={"without_relevant": int((judged.num_relevant(1) == 0).sum()),
+                 "run_only_left_out": judged.run_only_queries},
+        warnings=result.warnings)
 
 
 def _no_huge_pages() -> None:

@@ -87,3 +87,65 @@ def test_cli_ci_in_table_and_csv():
     assert code == 2 and err.count("\n") == 1
     code, _, err = cli("evaluate-matrix", MATRIX, LABELS, "--ci", "95")
     assert code == 2 and "between 0 and 1" in err
+
+
+def sha256_of(path):
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_provenance_is_byte_identical_and_hashes_are_hashlibs():
+    args = ("evaluate-matrix", MATRIX, LABELS, "-m", "AP,P@10,mAP@10", "--ci", "0.95",
+            "--resamples", "500", "--provenance", "-f", "json", "--per-query")
+    first, second = cli(*args), cli(*args)
+    assert first[0] == 0, first[2]
+    assert first[1] == second[1]
+    record = json.loads(first[1])["provenance"]
+    assert [(f["role"], f["name"], f["sha256"]) for f in record["inputs"]] == [
+        ("matrix", "system_a.npy", sha256_of(MATRIX)), ("labels", "labels.csv", sha256_of(LABELS))]
+    assert record["seed"] == DEFAULT_SEED and record["ci"]["level"] == 0.95
+    assert record["ties"] == "stable" and record["relevance_threshold"] == 1
+    assert record["measures"][2]["measure"] == "AP(norm=min)@10"
+    assert record["measures"][2]["parameters"] == {"norm": "min", "rel": 1}
+    assert record["queries"]["evaluated"] == 300
+    assert record["software"]["music-retrieval-evaluation"]
+    assert any("alias" in w or "read as" in w for w in record["warnings"])   # mAP@10's note
+
+
+def test_provenance_in_csv_as_comment_lines(tmp_path):
+    from metrics.provenance import read_comment_lines
+    run, qrels = ROOT / "sample_data/fmp/toys.run", ROOT / "sample_data/fmp/toys.qrels"
+    args = ("evaluate", run, qrels, "--protocol", "ttmr", "--provenance", "-f", "csv")
+    first, second = cli(*args), cli(*args)
+    assert first[0] == 0, first[2]
+    assert first[1] == second[1]
+    record = read_comment_lines(first[1])
+    assert record["protocol"]["name"] == "ttmr" and record["seed"] is None
+    assert [f["sha256"] for f in record["inputs"]] == [sha256_of(run), sha256_of(qrels)]
+    body = [line for line in first[1].splitlines() if not line.startswith("#")]
+    assert body[0] == "query_id,R@1,R@5,R@10,mAP@10,medRank"
+    code, out, _ = cli("compare", ROOT / "sample_data/instruments/system_a.run",
+                       ROOT / "sample_data/instruments/system_b.run",
+                       ROOT / "sample_data/instruments/annotations.csv", "--taxonomy",
+                       ROOT / "sample_data/instruments/taxonomy.csv", "-m", "AP", "--test", "t",
+                       "--provenance", "-f", "csv")
+    assert code == 0
+    assert [f["role"] for f in read_comment_lines(out)["inputs"]] == ["run", "run", "truth",
+                                                                      "taxonomy"]
+    code, _, err = cli("evaluate", run, qrels, "--provenance", "-f", "trec")
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_dashboard_csv_downloads_lead_with_the_record():
+    import io
+
+    import pandas as pd
+
+    from dashboard.tables import csv_bytes
+    from metrics.provenance import read_comment_lines, record
+
+    frame = pd.DataFrame({"system": ["a"], "AP": [0.5]})
+    rec = record(command="dashboard", inputs=[], ties="stable", seed=1)
+    text = csv_bytes(frame, rec).decode()
+    assert read_comment_lines(text) == json.loads(json.dumps(rec))
+    assert pd.read_csv(io.StringIO(text), comment="#").equals(frame)
