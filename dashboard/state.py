@@ -170,6 +170,39 @@ def provenance_record(measures: list[Measure] | None = None, protocol: str | Non
                              seed=seed, ci=ci, warnings=warnings)
 
 
+@st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
+def conventions_source(src: tuple, ties: str, measures: str, _store: dict | None = None):
+    """Per system, the protocol grid and our measures' grid under every tie policy of
+    metrics.ranking.TIE_POLICIES (read when called: policies merged later appear by themselves),
+    and the policies this data cannot be ranked under, with the reason."""
+    from metrics import ranking
+    from metrics.conventions import measure_grid, protocol_grid
+
+    by_policy: dict[str, dict[str, JudgedRanking]] = {}
+    unavailable = {}
+    for policy in ranking.TIE_POLICIES:
+        try:
+            for system, judged in load_source(src, policy, _store).items():
+                by_policy.setdefault(system, {})[policy] = judged
+        except InputError as exc:
+            unavailable[policy] = str(exc)
+    parsed = parse_measures(measures)
+    current = ties if ties not in unavailable else next(iter(next(iter(by_policy.values()))))
+    return ({system: protocol_grid(judged, current) for system, judged in by_policy.items()},
+            {system: measure_grid(judged, parsed) for system, judged in by_policy.items()},
+            unavailable)
+
+
+def conventions_tables(measures: list[Measure]):
+    """:func:`conventions_source` for the current data, or None after an ``st.error``."""
+    try:
+        return conventions_source(source(), st.session_state["ties"],
+                                  ",".join(str(m) for m in measures), upload_store())
+    except InputError as exc:
+        st.error(md(exc))
+        return None
+
+
 VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
 
 
@@ -227,6 +260,7 @@ PAGE_CONTROLS = {
     "curves": ("sample", "threshold", "ties"),
     "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
+    "conventions": ("sample", "measures", "threshold", "ties"),
 }
 
 

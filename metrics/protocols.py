@@ -157,16 +157,17 @@ register_protocol(Protocol(
     columns=(
         ProtocolColumn("Total covers in top 10", "TP@10", total,
                        "MIREX 'Total number of covers identified in top 10': Σ over queries of "
-                       "the covers in the top 10 (a count, not a mean)"),
+                       "the covers in the top 10 (a count, not a mean)",
+                       standard="TP@10", standard_aggregate="sum"),
         ProtocolColumn("Mean covers in top 10", "TP@10", mean,
                        "MIREX 'Mean number of covers identified in top 10': the same count per "
-                       "query, averaged (our TP@10; P@10 × 10)"),
+                       "query, averaged (our TP@10; P@10 × 10)", standard="P@10"),
         ProtocolColumn("MAP", "AP", mean,
                        "MIREX 'Mean (arithmetic) of Avg. Precisions': AP over the whole list ÷ "
-                       "R_q (our AP)"),
+                       "R_q (our AP)", standard="MAP"),
         ProtocolColumn("MR1", "FirstRank", mean,
                        "MIREX 'Mean rank of first correctly identified cover' (1-based; our "
-                       "FirstRank)", higher_is_better=False),
+                       "FirstRank)", higher_is_better=False, standard="MR1"),
     )))
 
 ACOSS = ("furkanyesiler/acoss, acoss/algorithms/algorithm_template.py, getEvalStatistics, "
@@ -182,26 +183,31 @@ register_protocol(Protocol(
     columns=(
         ProtocolColumn("MR", "FirstRank", mean,
                        "mean rank of the first cover (ranks[i] = iranks[0]); not the mean rank "
-                       "of all covers, which our MeanRank is", higher_is_better=False),
+                       "of all covers, which our MeanRank is", higher_is_better=False,
+                       standard="MR"),
         ProtocolColumn("MRR", "RR", sum_over_every_query,
                        "defect reproduced: 1/N Σ 1/rank with N = every song of the matrix, so the "
                        "songs without a cover (never queries) pull MRR down; our RR averages the "
-                       "queries only"),
+                       "queries only", standard="MRR"),
         ProtocolColumn("MDR", "FirstRank", median,
                        "median of the first-cover ranks (np.median: the mean of the two middle "
-                       "values for an even count)", higher_is_better=False),
+                       "values for an even count)", higher_is_better=False,
+                       standard="FirstRank", standard_aggregate="median"),
         ProtocolColumn("MAP", "AP", mean,
                        "mean of (1/(K−1)) Σ_j j/rank_j over the K−1 covers of the whole list: our "
-                       "AP (÷ R_q)"),
+                       "AP (÷ R_q)", standard="MAP"),
         ProtocolColumn("Top-1", "Success@1", total,
-                       "number of queries whose first cover is at rank 1 (a count)"),
+                       "number of queries whose first cover is at rank 1 (a count)",
+                       standard="Success@1"),
         ProtocolColumn("Top-10", "Success@10", total,
                        "number of queries whose first cover is within the top 10 (a count of "
-                       "queries, not of covers as MIREX's)"),
+                       "queries, not of covers as MIREX's)", standard="Success@10"),
         ProtocolColumn("Top-100", "Success@100", total,
-                       "number of queries whose first cover is within the top 100"),
+                       "number of queries whose first cover is within the top 100",
+                       standard="Success@100"),
         ProtocolColumn("Top-1000", "Success@1000", total,
-                       "number of queries whose first cover is within the top 1000"),
+                       "number of queries whose first cover is within the top 1000",
+                       standard="Success@1000"),
     )))
 
 REMOVE = ("furkanyesiler/re-move, utils/metrics.py, average_precision (called by evaluate.py), "
@@ -217,18 +223,21 @@ register_protocol(Protocol(
     columns=(
         ProtocolColumn("mAP", "AP", mean,
                        "Σ P(r)·χ(r) ÷ (R_q + 1e-10), over the rows with R_q > 0: our AP (the "
-                       "1e-10 changes nothing at the printed precision)"),
+                       "1e-10 changes nothing at the printed precision)", standard="MAP"),
         ProtocolColumn("MRR", reciprocal_first_rank_or_one, mean,
                        "defect reproduced: topk(found − ramp, 1) is position 0 for a row with no "
                        "cover found, so such a row scores 1 (our RR gives 0 or leaves it out); "
-                       "averaged over every row"),
+                       "averaged over every row", standard="MRR"),
         ProtocolColumn("MR", first_rank_or_one, mean,
                        "mean 1-based rank of the first cover, every row, the same defect: a row "
-                       "with no cover found counts as rank 1", higher_is_better=False),
+                       "with no cover found counts as rank 1", higher_is_better=False,
+                       standard="MR"),
         ProtocolColumn("Top1", "TP@1", total,
-                       "number of rows whose first item is a cover (Σ found[:, 0], a count)"),
+                       "number of rows whose first item is a cover (Σ found[:, 0], a count)",
+                       standard="P@1"),
         ProtocolColumn("Top10", "TP@10", total,
-                       "number of covers in the top 10 of every row, summed (Σ found[:, :10])"),
+                       "number of covers in the top 10 of every row, summed (Σ found[:, :10])",
+                       standard="P@10"),
     )))
 
 CLAP = ("LAION-AI/CLAP, src/laion_clap/training/train.py, get_metrics (text_to_audio), commit "
@@ -241,19 +250,21 @@ register_protocol(Protocol(
                 "items, the first is taken, as CLAP's audio-to-text R@k takes the best rank); "
                 "R@k and mAP@10 are fractions; median rank = floor(median of 0-based ranks) + 1",
     columns=(
-        ProtocolColumn("R@1", "Success@1", mean, "mean(preds < 1): the paired item first"),
+        ProtocolColumn("R@1", "Success@1", mean, "mean(preds < 1): the paired item first",
+                       standard="R@1"),
         ProtocolColumn("R@5", "Success@5", mean, "mean(preds < 5): the paired item in the top 5 "
-                       "(our Success@5; our R@5 = Success@5 only with one relevant item)"),
-        ProtocolColumn("R@10", "Success@10", mean, "mean(preds < 10)"),
+                       "(our Success@5; our R@5 = Success@5 only with one relevant item)",
+                       standard="R@5"),
+        ProtocolColumn("R@10", "Success@10", mean, "mean(preds < 10)", standard="R@10"),
         ProtocolColumn("mAP@10", "RR@10", mean,
                        "mean(where(preds < 10, 1/(preds + 1), 0)): the reciprocal rank within 10, "
-                       "which is AP@10 for one relevant item (÷ 1)"),
+                       "which is AP@10 for one relevant item (÷ 1)", standard="mAP@10"),
         ProtocolColumn("mean_rank", "FirstRank", mean, "preds.mean() + 1 (1-based)",
-                       higher_is_better=False),
+                       higher_is_better=False, standard="FirstRank"),
         ProtocolColumn("median_rank", "FirstRank", floored_zero_based_median,
                        "floor(median(preds)) + 1: for an even number of queries the half is "
                        "floored away (ranks 1, 2 → 1; our median gives 1.5)",
-                       higher_is_better=False),
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
     )))
 
 TTMR = ("seungheondoh/music-text-representation, mtr/utils/eval_utils.py, rank_eval, commit "
@@ -268,18 +279,19 @@ register_protocol(Protocol(
                 "the median, not); fractions",
     columns=(
         ProtocolColumn("R@1", "TP@1", mean, "Σ preds[:1]: relevant items at rank 1 (with one "
-                       "relevant item per caption, Success@1)"),
+                       "relevant item per caption, Success@1)", standard="R@1"),
         ProtocolColumn("R@5", "TP@5", mean, "Σ preds[:5], not divided by R_q: above 1 when a "
-                       "query has several relevant items"),
-        ProtocolColumn("R@10", "TP@10", mean, "Σ preds[:10], not divided by R_q"),
+                       "query has several relevant items", standard="R@5"),
+        ProtocolColumn("R@10", "TP@10", mean, "Σ preds[:10], not divided by R_q", standard="R@10"),
         ProtocolColumn("mAP@10", unnormalised_ap_at_10, mean,
                        "Σ_j j/position_j over the relevant items in the top 10, divided by "
-                       "nothing: RR@10 for one relevant item, AP@10 × R_q for several"),
+                       "nothing: RR@10 for one relevant item, AP@10 × R_q for several",
+                       standard="mAP@10"),
         ProtocolColumn("medRank", zero_based_first_rank, jackknife_median,
                        "defects reproduced: 0-based (rank 1 is 0), and the jackknife "
                        "bias-corrected median n·med − (n−1)·mean(leave-one-out medians), which for "
                        "an odd number of queries is not the median (it can be negative)",
-                       higher_is_better=False),
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
     )))
 
 MUSCALL = ("ilaria-manco/muscall, muscall/tasks/retrieval.py, compute_metrics, commit "
@@ -294,16 +306,17 @@ register_protocol(Protocol(
                 "lower middle value)",
     columns=(
         ProtocolColumn("R@1", "TP@1", sum_over_every_query,
-                       "100 · Σ bool[:, 0] ÷ num_items, every query in the denominator", 100.0),
+                       "100 · Σ bool[:, 0] ÷ num_items, every query in the denominator", 100.0,
+                       standard="R@1"),
         ProtocolColumn("R@5", "TP@5", sum_over_every_query,
-                       "100 · Σ bool[:, :5] ÷ num_items", 100.0),
+                       "100 · Σ bool[:, :5] ÷ num_items", 100.0, standard="R@5"),
         ProtocolColumn("R@10", "TP@10", sum_over_every_query,
-                       "100 · Σ bool[:, :10] ÷ num_items", 100.0),
+                       "100 · Σ bool[:, :10] ÷ num_items", 100.0, standard="R@10"),
         ProtocolColumn("Median Rank", "FirstRank", lower_median,
                        "torch.median of the 1-based ranks: the lower middle value for an even "
                        "count (ranks 1, 2 → 1; numpy says 1.5). With several relevant items the "
                        "reference would pool all their ranks; the first is taken",
-                       higher_is_better=False),
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
     )))
 
 

@@ -484,7 +484,12 @@ class ProtocolColumn:
     per query (NaN where the reference code skips the query). ``reduce(values, axis)`` turns the
     per-query values (NaN included, so that a reference dividing by every query can be reproduced)
     into the printed aggregate, vectorised along ``axis`` (the bootstrap calls it on many
-    resamples at once); ``scale`` multiplies the result (100 for a percentage)."""
+    resamples at once); ``scale`` multiplies the result (100 for a percentage).
+
+    ``standard`` is the measure of ours a reader takes the printed name to mean (``R@5`` for
+    "R@5", ``mAP@10`` for "mAP@10"), with its aggregate over queries (``standard_aggregate``:
+    mean, median or sum): the Conventions page shows the two side by side, and ``explanation``
+    says in one line why they differ."""
 
     name: str
     per_query: str | Callable[[Any], np.ndarray]
@@ -492,6 +497,8 @@ class ProtocolColumn:
     explanation: str
     scale: float = 1.0
     higher_is_better: bool = True
+    standard: str = ""
+    standard_aggregate: str = "mean"
 
 
 @dataclass(frozen=True)
