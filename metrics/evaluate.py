@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # pandas is imported where it is used: the command line never
     import pandas as pd
 
 AGGREGATES = ("mean", "median", "std")
+NO_RELEVANT_NOTE = "trec_eval would count them as 0"   # ends the warning about R_q = 0 queries
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
             warnings.append(
                 f"{int(none.sum())} quer(ies) have no relevant item{at} in the ground truth and "
                 f"are left out of every mean{'' if threshold == 1 else f' of the measures with rel={threshold}'}"
-                f" (first: {example!r}); trec_eval would count them as 0")
+                f" (first: {example!r}); {NO_RELEVANT_NOTE}")
     results = {}
     for measure in parsed:
         definition = measure.definition

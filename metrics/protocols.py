@@ -22,7 +22,7 @@ import numpy as np
 
 from . import measures  # noqa: F401  (registers the measures the protocols reuse)
 from .errors import MeasureError
-from .evaluate import EvaluationResult, MeasureResult, evaluate
+from .evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
 from .judged import JudgedRanking
 from .measures.common import first_relevant_rank, per_query_sum, relevant_hits
 from .registry import PROTOCOLS, Protocol, ProtocolColumn, protocol_named, register_protocol
@@ -148,9 +148,10 @@ MIREX = "MIREX Audio Cover Song Identification"
 
 register_protocol(Protocol(
     "mirex-cover", MIREX,
-    source="MIREX wiki, Audio Cover Song Identification results (e.g. "
+    source="MIREX wiki, Audio Cover Song Identification task and results pages (e.g. "
            "https://www.music-ir.org/mirex/wiki/2011:Audio_Cover_Song_Identification_Results); "
-           "the evaluation code itself (IMIRSEL) is not public",
+           "we found no public copy of IMIRSEL's evaluation code, so the four numbers follow "
+           "the wiki's definitions",
     conventions="each cover is a query against the whole collection, itself excluded (330 "
                 "queries, 1000 items); queries without a cover are not queries; counts over the "
                 "top 10; ranks 1-based; fractions, not percentages",
@@ -350,8 +351,10 @@ def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
         results[column.name] = MeasureResult(column.name, values, column.explanation,
                                              column.higher_is_better, summed=False,
                                              reduce=ProtocolReduce(column))
+    # our rule for queries without a relevant item ("left out of every mean") is not the
+    # protocols' rule: that warning is replaced by the protocol's own
     warnings_list = [w for w in (standard.warnings if standard else judged.warnings)
-                     if "trec_eval would count them" not in w]
+                     if NO_RELEVANT_NOTE not in w]
     missing = int((judged.num_relevant(1) == 0).sum())
     if missing:
         warnings_list.append(f"{missing} quer(ies) have no relevant item; {protocol.name} treats "
