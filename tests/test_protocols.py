@@ -200,3 +200,85 @@ def test_cli_lists_the_protocols_and_refuses_mixing(files):
     assert code == 2 and err.count("\n") == 1 and "not both" in err
     code, _, err = cli("evaluate", *files, "--protocol", "nope")
     assert code == 2 and err.count("\n") == 1
+
+
+# ---- against the reference codes' formulas, transliterated to numpy, on random scores ------------
+# (continuous random scores: no ties, so every sort agrees on the order)
+
+
+def _cover_matrix(tmp_path, seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = [5, 4, 3, 3, 2, 2, 1, 1, 1]   # three songs without a cover
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    rng.shuffle(labels)
+    n = len(labels)
+    scores = rng.random((n, n))
+    np.save(tmp_path / "m.npy", scores)
+    (tmp_path / "labels.csv").write_text(
+        "item_id,label\n" + "".join(f"s{i},c{l}\n" for i, l in enumerate(labels)))
+    from metrics.pipelines import judge_matrix
+    return scores, labels, judge_matrix(tmp_path / "m.npy", tmp_path / "labels.csv")
+
+
+def test_acoss_and_re_move_match_their_code_on_random_matrices(tmp_path):
+    scores, labels, judged = _cover_matrix(tmp_path)
+    n = len(labels)
+    same = labels[:, None] == labels[None, :]
+    np.fill_diagonal(same, False)
+    d = scores.copy()
+    np.fill_diagonal(d, -np.inf)                   # both codes: the song itself last
+    order = np.argsort(-d, axis=1, kind="stable")
+    found = np.take_along_axis(same, order, axis=1).astype(float)
+    positions = np.arange(1, n + 1)
+    # acoss getEvalStatistics: songs of cliques of two or more; first-cover rank; AP ÷ (K − 1)
+    queries = same.sum(1) > 0
+    first = np.array([positions[f > 0][0] for f in found[queries]])
+    ap = np.array([np.mean(np.arange(1, f.sum() + 1) / positions[f > 0]) for f in found[queries]])
+    got = evaluate_protocol(judged, "acoss").aggregate()
+    assert got["MR"] == pytest.approx(first.mean())
+    assert got["MRR"] == pytest.approx(np.sum(1 / first) / n)
+    assert got["MDR"] == pytest.approx(np.median(first))
+    assert got["MAP"] == pytest.approx(ap.mean())
+    for x in (1, 10, 100, 1000):
+        assert got[f"Top-{x}"] == np.sum(first <= x)
+    # re-move average_precision: sel = topk(found − ramp, 1), every row
+    sel = np.argmax(found - np.arange(n) * 1e-6, axis=1)
+    precision = np.cumsum(found, 1) / positions
+    r = same.sum(1)
+    ap_all = (precision * found).sum(1) / (r + 1e-10)
+    got = evaluate_protocol(judged, "re-move").aggregate()
+    assert got["mAP"] == pytest.approx(ap_all[r > 0].mean())
+    assert got["MRR"] == pytest.approx(np.mean(1 / (sel + 1)))
+    assert got["MR"] == pytest.approx(np.mean(sel + 1))
+    assert got["Top1"] == found[:, 0].sum() and got["Top10"] == found[:, :10].sum()
+
+
+def test_text_to_music_protocols_match_their_code_on_random_scores():
+    rng = np.random.default_rng(4)
+    n = 31                                          # odd: the jackknife median differs
+    scores = rng.random((n, n))                     # query i's paired item is item i
+    run = {f"t{i}": {f"a{j}": float(scores[i, j]) for j in range(n)} for i in range(n)}
+    truth = {f"t{i}": {f"a{i}": 1} for i in range(n)}
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(truth))
+    ranking = np.argsort(-scores, axis=1, kind="stable")
+    hit = ranking == np.arange(n)[:, None]
+    preds = np.nonzero(hit)[1]                      # 0-based rank of the paired item
+    # CLAP get_metrics
+    got = evaluate_protocol(judged, "clap").aggregate()
+    assert got["mean_rank"] == pytest.approx(preds.mean() + 1)
+    assert got["median_rank"] == np.floor(np.median(preds)) + 1
+    for k in (1, 5, 10):
+        assert got[f"R@{k}"] == pytest.approx(np.mean(preds < k))
+    assert got["mAP@10"] == pytest.approx(np.mean(np.where(preds < 10, 1 / (preds + 1), 0)))
+    # MusCALL compute_metrics
+    got = evaluate_protocol(judged, "muscall").aggregate()
+    for k in (1, 5, 10):
+        assert got[f"R@{k}"] == pytest.approx(100 * hit[:, :k].sum() / n)
+    assert got["Median Rank"] == np.sort(preds + 1)[(n - 1) // 2]
+    # TTMR rank_eval with astropy's jackknife estimate (mean: the mean; median: bias-corrected)
+    got = evaluate_protocol(judged, "ttmr").aggregate()
+    for k in (1, 5, 10):
+        assert got[f"R@{k}"] == pytest.approx(hit[:, :k].sum(1).mean())
+    assert got["mAP@10"] == pytest.approx(np.mean(np.where(preds < 10, 1 / (preds + 1), 0)))
+    loo = [np.median(np.delete(preds, i)) for i in range(n)]
+    assert got["medRank"] == pytest.approx(n * np.median(preds) - (n - 1) * np.mean(loo))
