@@ -108,7 +108,7 @@ def bootstrap_ci(diff: np.ndarray, seed: int = DEFAULT_SEED, resamples: int = DE
     return float(low), float(high)
 
 
-# ---- confidence intervals of each aggregate over queries ------------------------------------------
+# ---- confidence intervals of each aggregate over queries ---------------------------------------
 
 CI_METHOD = "percentile"
 # values held by one batch of resamples: resamples × queries floats, about 32 MB
