@@ -9,6 +9,8 @@ as an unhashed argument: hashing a 35 MB upload on every click would cost a thir
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
@@ -145,7 +147,7 @@ def interval_source(src: tuple, ties: str, measures: str, level: float, seed: in
 @st.cache_data(show_spinner=False, max_entries=16)
 def source_inputs(src: tuple) -> list[dict]:
     """The provenance record's input files of a source: a sample's files, hashed (streamed), or
-    an upload's names and the SHA-256 its source key already holds."""
+    an upload's names and SHA-256 (which its source key already holds)."""
     from metrics import provenance
     from metrics.samples import SAMPLE_DIR
 
@@ -153,7 +155,12 @@ def source_inputs(src: tuple) -> list[dict]:
         folder = SAMPLE_DIR / src[1]
         files = sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
         return provenance.input_files(("sample", p) for p in files)
-    return [{"role": role, "name": name, "sha256": digest} for role, name, digest in src[2]]
+    # an upload's file is (role, name, sha256 of its content), or the content itself
+    return [{"role": role, "name": name, **({"bytes": len(content),
+                                             "sha256": hashlib.sha256(content).hexdigest()}
+                                            if isinstance(content, bytes) else
+                                            {"sha256": content})}
+            for role, name, content in src[2]]
 
 
 def provenance_record(measures: list[Measure] | None = None, protocol: str | None = None,
