@@ -283,3 +283,9 @@ def test_text_to_music_protocols_match_their_code_on_random_scores():
     assert got["mAP@10"] == pytest.approx(np.mean(np.where(preds < 10, 1 / (preds + 1), 0)))
     loo = [np.median(np.delete(preds, i)) for i in range(n)]
     assert got["medRank"] == pytest.approx(n * np.median(preds) - (n - 1) * np.mean(loo))
+
+
+def test_readme_lists_the_protocols_as_the_registry_does():
+    code, table, _ = cli("protocols", "--format", "markdown")
+    assert code == 0
+    assert table.strip() in (ROOT / "README.md").read_text(encoding="utf-8")
