@@ -8,6 +8,7 @@ from dashboard.safe import md
 from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
 from dashboard.tables import csv_bytes, number_columns
 from metrics.conventions import tie_policy_note
+from metrics.registry import PROTOCOLS
 
 page_setup()
 
@@ -27,13 +28,20 @@ if tables is not None:
 
     st.subheader("Benchmark protocols beside our measures")
     st.markdown(f"Each number as its benchmark's code prints it, under every tie policy; then "
-                f"the measure of ours its name suggests (tie policy **{md(current)}**) and why "
-                f"the two differ.")
-    config = number_columns([*policies, "ours"]) | {
-        "why they differ": st.column_config.TextColumn(width="large")}
-    st.dataframe(protocols[system], column_config=config, hide_index=True, width="stretch")
-    st.download_button("Download CSV", csv_bytes(protocols[system], provenance_record(
-        measures)), f"{system}_protocols.csv", "text/csv", key="download_protocols")
+                f"the measure of ours its name suggests (tie policy **{md(current)}**), and below "
+                f"the table why the two differ.")
+    grid = protocols[system]
+    config = number_columns([*policies, "ours"])
+    for tab, (name, rows) in zip(st.tabs(list(PROTOCOLS)), grid.groupby("protocol", sort=False)):
+        with tab:
+            st.caption(f"{md(PROTOCOLS[name].title)} — {md(PROTOCOLS[name].conventions)}. "
+                       f"Source: {md(PROTOCOLS[name].source)}")
+            st.dataframe(rows.drop(columns=["protocol", "why they differ"]), hide_index=True,
+                         column_config=config, width="stretch")
+            st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
+                                   for _, r in rows.iterrows()))
+    st.download_button("Download CSV", csv_bytes(grid, provenance_record(measures)),
+                       f"{system}_protocols.csv", "text/csv", key="download_protocols")
 
     st.subheader("Tie policies")
     st.dataframe(ours[system], column_config=number_columns(policies), hide_index=True,

@@ -452,9 +452,13 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     at = app("pages/conventions.py", sample="fmp", measures="AP,P@5")
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    grid = at.dataframe[0].value.set_index(["protocol", "printed as"])
-    assert set(grid.index.get_level_values(0)) == set(PROTOCOLS)
+    # one tab per protocol, in the registry's order, then the tie-policy table
+    tables = [d.value for d in at.dataframe]
+    assert len(tables) == len(PROTOCOLS) + 1
+    grid = pd.concat({name: t.set_index("printed as") for name, t in zip(PROTOCOLS, tables)})
     assert set(TIE_POLICIES) <= set(grid.columns)
+    for name, protocol in PROTOCOLS.items():
+        assert list(grid.loc[name].index) == [c.name for c in protocol.columns]
     # FMP's toys: relevant at ranks 1, 2, 4, 8 and 2, 3, 5, 6 (R_q = 4 each), no ties
     assert grid.loc[("muscall", "R@1"), "stable"] == pytest.approx(100 * 1 / 2)
     assert grid.loc[("muscall", "R@5"), "stable"] == pytest.approx(100 * (3 + 3) / 2)
@@ -463,8 +467,9 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     assert grid.loc[("ttmr", "medRank"), "stable"] == 0.5          # 0-based, even n: median
     assert grid.loc[("ttmr", "R@5"), "ours"] == pytest.approx((3 / 4 + 3 / 4) / 2)
     assert grid.loc[("clap", "median_rank"), "ours"] == 1.5        # median of 1 and 2
-    ties = at.dataframe[1].value.set_index("measure")
+    ties = tables[-1].set_index("measure")
     assert ties.loc["AP", "stable"] == pytest.approx((0.8125 + 0.6083333333) / 2)
     assert not ties["changes with ties"].any()
     notes = " ".join(m.value for m in at.markdown)
     assert all(p in notes for p in TIE_POLICIES)
+    assert "torch\\.median" in notes and "jackknife" in notes   # each difference, one line
