@@ -322,7 +322,8 @@ _name_alias("MedR", "MedianRank", "median rank of the retrieved relevant items; 
             "relevant item per query, the usual median rank of the relevant one", "papers")
 _name_alias("MR1", "FirstRank", "rank of the first relevant item, averaged over queries (MIREX "
             "cover song 'MR1')", "papers")
-_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (Da-TACOS 'MR')",
+_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (acoss and re-move "
+            "print 'MR' as the mean rank of the first cover, FirstRank: --protocol acoss)",
             "papers")
 # ir_measures' set measures
 _name_alias("SetP", "P", "precision of the whole list (ir_measures SetP)", "ir_measures")
