@@ -362,14 +362,22 @@ def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     return EvaluationResult(judged.query_ids, results, tuple(warnings_list), judged.ties, ())
 
 
+def describe(protocol: Protocol) -> dict:
+    """A protocol as plain data: source, conventions and each column's per-query value (our
+    measure, or the name of its function), aggregation, scale and explanation."""
+    return {"protocol": protocol.name, "title": protocol.title, "source": protocol.source,
+            "conventions": protocol.conventions,
+            "columns": [{"name": c.name, "our_measure": c.per_query
+                         if isinstance(c.per_query, str) else None,
+                         "function": None if isinstance(c.per_query, str)
+                         else c.per_query.__name__,
+                         "aggregate": c.reduce.__name__, "scale": c.scale,
+                         "explanation": c.explanation} for c in protocol.columns]}
+
+
 def protocol_table(fmt: str = "table") -> str | list[dict]:
     """The protocols with their source and conventions (``python -m metrics protocols``)."""
-    rows = [{"protocol": p.name, "title": p.title, "source": p.source,
-             "conventions": p.conventions,
-             "columns": [{"name": c.name, "our_measure": c.per_query if isinstance(
-                 c.per_query, str) else None, "aggregate": c.reduce.__name__, "scale": c.scale,
-                 "explanation": c.explanation} for c in p.columns]}
-            for p in PROTOCOLS.values()]
+    rows = [describe(p) for p in PROTOCOLS.values()]
     if fmt == "rows":
         return rows
     if fmt == "markdown":
@@ -385,11 +393,11 @@ def protocol_table(fmt: str = "table") -> str | list[dict]:
         lines = [f"{r['protocol']}: {r['title']}", f"  source: {r['source']}",
                  f"  conventions: {r['conventions']}"]
         for c in r["columns"]:
-            how = c["our_measure"] or "own function"
+            how = c["our_measure"] or f"{c['function']}()"
             scale = f" ×{c['scale']:g}" if c["scale"] != 1 else ""
             lines.append(f"  {c['name']:<24} {how} → {c['aggregate']}{scale}: {c['explanation']}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
-__all__ = ["PROTOCOLS", "evaluate_protocol", "protocol_table"]
+__all__ = ["PROTOCOLS", "describe", "evaluate_protocol", "protocol_table"]

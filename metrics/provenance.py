@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .evaluate import EvaluationResult, relevance_threshold
+from .protocols import describe
 from .registry import PROTOCOLS, Measure
 
 PROJECT = "music-retrieval-evaluation"
@@ -71,16 +72,6 @@ def measure_records(measures: list[Measure]) -> list[dict]:
              "reference": m.definition.reference} for m in measures]
 
 
-def protocol_record(name: str) -> dict:
-    p = PROTOCOLS[name]
-    return {"name": p.name, "source": p.source, "conventions": p.conventions,
-            "columns": [{"name": c.name,
-                         "per_query": c.per_query if isinstance(c.per_query, str)
-                         else c.per_query.__name__,
-                         "aggregate": c.reduce.__name__, "scale": c.scale,
-                         "explanation": c.explanation} for c in p.columns]}
-
-
 def record(*, command: str, inputs: list[dict], result: EvaluationResult | None = None,
            measures: list[Measure] | None = None, protocol: str | None = None,
            ties: str, aggregate: str = "mean", options: dict | None = None,
@@ -90,8 +81,8 @@ def record(*, command: str, inputs: list[dict], result: EvaluationResult | None 
     measures = measures or []
     thresholds = sorted({relevance_threshold(m) for m in measures}) or [1]
     out = {"software": _versions(), "command": command, "inputs": inputs,
-           "measures": measure_records(measures), "protocol": protocol_record(protocol)
-           if protocol else None, "ties": ties,
+           "measures": measure_records(measures),
+           "protocol": describe(PROTOCOLS[protocol]) if protocol else None, "ties": ties,
            "relevance_threshold": thresholds[0] if len(thresholds) == 1 else thresholds,
            "aggregate": aggregate, "options": options or {}, "seed": seed, "ci": ci}
     if result is not None:
