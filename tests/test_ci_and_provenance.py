@@ -120,7 +120,7 @@ def test_provenance_in_csv_as_comment_lines(tmp_path):
     assert first[0] == 0, first[2]
     assert first[1] == second[1]
     record = read_comment_lines(first[1])
-    assert record["protocol"]["name"] == "ttmr" and record["seed"] is None
+    assert record["protocol"]["protocol"] == "ttmr" and record["seed"] is None
     assert [f["sha256"] for f in record["inputs"]] == [sha256_of(run), sha256_of(qrels)]
     body = [line for line in first[1].splitlines() if not line.startswith("#")]
     assert body[0] == "query_id,R@1,R@5,R@10,mAP@10,medRank"
