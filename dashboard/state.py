@@ -9,6 +9,8 @@ as an unhashed argument: hashing a 35 MB upload on every click would cost a thir
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
@@ -111,6 +113,16 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
         return None
 
 
+def intervals(measures: list[Measure], level: float, seed: int) -> pd.DataFrame | None:
+    """:func:`interval_source` for the current data, or None after an ``st.error``."""
+    try:
+        return interval_source(source(), st.session_state["ties"],
+                               ",".join(str(m) for m in measures), level, seed, upload_store())
+    except InputError as exc:
+        st.error(md(exc))
+        return None
+
+
 def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame, list[str]]:
     """Each system's means, with the number of queries actually averaged (queries where a
     measure is undefined are left out of its mean), and a note per system and measure that
@@ -128,6 +140,89 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame,
     table.insert(1, "queries averaged", counts if all(isinstance(c, int) for c in counts) else
                  [str(c) for c in counts])
     return table, notes
+
+
+@st.cache_data(show_spinner="Bootstrapping the confidence intervals…", max_entries=32)
+def interval_source(src: tuple, ties: str, measures: str, level: float, seed: int,
+                    _store: dict | None = None) -> pd.DataFrame:
+    """Each system's mean of each measure with its percentile bootstrap interval over queries
+    (metrics.stats.aggregate_intervals), one row per (system, measure)."""
+    from metrics.stats import aggregate_intervals
+
+    rows = []
+    for system, r in evaluate_source(src, ties, measures, _store).items():
+        means = r.aggregate("mean")
+        for measure, (low, high) in aggregate_intervals(r, level, seed).items():
+            rows.append({"system": system, "measure": measure, "mean": means[measure],
+                         "CI low": low, "CI high": high})
+    return pd.DataFrame(rows, columns=["system", "measure", "mean", "CI low", "CI high"])
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def source_inputs(src: tuple) -> list[dict]:
+    """The provenance record's input files of a source: a sample's files, hashed (streamed), or
+    an upload's names and SHA-256 (which its source key already holds)."""
+    from metrics import provenance
+    from metrics.samples import SAMPLE_DIR
+
+    if src[0] == "sample":
+        folder = SAMPLE_DIR / src[1]
+        files = sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+        return provenance.input_files(("sample", p) for p in files)
+    # an upload's file is (role, name, sha256 of its content), or the content itself
+    return [{"role": role, "name": name, **({"bytes": len(content),
+                                             "sha256": hashlib.sha256(content).hexdigest()}
+                                            if isinstance(content, bytes) else
+                                            {"sha256": content})}
+            for role, name, content in src[2]]
+
+
+def provenance_record(measures: list[Measure] | None = None, protocol: str | None = None,
+                      seed: int | None = None, ci: dict | None = None,
+                      warnings=()) -> dict:
+    """The provenance record of what the current page shows, for its CSV downloads."""
+    from metrics import provenance
+
+    src = source()
+    options = {} if src[0] == "sample" else {
+        "collection_size": src[3], "distance": src[4], "similarity": src[5]}
+    return provenance.record(command="dashboard", inputs=source_inputs(src), measures=measures,
+                             protocol=protocol, ties=st.session_state["ties"], options=options,
+                             seed=seed, ci=ci, warnings=warnings)
+
+
+@st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
+def conventions_source(src: tuple, ties: str, measures: str, _store: dict | None = None):
+    """Per system, the protocol grid and our measures' grid under every tie policy of
+    metrics.ranking.ALL_TIE_POLICIES (the orderings and the tie-aware policies; empty cells where
+    ``expected`` has no exact mean),
+    and the policies this data cannot be ranked under, with the reason."""
+    from metrics import ranking
+    from metrics.conventions import measure_grid, protocol_grid
+
+    by_policy: dict[str, dict[str, JudgedRanking]] = {}
+    unavailable = {}
+    for policy in ranking.ALL_TIE_POLICIES:
+        try:
+            for system, judged in load_source(src, policy, _store).items():
+                by_policy.setdefault(system, {})[policy] = judged
+        except InputError as exc:
+            unavailable[policy] = str(exc)
+    parsed = parse_measures(measures)
+    current = ties if ties not in unavailable else next(iter(next(iter(by_policy.values()))))
+    return ({system: protocol_grid(judged, current) for system, judged in by_policy.items()},
+            {system: measure_grid(judged, parsed) for system, judged in by_policy.items()},
+            unavailable)
+
+
+def conventions_tables(measures: list[Measure]):
+    """:func:`conventions_source` for the current data, or None after an ``st.error``."""
+    try:
+        return conventions_source(source(), st.session_state["ties"],
+                                  ",".join(str(m) for m in measures), upload_store())
+    except InputError as exc:
+        st.error(md(exc))
+        return None
 
 
 VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
@@ -187,6 +282,7 @@ PAGE_CONTROLS = {
     "curves": ("sample", "threshold", "ties"),
     "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
+    "conventions": ("sample", "measures", "threshold", "ties"),
 }
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from charts.colours import RELEVANT_BACKGROUND, highlight_css
+from metrics.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
 # longer than this are shown with a "relevant" tick column instead of coloured rows.
@@ -57,3 +58,12 @@ def number_columns(names) -> dict:
 
 def _grades(table: pd.DataFrame) -> list[str]:
     return ["unjudged" if pd.isna(g) else str(int(g)) for g in table["grade"]]
+
+
+def csv_bytes(frame: pd.DataFrame, provenance: dict | None = None, index: bool = False) -> bytes:
+    """A table as a CSV download, led by the provenance record as '# key: value' lines (our
+    loaders, and pandas with ``comment="#"``, skip them)."""
+    text = frame.to_csv(index=index)
+    if provenance is not None:
+        text = comment_lines(provenance) + "\n" + text
+    return text.encode()

@@ -11,10 +11,11 @@ from .errors import InputError, MeasureError
 from .evaluate import EvaluationResult, MeasureResult, aggregate, evaluate
 from .judged import JudgedRanking, TieReport
 from .model import GroundTruth, Run
+from .protocols import evaluate_protocol   # also registers the protocols
 from .ranking import RankedRun, judge, rank_run
 from .registry import REGISTRY, Measure, parse_measure, parse_measures, split_measure_list
 
 __all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
            "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",
-           "aggregate", "evaluate", "judge", "parse_measure", "parse_measures",
-           "rank_run", "split_measure_list"]
+           "aggregate", "evaluate", "evaluate_protocol", "judge", "parse_measure",
+           "parse_measures", "rank_run", "split_measure_list"]

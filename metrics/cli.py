@@ -13,6 +13,7 @@ import math
 import os
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Sequence
 
 from .errors import InputError
@@ -20,10 +21,14 @@ from .evaluate import AGGREGATES, EvaluationResult, evaluate, tie_range
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
+from . import provenance
+from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
+from .provenance import comment_lines
 from .ranking import ALL_TIE_POLICIES, TIE_ALIASES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
-from .stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, compare_systems
+from .stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
+                    compare_systems)
 
 DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
 
@@ -45,7 +50,7 @@ def _positive_int(text: str) -> int:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--measures", "-m", default=DEFAULT_MEASURES,
+    parser.add_argument("--measures", "-m", default=None,
                         help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
                              f"(default {DEFAULT_MEASURES})")
     parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
@@ -110,13 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     cp.add_argument("--test", action="append", choices=TESTS, default=None,
                     help="significance test; repeat for several (default: all three)")
-    cp.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                    help="seed of the randomisation test and the bootstrap")
-    cp.add_argument("--resamples", type=_positive_int, default=DEFAULT_RESAMPLES,
-                    help="permutations and bootstrap resamples (default 10000)")
+    _resampling(cp, "seed of the randomisation test and the bootstrap",
+                "permutations and bootstrap resamples (default 10000)")
+    _provenance(cp)
     _common(cp)
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
+    pr = sub.add_parser("protocols", help="list the benchmark protocols, their sources and "
+                                          "conventions")
+    pr.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
     return parser
 
 
@@ -204,10 +211,43 @@ def _cluster(parser: argparse.ArgumentParser) -> None:
                             "run the blocks there")
 
 
+def _resampling(parser: argparse.ArgumentParser, seed_help: str, resamples_help: str) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"{seed_help} (default {DEFAULT_SEED})")
+    parser.add_argument("--resamples", type=_positive_int, default=DEFAULT_RESAMPLES,
+                        help=resamples_help)
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must lie between 0 and 1, e.g. 0.95")
+    return value
+
+
 def _output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-query", action="store_true", help="print every query's values")
     parser.add_argument("--aggregate", choices=AGGREGATES, default="mean",
                         help="how per-query values are summarised (undefined ones left out)")
+    parser.add_argument("--protocol", choices=list(PROTOCOLS), default=None,
+                        help="print what a benchmark's reference code prints, under its names, "
+                             "in place of --measures ('python -m metrics protocols' lists them)")
+    parser.add_argument("--ci", type=_level, default=None, metavar="LEVEL",
+                        help="a percentile bootstrap confidence interval of each aggregate over "
+                             "queries at this level, e.g. 0.95 (scipy.stats.bootstrap, seeded)")
+    _resampling(parser, "seed of the bootstrap", "bootstrap resamples (default 10000)")
+    _provenance(parser)
+
+
+def _provenance(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provenance", action="store_true",
+                        help="add a provenance record (version, measures and conventions, tie "
+                             "policy, input files' SHA-256, query counts, warnings, seed): a "
+                             "\"provenance\" object in JSON, leading '# key: value' lines in "
+                             "CSV and after the table")
 
 
 # ---- output ------------------------------------------------------------------------------------
@@ -276,10 +316,35 @@ def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") ->
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Intervals:
+    """Each aggregate's bootstrap confidence interval and how it was drawn."""
+
+    bounds: dict[str, tuple[float | None, float | None]]
+    level: float
+    seed: int
+    resamples: int
+    method: str = CI_METHOD
+
+    @property
+    def label(self) -> str:
+        return f"{self.level:.0%} CI" if round(self.level * 100, 9).is_integer() else \
+            f"{self.level:g} CI"
+
+    def cell(self, measure: str) -> str:
+        low, high = self.bounds[measure]
+        return f"[{_text_number(low)}, {_text_number(high)}]"
+
+
 def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: str,
-                      ranges: dict | None = None) -> str:
-    """The result as text; ``ranges`` (from :func:`metrics.evaluate.tie_range`), when the run
-    has ties, adds each measure's aggregate under the pessimistic and optimistic tie orders."""
+                      protocol: str | None = None, intervals: Intervals | None = None,
+                      provenance: dict | None = None, ranges: dict | None = None) -> str:
+    """The result in one of the output formats. With ``protocol``, the columns are that
+    benchmark's (each aggregated as its reference code does) and the JSON names the protocol;
+    with ``intervals``, each aggregate's confidence interval is printed beside it; with
+    ``provenance``, the record is added (see :mod:`metrics.provenance`); ``ranges`` (from
+    :func:`metrics.evaluate.tie_range`), when the run has ties, adds each measure's aggregate
+    under the pessimistic and optimistic tie orders."""
     ranges = ranges or {}
     if fmt == "trec":
         return render_trec(result, per_query, how)
@@ -289,13 +354,24 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
     if fmt == "json":
         out = {"measures": result.measures,
                "aggregate": {m: _json_number(v) for m, v in summary.items()}}
+        if protocol is not None:
+            p = PROTOCOLS[protocol]
+            out["protocol"] = {"name": p.name, "title": p.title, "source": p.source,
+                               "conventions": p.conventions}
         if per_query:
             out["per_query"] = {
                 str(q): {m: _json_number(r.values[i]) for m, r in result.results.items()}
                 for i, q in enumerate(result.query_ids)}
+        if intervals is not None:
+            out["ci"] = {m: [_json_number(v) for v in intervals.bounds[m]]
+                         for m in result.measures}
+            out["ci_level"] = intervals.level
+            out["ci_method"] = intervals.method
+            out["ci_resamples"] = intervals.resamples
+            out["seed"] = intervals.seed
         out["warnings"] = list(result.warnings)
         out["aggregate_method"] = how
-        if how == "mean":
+        if how == "mean" and protocol is None:
             out["summed"] = summed   # count measures: their "mean" aggregate is the sum
         out["num_queries"] = len(result.query_ids)
         out["undefined"] = undefined
@@ -307,6 +383,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
         if ranges:   # [pessimistic, optimistic]: how far the order of tied items moves each
             out["tie_range"] = {m: [_json_number(lo), _json_number(hi)]
                                 for m, (lo, hi) in ranges.items()}
+        if provenance is not None:
+            out["provenance"] = provenance
         return json.dumps(out, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
@@ -316,23 +394,39 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
             for i, q in enumerate(result.query_ids):
                 writer.writerow([q, *[_csv_number(r.values[i]) for r in result.results.values()]])
         writer.writerow([f"all ({how})", *[_csv_number(summary[m]) for m in result.measures]])
-        return buffer.getvalue().rstrip("\n")
+        if intervals is not None:
+            for side, name in enumerate(("low", "high")):
+                writer.writerow([f"ci {name} ({intervals.level:g})",
+                                 *[_csv_number(intervals.bounds[m][side])
+                                   for m in result.measures]])
+        return _with_comments(buffer.getvalue().rstrip("\n"), provenance)
     blocks = []
     if per_query:
         rows = [[str(q), *[_text_number(r.values[i]) for r in result.results.values()]]
                 for i, q in enumerate(result.query_ids)]
         blocks.append(_table(["query", *result.measures], rows))
-    rows = [[m, _text_number(summary[m]), str(len(result.query_ids) - undefined[m]),
-             str(undefined[m])] for m in result.measures]
-    heading = "mean (counts: sum)" if how == "mean" and summed else how
-    header = ["measure", heading, "queries", "undefined"]
+    rows = [[m, _text_number(summary[m]),
+             *([intervals.cell(m)] if intervals is not None else []),
+             str(len(result.query_ids) - undefined[m]), str(undefined[m])]
+            for m in result.measures]
+    heading = ("value" if protocol is not None else
+               "mean (counts: sum)" if how == "mean" and summed else how)
+    header = ["measure", heading, *([intervals.label] if intervals is not None else []),
+              "queries", "undefined"]
     if ranges:   # compactly: pessimistic..optimistic
         header.append("ties: pessimistic..optimistic")
         for row, m in zip(rows, result.measures):
             lo, hi = ranges.get(m, (None, None))
             row.append(f"{_text_number(lo)}..{_text_number(hi)}")
     blocks.append(_table(header, rows))
+    if provenance is not None:
+        blocks.append(comment_lines(provenance))
     return "\n\n".join(blocks)
+
+
+def _with_comments(csv_text: str, provenance: dict | None) -> str:
+    """A CSV with the provenance record as leading '# key: value' lines."""
+    return csv_text if provenance is None else comment_lines(provenance) + "\n" + csv_text
 
 
 def _csv_number(value) -> str:
@@ -340,12 +434,16 @@ def _csv_number(value) -> str:
     return "" if value is None else repr(value)
 
 
-def render_comparison(systems, measures, aggregates, tests, fmt: str) -> str:
+def render_comparison(systems, measures, aggregates, tests, fmt: str,
+                      provenance: dict | None = None) -> str:
     if fmt == "json":
-        return json.dumps({"systems": systems, "measures": measures,
-                           "aggregate": {s: {m: _json_number(v) for m, v in aggregates[s].items()}
-                                         for s in systems},
-                           "tests": [t.as_dict() for t in tests]}, indent=2)
+        out = {"systems": systems, "measures": measures,
+               "aggregate": {s: {m: _json_number(v) for m, v in aggregates[s].items()}
+                             for s in systems},
+               "tests": [t.as_dict() for t in tests]}
+        if provenance is not None:
+            out["provenance"] = provenance
+        return json.dumps(out, indent=2)
     rows = [[t.measure, t.a, t.b, t.test, _text_number(t.mean_diff),
              f"[{_text_number(t.ci[0])}, {_text_number(t.ci[1])}]", _text_number(t.statistic),
              _p(t.p), _p(t.p_holm), _text_number(t.effect_size), str(t.n),
@@ -357,10 +455,11 @@ def render_comparison(systems, measures, aggregates, tests, fmt: str) -> str:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n")
+        return _with_comments(buffer.getvalue().rstrip("\n"), provenance)
     means = _table(["system", *measures],
                    [[s, *[_text_number(aggregates[s][m]) for m in measures]] for s in systems])
-    return means + "\n\n" + _table(header, rows)
+    text = means + "\n\n" + _table(header, rows)
+    return text if provenance is None else text + "\n\n" + comment_lines(provenance)
 
 
 def _p(value) -> str:
@@ -398,7 +497,22 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.command == "measures":
         sys.stdout.write(measure_table(args.format) + "\n")
         return 0
-    measures = parse_measures(args.measures)
+    if args.command == "protocols":
+        text = (json.dumps(protocol_table("rows"), indent=2, ensure_ascii=False)
+                if args.format == "json" else protocol_table(args.format))
+        sys.stdout.write(text + "\n")
+        return 0
+    protocol = getattr(args, "protocol", None)
+    if protocol is not None and args.measures is not None:
+        raise InputError("give --measures or --protocol, not both: a protocol prints its "
+                         "benchmark's own measures")
+    if protocol is not None and args.aggregate != "mean":
+        raise InputError(f"--protocol {protocol} aggregates as its reference code does; leave "
+                         f"out --aggregate {args.aggregate}")
+    if args.format == "trec" and (getattr(args, "ci", None) is not None or args.provenance):
+        raise InputError("--ci and --provenance are printed by --format table, json and csv; "
+                         "trec_eval's format has no place for them")
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)
     if args.command == "compare":
         if args.format == "trec":
             raise InputError("--format trec is for evaluate, evaluate-matrix and "
@@ -421,7 +535,17 @@ def run(argv: Sequence[str] | None = None) -> int:
         labels = [str(m) for m in measures]
         tests = compare_systems(per_query, labels, args.test or list(TESTS), args.seed,
                                 args.resamples)
-        _emit(render_comparison(names, labels, aggregates, tests, args.format),
+        record = None
+        if args.provenance:
+            record = provenance.record(
+                command="compare", inputs=provenance.input_files(
+                    [*(("run", p) for p in runs), ("truth", truth_path),
+                     ("taxonomy", args.taxonomy)]),
+                measures=measures, ties=args.ties, seed=args.seed,
+                options={"tests": args.test or list(TESTS), "resamples": args.resamples,
+                         "collection_size": args.collection_size},
+                warnings=warnings_list)
+        _emit(render_comparison(names, labels, aggregates, tests, args.format, record),
               dict.fromkeys(warnings_list), args.format)
         return 0
     if args.command == "evaluate":
@@ -439,12 +563,49 @@ def run(argv: Sequence[str] | None = None) -> int:
                                       args.item_ids, load_truth(args.truth), args.similarity,
                                       args.ties, args.collection_size, memory=args.memory,
                                       progress=progress, keep_lists=False, cluster=cluster)
-    result = evaluate(judged, measures)
-    ranges = (tie_range(judged, measures, args.aggregate) if args.format in ("json", "table")
-              else {})
-    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, ranges),
-          result.warnings, args.format)
+    result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
+    intervals = None
+    if args.ci is not None:
+        intervals = Intervals(aggregate_intervals(result, args.ci, args.seed, args.resamples,
+                                                  args.aggregate),
+                              args.ci, args.seed, args.resamples)
+    record = _evaluation_record(args, judged, result, measures, intervals) \
+        if args.provenance else None
+    ranges = (tie_range(judged, measures, args.aggregate)
+              if not protocol and args.format in ("json", "table") else {})
+    _emit(render_evaluation(result, args.format, args.per_query, args.aggregate, protocol,
+                            intervals, record, ranges), result.warnings, args.format)
     return 0
+
+
+INPUT_ROLES = {
+    "evaluate": (("run", "run"), ("truth", "truth"), ("taxonomy", "taxonomy")),
+    "evaluate-matrix": (("matrix", "matrix"), ("labels", "labels")),
+    "evaluate-embeddings": (("query_embeddings", "query_embeddings"), ("query_ids", "query_ids"),
+                            ("item_embeddings", "item_embeddings"), ("item_ids", "item_ids"),
+                            ("truth", "truth")),
+}
+
+
+def _evaluation_record(args, judged, result, measures, intervals) -> dict:
+    """The provenance record of an evaluate command (the input files hashed again, streamed)."""
+    inputs = provenance.input_files((role, getattr(args, attr, None))
+                                    for role, attr in INPUT_ROLES[args.command])
+    options = {"collection_size": args.collection_size}
+    if args.command == "evaluate-matrix":
+        options["distance"] = args.distance
+    if args.command == "evaluate-embeddings":
+        options["similarity"] = args.similarity
+    ci = None if intervals is None else {"level": intervals.level, "method": intervals.method,
+                                         "resamples": intervals.resamples}
+    return provenance.record(
+        command=args.command, inputs=inputs, result=result,
+        measures=[] if args.protocol else measures, protocol=args.protocol, ties=args.ties,
+        aggregate=args.aggregate, options=options,
+        seed=intervals.seed if intervals is not None else None, ci=ci,
+        queries={"without_relevant": int((judged.num_relevant(1) == 0).sum()),
+                 "run_only_left_out": judged.run_only_queries},
+        warnings=result.warnings)
 
 
 def _no_huge_pages() -> None:

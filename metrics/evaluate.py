@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pandas is imported where it is used: the command line never
     import pandas as pd
 
 AGGREGATES = ("mean", "median", "std")
+NO_RELEVANT_NOTE = "trec_eval would count them as 0"   # ends the warning about R_q = 0 queries
 
 
 @dataclass(frozen=True)
@@ -25,13 +26,17 @@ class MeasureResult:
 
     ``summed``: the measure is one of trec_eval's counts (NumRel, NumRet, NumRelRet, NumQ), whose
     "mean" aggregate is the sum over queries, as trec_eval and ir_measures give it; None looks
-    it up in the registry by the measure's name."""
+    it up in the registry by the measure's name.
+
+    ``reduce``: a benchmark protocol's own aggregation (``reduce(values, axis)``, NaN included),
+    which replaces the mean; None for our measures."""
 
     measure: str
     values: np.ndarray
     convention: str
     higher_is_better: bool = True
     summed: bool | None = None
+    reduce: Callable[..., np.ndarray] | None = None
 
     @property
     def undefined(self) -> int:
@@ -47,7 +52,13 @@ class MeasureResult:
             return False
 
     def aggregate(self, how: str = "mean") -> float | None:
-        return aggregate(self.values, how, summed=self.is_summed)
+        if self.reduce is None:
+            return aggregate(self.values, how, summed=self.is_summed)
+        if how != "mean":
+            raise MeasureError(f"{self.measure} is aggregated as its benchmark's reference code "
+                               f"does; a protocol takes no other aggregate than its own")
+        value = float(self.reduce(self.values, axis=-1))
+        return value if np.isfinite(value) else None
 
 
 def aggregate(values: np.ndarray, how: str = "mean", summed: bool = False) -> float | None:
@@ -140,7 +151,7 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
             warnings.append(
                 f"{int(none.sum())} quer(ies) have no relevant item{at} in the ground truth and "
                 f"are left out of every mean{'' if threshold == 1 else f' of the measures with rel={threshold}'}"
-                f" (first: {example!r}); trec_eval would count them as 0")
+                f" (first: {example!r}); {NO_RELEVANT_NOTE}")
     results = {}
     for measure in parsed:
         definition = measure.definition

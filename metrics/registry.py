@@ -1,5 +1,5 @@
 """Measure names: parsing ``Name(param=value,...)@k``, printing them back, the registry of
-measures and the registry of their aliases.
+measures, the registry of their aliases and the registry of benchmark protocols.
 
 The syntax follows ir_measures: ``P@10``, ``AP``, ``nDCG@10``, ``DCG(form=jarvelin,base=e)@10``.
 A list such as the command line's ``--measures`` is split on commas outside parentheses.
@@ -354,7 +354,8 @@ _name_alias("MedR", "MedianRank", "median rank of the retrieved relevant items; 
             "relevant item per query, the usual median rank of the relevant one", "papers")
 _name_alias("MR1", "FirstRank", "rank of the first relevant item, averaged over queries (MIREX "
             "cover song 'MR1')", "papers")
-_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (Da-TACOS 'MR')",
+_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (acoss and re-move "
+            "print 'MR' as the mean rank of the first cover, FirstRank: --protocol acoss)",
             "papers")
 # ir_measures' set measures
 _name_alias("SetP", "P", "precision of the whole list (ir_measures SetP)", "ir_measures")
@@ -505,3 +506,67 @@ def with_relevance_threshold(measures: list[Measure], threshold: int) -> list[Me
             m = Measure(m.name, tuple(params), m.cutoff)
         out.append(m)
     return out
+
+
+# ---- benchmark protocols -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ProtocolColumn:
+    """One number a benchmark's reference code prints.
+
+    ``per_query`` is our measure (its text, e.g. ``"Success@10"``; queries without a relevant item
+    are undefined, as everywhere) or a vectorised function of the judged ranking giving one value
+    per query (NaN where the reference code skips the query). ``reduce(values, axis)`` turns the
+    per-query values (NaN included, so that a reference dividing by every query can be reproduced)
+    into the printed aggregate, vectorised along ``axis`` (the bootstrap calls it on many
+    resamples at once); ``scale`` multiplies the result (100 for a percentage).
+
+    ``standard`` is the measure of ours a reader takes the printed name to mean (``R@5`` for
+    "R@5", ``mAP@10`` for "mAP@10"), with its aggregate over queries (``standard_aggregate``:
+    mean, median or sum): the Conventions page shows the two side by side, and ``explanation``
+    says in one line why they differ."""
+
+    name: str
+    per_query: str | Callable[[Any], np.ndarray]
+    reduce: Callable[..., Any]
+    explanation: str
+    scale: float = 1.0
+    higher_is_better: bool = True
+    standard: str = ""
+    standard_aggregate: str = "mean"
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A benchmark's evaluation, as its reference code computes it: the numbers it prints, in its
+    order and under its names. ``source`` cites the repository, file and commit read."""
+
+    name: str
+    title: str
+    source: str
+    conventions: str
+    columns: tuple[ProtocolColumn, ...]
+
+    def column(self, name: str) -> ProtocolColumn:
+        return next(c for c in self.columns if c.name == name)
+
+
+PROTOCOLS: dict[str, Protocol] = {}
+
+
+def register_protocol(protocol: Protocol) -> Protocol:
+    names = [c.name for c in protocol.columns]
+    if len(set(names)) != len(names):
+        raise ValueError(f"protocol {protocol.name} prints a name twice")
+    PROTOCOLS[protocol.name] = protocol
+    return protocol
+
+
+def protocol_named(name: str) -> Protocol:
+    """The registered protocol, or a MeasureError listing the protocols."""
+    if name not in PROTOCOLS:
+        close = difflib.get_close_matches(name.lower(), list(PROTOCOLS), n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise MeasureError(f"unknown protocol {name!r}{hint}; 'python -m metrics protocols' lists "
+                           f"them: {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[name]

@@ -108,6 +108,65 @@ def bootstrap_ci(diff: np.ndarray, seed: int = DEFAULT_SEED, resamples: int = DE
     return float(low), float(high)
 
 
+# ---- confidence intervals of each aggregate over queries ---------------------------------------
+
+CI_METHOD = "percentile"
+# values held by one batch of resamples: resamples × queries floats, about 32 MB
+_BATCH_VALUES = 4_000_000
+_STATISTICS = {"mean": np.mean, "median": np.median, "sum": np.sum,
+               "std": lambda x, axis: np.std(x, axis=axis, ddof=1)}
+
+
+def bootstrap_batch(num_queries: int) -> int:
+    """How many resamples scipy draws at once, so that memory stays bounded for any number of
+    queries (the resamples, and so the interval, do not depend on it)."""
+    return max(1, _BATCH_VALUES // max(num_queries, 1))
+
+
+def bootstrap_interval(values: np.ndarray, statistic, level: float = 0.95,
+                       seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
+                       ) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of ``statistic(values, axis)`` over queries resampled with
+    replacement (scipy.stats.bootstrap, vectorised, seeded). Percentile, not BCa: BCa's
+    jackknife evaluates the statistic on n leave-one-out samples of n − 1 queries, n² values,
+    too many for tens of thousands of queries. None when fewer than two values are given or the
+    statistic is undefined on resamples."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return None, None
+    from scipy import stats
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = stats.bootstrap((values,), statistic, vectorized=True, axis=-1,
+                                 confidence_level=level, n_resamples=resamples, method=CI_METHOD,
+                                 batch=bootstrap_batch(len(values)),
+                                 rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
+    return _finite(low), _finite(high)
+
+
+def aggregate_intervals(result, level: float = 0.95, seed: int = DEFAULT_SEED,
+                        resamples: int = DEFAULT_RESAMPLES, how: str = "mean"
+                        ) -> dict[str, tuple[float | None, float | None]]:
+    """A bootstrap interval for each aggregate of an :class:`~metrics.evaluate.EvaluationResult`:
+    for our measures, over the queries where the measure is defined, of the mean (the sum for
+    the count measures, or ``how``); for a protocol's columns, over every query, of the
+    reference code's own aggregation (which decides what an undefined query counts for). Every
+    measure uses the same seed, so the same resampled queries."""
+    if not 0 < level < 1:
+        raise InputError(f"confidence level {level} must lie between 0 and 1, e.g. 0.95")
+    out = {}
+    for name, r in result.results.items():
+        if r.reduce is not None:
+            out[name] = bootstrap_interval(r.values, r.reduce, level, seed, resamples)
+            continue
+        statistic = _STATISTICS["sum" if how == "mean" and r.is_summed else how]
+        out[name] = bootstrap_interval(r.values[~np.isnan(r.values)], statistic, level, seed,
+                                       resamples)
+    return out
+
+
 def cohens_d(diff: np.ndarray) -> float | None:
     """Cohen's d for paired data (d_z): mean(d)/sd(d), sd with n − 1; 0 for identical systems."""
     if len(diff) < 2:

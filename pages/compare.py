@@ -9,9 +9,9 @@ from charts import difference_figure, interpolated_pr_figure, paired_scatter_fig
 from dashboard.captions import randomisation_method
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import (choose, compare_source, evaluations, measure_list, rankings,
-                             source, upload_store)
-from dashboard.tables import show_ranked_list
+from dashboard.state import (choose, compare_source, evaluations, measure_list,
+                             provenance_record, rankings, source, upload_store)
+from dashboard.tables import csv_bytes, show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
@@ -78,7 +78,8 @@ decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "
                                    "Cohen's d"]}
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
                                 na_rep="—"), hide_index=True, width="stretch")
-st.download_button("Download CSV", frame.to_csv(index=False).encode(), "tests.csv", "text/csv")
+st.download_button("Download CSV", csv_bytes(frame, provenance_record(measures, seed=int(seed))),
+                   "tests.csv", "text/csv")
 methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
            "t-test, Wilcoxon signed-rank, and a randomisation test, "

@@ -7,12 +7,14 @@ import streamlit as st
 
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import (UPLOAD, aggregate_table, evaluations, load_source, measure_list,
-                             rankings, source_title, tie_moves_now)
-from dashboard.tables import number_columns
+from dashboard.state import (UPLOAD, aggregate_table, evaluations, intervals, load_source,
+                             measure_list, provenance_record, rankings, source_title,
+                             tie_moves_now)
+from dashboard.tables import csv_bytes, number_columns
 from metrics import InputError
 from metrics.inspect import dataset_summary
 from metrics.pipelines import UPLOAD_KINDS
+from metrics.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
 
@@ -95,8 +97,23 @@ if data is not None and measures:
         if fewer:
             st.caption("Measures undefined for some queries average fewer of them: "
                        + md("; ".join(fewer)) + ".")
-        st.download_button("Download CSV", table.to_csv(index=False).encode(),
-                           "aggregate.csv", "text/csv")
+        warnings_shown = [w for r in results.values() for w in r.warnings]
+        st.download_button("Download CSV", csv_bytes(table, provenance_record(
+            measures, warnings=warnings_shown)), "aggregate.csv", "text/csv")
+        level = st.select_slider("Confidence level", [0.8, 0.9, 0.95, 0.99], value=0.95,
+                                 key="ci_level", format_func=lambda x: f"{x:.0%}")
+        bounds = intervals(measures, level, DEFAULT_SEED)
+        if bounds is not None:
+            st.markdown(f"**Each mean with its {level:.0%} confidence interval** — "
+                        f"{CI_METHOD} bootstrap over queries, {DEFAULT_RESAMPLES:,} resamples, "
+                        f"seed {DEFAULT_SEED} (scipy.stats.bootstrap)")
+            st.dataframe(bounds, hide_index=True, width="stretch",
+                         column_config=number_columns(["mean", "CI low", "CI high"]))
+            record = provenance_record(measures, seed=DEFAULT_SEED, warnings=warnings_shown,
+                                       ci={"level": level, "method": CI_METHOD,
+                                           "resamples": DEFAULT_RESAMPLES})
+            st.download_button("Download CSV", csv_bytes(bounds, record), "intervals.csv",
+                               "text/csv", key="download_intervals")
         for system, r in results.items():
             for warning in r.warnings:
                 if warning.startswith("score ties"):

@@ -5,8 +5,9 @@ import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from dashboard.frame import page_setup
-from dashboard.state import choose, cutoff_control, evaluations, measure_list, rankings
-from dashboard.tables import number_columns, show_ranked_list
+from dashboard.state import (choose, cutoff_control, evaluations, measure_list,
+                             provenance_record, rankings)
+from dashboard.tables import csv_bytes, number_columns, show_ranked_list
 from dashboard.teaching import stacked, worked_measures
 from metrics.curves import interpolated_precision
 from metrics.inspect import confusion_at, query_table
@@ -36,8 +37,8 @@ worst_first = per_query.sort_values(
 with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
     st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
                  width="stretch", height=260)
-    st.download_button("Download CSV", worst_first.to_csv(index=False).encode(),
-                       f"{system}_per_query.csv", "text/csv")
+    st.download_button("Download CSV", csv_bytes(worst_first, provenance_record(
+        measures, warnings=result.warnings)), f"{system}_per_query.csv", "text/csv")
 
 order = worst_first["query_id"].tolist()
 values = dict(zip(per_query["query_id"], per_query[sort_by]))
@@ -64,7 +65,7 @@ st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in th
             + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
                "policy" if "tied ranks" in table else "") + ")")
 show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-st.download_button("Download CSV", table.to_csv(index=False).encode(),
+st.download_button("Download CSV", csv_bytes(table, provenance_record(measures)),
                    f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
 
 n = len(table)

@@ -10,7 +10,7 @@ from metrics.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
-         "pages/compare.py"]
+         "pages/compare.py", "pages/conventions.py"]
 
 
 # AppTest forgets between runs that app.py declared its pages (it resets Streamlit's pages/
@@ -451,3 +451,42 @@ def test_tie_report_shows_how_far_ties_move_each_query():
             assert row[policy] == pytest.approx(values.loc[row["query_id"], row["measure"]])
     ap = moves[moves["measure"] == "AP"]
     assert len(ap) and (ap["pessimistic"] < ap["optimistic"]).all()
+
+
+def test_data_page_shows_each_mean_with_its_interval():
+    at = app(sample="covers", measures="AP,P@10")
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "CI low" in d.value.columns)
+    assert set(table["measure"]) == {"AP", "P@10"} and len(table) == 2 * table["system"].nunique()
+    assert ((table["CI low"] <= table["mean"]) & (table["mean"] <= table["CI high"])).all()
+    assert (table["CI low"] < table["CI high"]).all()
+
+
+def test_conventions_page_shows_every_protocol_and_tie_policy():
+    from metrics.ranking import ALL_TIE_POLICIES as TIE_POLICIES
+    from metrics.registry import PROTOCOLS
+
+    at = app("pages/conventions.py", sample="fmp", measures="AP,P@5")
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    # one tab per protocol, in the registry's order, then the tie-policy table
+    tables = [d.value for d in at.dataframe]
+    assert len(tables) == len(PROTOCOLS) + 1
+    grid = pd.concat({name: t.set_index("printed as") for name, t in zip(PROTOCOLS, tables)})
+    assert set(TIE_POLICIES) <= set(grid.columns)
+    for name, protocol in PROTOCOLS.items():
+        assert list(grid.loc[name].index) == [c.name for c in protocol.columns]
+    # FMP's toys: relevant at ranks 1, 2, 4, 8 and 2, 3, 5, 6 (R_q = 4 each), no ties
+    assert grid.loc[("muscall", "R@1"), "stable"] == pytest.approx(100 * 1 / 2)
+    assert grid.loc[("muscall", "R@5"), "stable"] == pytest.approx(100 * (3 + 3) / 2)
+    assert grid.loc[("muscall", "Median Rank"), "stable"] == 1     # torch: lower of 1, 2
+    assert grid.loc[("clap", "median_rank"), "stable"] == 1        # floor(median(0, 1)) + 1
+    assert grid.loc[("ttmr", "medRank"), "stable"] == 0.5          # 0-based, even n: median
+    assert grid.loc[("ttmr", "R@5"), "ours"] == pytest.approx((3 / 4 + 3 / 4) / 2)
+    assert grid.loc[("clap", "median_rank"), "ours"] == 1.5        # median of 1 and 2
+    ties = tables[-1].set_index("measure")
+    assert ties.loc["AP", "stable"] == pytest.approx((0.8125 + 0.6083333333) / 2)
+    assert not ties["changes with ties"].any()
+    notes = " ".join(m.value for m in at.markdown)
+    assert all(p in notes for p in TIE_POLICIES)
+    assert "torch\\.median" in notes and "jackknife" in notes   # each difference, one line

@@ -267,9 +267,11 @@ def median_rank(j, cutoff, rel=1):
     return out
 
 
-@register("MeanRank", meaning="mean rank of the retrieved relevant items (Da-TACOS 'MR')",
+@register("MeanRank", meaning="mean rank of the retrieved relevant items",
           convention="mean of the ranks r with χ(r) = 1; undefined when none is retrieved",
-          higher_is_better=False, reference="Da-TACOS benchmark 'MR'",
+          higher_is_better=False,
+          reference="seed 000 ('mean rank'); not acoss' or re-move's 'MR', the mean rank of the "
+                    "first cover (FirstRank; --protocol acoss)",
           formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL},
           expected="linear without @k (the count of relevant items retrieved is then fixed)")
 def mean_rank(j, cutoff, rel=1):

@@ -1,0 +1,403 @@
+"""Benchmark protocols: what a published benchmark's reference code computes, under its names.
+
+Each protocol is data in the registry (:data:`metrics.registry.PROTOCOLS`): an ordered list of
+columns, each our measure or a small vectorised function per query, the reference code's own
+aggregation over queries (mean, sum, a median of its kind, a denominator of its choosing) and a
+scale (×100 for percentages). Where the reference code has a defect — a denominator counting
+queries it never evaluates, a 0-based median rank, a rank of 1 for a query whose relevant item
+was never found — the protocol reproduces it and its explanation says so; our standard measures
+are the place for the corrected numbers.
+
+What no protocol can reproduce is the order of tied scores: the reference codes sort with
+``torch.sort``/``torch.topk``/``np.argsort``, whose order among equal scores is unspecified. Here
+ties follow the tie policy (``--ties``), as for every measure.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import measures  # noqa: F401  (registers the measures the protocols reuse)
+from .errors import MeasureError
+from .evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
+from .judged import JudgedRanking
+from .measures.common import first_relevant_rank, per_query_sum, relevant_hits
+from .registry import PROTOCOLS, Protocol, ProtocolColumn, protocol_named, register_protocol
+
+# ---- the reference codes' aggregations, vectorised along an axis (NaN = query not evaluated) -----
+
+
+def _quiet(fn):
+    def wrapped(values, axis=-1):
+        with warnings.catch_warnings():   # an all-NaN resample gives NaN, said as "undefined"
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(np.asarray(values, dtype=np.float64), axis)
+    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+@_quiet
+def mean(values, axis):
+    """Mean over the evaluated queries."""
+    return np.nanmean(values, axis=axis)
+
+
+@_quiet
+def total(values, axis):
+    """Sum over the queries (a count, such as MIREX's total covers in the top 10)."""
+    return np.nansum(values, axis=axis)
+
+
+@_quiet
+def sum_over_every_query(values, axis):
+    """Sum over the evaluated queries divided by the number of *all* queries, those the reference
+    never evaluates included (acoss' MRR: 1/N Σ 1/rank with N every song)."""
+    return np.nansum(values, axis=axis) / values.shape[axis]
+
+
+@_quiet
+def median(values, axis):
+    """numpy's median: the mean of the two middle values for an even count."""
+    return np.nanmedian(values, axis=axis)
+
+
+@_quiet
+def floored_zero_based_median(values, axis):
+    """CLAP: floor(median(rank − 1)) + 1 — the median of 0-based ranks, floored, made 1-based;
+    for an even count the half is dropped (ranks 1 and 2 give 1, not 1.5)."""
+    return np.floor(np.nanmedian(values - 1, axis=axis)) + 1
+
+
+def _sorted_defined(values, axis):
+    v = np.moveaxis(values, axis, -1)
+    return np.sort(v, axis=-1), (~np.isnan(v)).sum(axis=-1)   # NaN sorts last
+
+
+def _take(sorted_values, index):
+    index = np.clip(index, 0, sorted_values.shape[-1] - 1)
+    return np.take_along_axis(sorted_values, np.asarray(index)[..., None], axis=-1)[..., 0]
+
+
+@_quiet
+def lower_median(values, axis):
+    """torch.median: the lower of the two middle values for an even count (sorted[(n − 1) // 2])."""
+    s, n = _sorted_defined(values, axis)
+    return np.where(n > 0, _take(s, (n - 1) // 2), np.nan)
+
+
+@_quiet
+def jackknife_median(values, axis):
+    """astropy.stats.jackknife_stats(x, np.median)'s bias-corrected estimate, which TTMR reports as
+    its median rank: n·median(x) − (n − 1)·mean of the n leave-one-out medians.
+
+    In closed form on the sorted values x₀ ≤ … ≤ x_{n−1}: for even n = 2m half the leave-one-out
+    medians are x_m and half x_{m−1}, so the estimate is the median itself. For odd n = 2m + 1,
+    leaving out one of the m values below the middle gives (x_m + x_{m+1})/2, the middle one
+    (x_{m−1} + x_{m+1})/2 and one of the m above (x_{m−1} + x_m)/2, so the estimate differs from
+    the median (and can be negative: [0, 0, 3] gives −2). Undefined for n < 2."""
+    s, n = _sorted_defined(values, axis)
+    m = n // 2
+    odd = n % 2 == 1
+    mid = _take(s, m)
+    even_median = (_take(s, m - 1) + mid) / 2
+    loo_mean = (m * (mid + _take(s, m + 1)) + _take(s, m - 1) + _take(s, m + 1)
+                + m * (_take(s, m - 1) + mid)) / (2 * np.maximum(n, 1))
+    estimate = np.where(odd, n * mid - (n - 1) * loo_mean, even_median)
+    return np.where(n >= 2, estimate, np.nan)
+
+
+# ---- per-query values no measure of ours gives -----------------------------------------------
+
+
+def _with_relevant(j: JudgedRanking, values: np.ndarray) -> np.ndarray:
+    """NaN for the queries without a relevant item in the ground truth (never queries there)."""
+    return np.where(j.num_relevant(1) == 0, np.nan, values)
+
+
+def first_rank_or_one(j: JudgedRanking) -> np.ndarray:
+    """re-move's rank of the first relevant item, every query included: ``torch.topk(found −
+    ramp, 1)`` picks position 0 when a row holds no relevant item, so such a query (none
+    retrieved, or none in the ground truth) counts as found at rank 1."""
+    return np.nan_to_num(first_relevant_rank(j, 1, None), nan=1.0)
+
+
+def reciprocal_first_rank_or_one(j: JudgedRanking) -> np.ndarray:
+    """1 / :func:`first_rank_or_one`: re-move's MRR terms (1 for a query with nothing found)."""
+    return 1.0 / first_rank_or_one(j)
+
+
+def zero_based_first_rank(j: JudgedRanking) -> np.ndarray:
+    """TTMR's rank value: the 0-based position of the first relevant item."""
+    return first_relevant_rank(j, 1, None) - 1
+
+
+def unnormalised_ap_at_10(j: JudgedRanking) -> np.ndarray:
+    """TTMR's "mAP@10" term: Σ over the relevant items in the top 10 of (their place among them) /
+    rank, divided by nothing — AP@10 × R_q; with its one relevant item per caption, RR@10."""
+    hits = relevant_hits(j, 1, 10)
+    return _with_relevant(j, per_query_sum(j, hits.query, hits.tp / hits.rank))
+
+
+# ---- the protocols ----------------------------------------------------------------------------
+
+MIREX = "MIREX Audio Cover Song Identification"
+
+register_protocol(Protocol(
+    "mirex-cover", MIREX,
+    source="MIREX wiki, Audio Cover Song Identification task and results pages (e.g. "
+           "https://www.music-ir.org/mirex/wiki/2011:Audio_Cover_Song_Identification_Results); "
+           "we found no public copy of IMIRSEL's evaluation code, so the four numbers follow "
+           "the wiki's definitions",
+    conventions="each cover is a query against the whole collection, itself excluded (330 "
+                "queries, 1000 items); queries without a cover are not queries; counts over the "
+                "top 10; ranks 1-based; fractions, not percentages",
+    columns=(
+        ProtocolColumn("Total covers in top 10", "TP@10", total,
+                       "MIREX 'Total number of covers identified in top 10': Σ over queries of "
+                       "the covers in the top 10 (a count, not a mean)",
+                       standard="TP@10", standard_aggregate="sum"),
+        ProtocolColumn("Mean covers in top 10", "TP@10", mean,
+                       "MIREX 'Mean number of covers identified in top 10': the same count per "
+                       "query, averaged (our TP@10; P@10 × 10)", standard="P@10"),
+        ProtocolColumn("MAP", "AP", mean,
+                       "MIREX 'Mean (arithmetic) of Avg. Precisions': AP over the whole list ÷ "
+                       "R_q (our AP)", standard="MAP"),
+        ProtocolColumn("MR1", "FirstRank", mean,
+                       "MIREX 'Mean rank of first correctly identified cover' (1-based; our "
+                       "FirstRank)", higher_is_better=False, standard="MR1"),
+    )))
+
+ACOSS = ("furkanyesiler/acoss, acoss/algorithms/algorithm_template.py, getEvalStatistics, "
+         "commit 591ce4267e81d37e8d3ab9673027201e83354c64")
+
+register_protocol(Protocol(
+    "acoss", "Da-TACOS / acoss cover song benchmark",
+    source=ACOSS,
+    conventions="similarity matrix sorted descending with the diagonal set to −inf (the song "
+                "itself last, then dropped); only songs of cliques of two or more are queries; "
+                "ranks 1-based; MR, MDR and Top-X use the rank of the first cover; MRR divides "
+                "by every song",
+    columns=(
+        ProtocolColumn("MR", "FirstRank", mean,
+                       "mean rank of the first cover (ranks[i] = iranks[0]); not the mean rank "
+                       "of all covers, which our MeanRank is", higher_is_better=False,
+                       standard="MR"),
+        ProtocolColumn("MRR", "RR", sum_over_every_query,
+                       "defect reproduced: 1/N Σ 1/rank with N = every song of the matrix, so the "
+                       "songs without a cover (never queries) pull MRR down; our RR averages the "
+                       "queries only", standard="MRR"),
+        ProtocolColumn("MDR", "FirstRank", median,
+                       "median of the first-cover ranks (np.median: the mean of the two middle "
+                       "values for an even count)", higher_is_better=False,
+                       standard="FirstRank", standard_aggregate="median"),
+        ProtocolColumn("MAP", "AP", mean,
+                       "mean of (1/(K−1)) Σ_j j/rank_j over the K−1 covers of the whole list: our "
+                       "AP (÷ R_q)", standard="MAP"),
+        ProtocolColumn("Top-1", "Success@1", total,
+                       "number of queries whose first cover is at rank 1 (a count)",
+                       standard="Success@1"),
+        ProtocolColumn("Top-10", "Success@10", total,
+                       "number of queries whose first cover is within the top 10 (a count of "
+                       "queries, not of covers as MIREX's)", standard="Success@10"),
+        ProtocolColumn("Top-100", "Success@100", total,
+                       "number of queries whose first cover is within the top 100",
+                       standard="Success@100"),
+        ProtocolColumn("Top-1000", "Success@1000", total,
+                       "number of queries whose first cover is within the top 1000",
+                       standard="Success@1000"),
+    )))
+
+REMOVE = ("furkanyesiler/re-move, utils/metrics.py, average_precision (called by evaluate.py), "
+          "commit 5ddd5dfa136252c443e00c4c45c08a93cc315583")
+
+register_protocol(Protocol(
+    "re-move", "re-move (MOVE) version identification on Da-TACOS",
+    source=REMOVE,
+    conventions="negated distance matrix with the diagonal set to −inf, ranked with torch.topk "
+                "over the whole row (k = None); mAP over the queries with a cover; MRR, MR, Top1 "
+                "and Top10 over every row, a row without a cover found counting as rank 1; "
+                "Top1 and Top10 are totals",
+    columns=(
+        ProtocolColumn("mAP", "AP", mean,
+                       "Σ P(r)·χ(r) ÷ (R_q + 1e-10), over the rows with R_q > 0: our AP (the "
+                       "1e-10 changes nothing at the printed precision)", standard="MAP"),
+        ProtocolColumn("MRR", reciprocal_first_rank_or_one, mean,
+                       "defect reproduced: topk(found − ramp, 1) is position 0 for a row with no "
+                       "cover found, so such a row scores 1 (our RR gives 0 or leaves it out); "
+                       "averaged over every row", standard="MRR"),
+        ProtocolColumn("MR", first_rank_or_one, mean,
+                       "mean 1-based rank of the first cover, every row, the same defect: a row "
+                       "with no cover found counts as rank 1", higher_is_better=False,
+                       standard="MR"),
+        ProtocolColumn("Top1", "TP@1", total,
+                       "number of rows whose first item is a cover (Σ found[:, 0], a count)",
+                       standard="P@1"),
+        ProtocolColumn("Top10", "TP@10", total,
+                       "number of covers in the top 10 of every row, summed (Σ found[:, :10])",
+                       standard="P@10"),
+    )))
+
+CLAP = ("LAION-AI/CLAP, src/laion_clap/training/train.py, get_metrics (text_to_audio), commit "
+        "1fd4c37df5ffbfcfbad5415c170bc66cf94c9994")
+
+register_protocol(Protocol(
+    "clap", "CLAP (LAION) text-to-audio retrieval",
+    source=CLAP,
+    conventions="one paired item per query (preds = 0-based rank of it; with several relevant "
+                "items, the first is taken, as CLAP's audio-to-text R@k takes the best rank); "
+                "R@k and mAP@10 are fractions; median rank = floor(median of 0-based ranks) + 1",
+    columns=(
+        ProtocolColumn("R@1", "Success@1", mean, "mean(preds < 1): the paired item first",
+                       standard="R@1"),
+        ProtocolColumn("R@5", "Success@5", mean, "mean(preds < 5): the paired item in the top 5 "
+                       "(our Success@5; our R@5 = Success@5 only with one relevant item)",
+                       standard="R@5"),
+        ProtocolColumn("R@10", "Success@10", mean, "mean(preds < 10)", standard="R@10"),
+        ProtocolColumn("mAP@10", "RR@10", mean,
+                       "mean(where(preds < 10, 1/(preds + 1), 0)): the reciprocal rank within 10, "
+                       "which is AP@10 for one relevant item (÷ 1)", standard="mAP@10"),
+        ProtocolColumn("mean_rank", "FirstRank", mean, "preds.mean() + 1 (1-based)",
+                       higher_is_better=False, standard="FirstRank"),
+        ProtocolColumn("median_rank", "FirstRank", floored_zero_based_median,
+                       "floor(median(preds)) + 1: for an even number of queries the half is "
+                       "floored away (ranks 1, 2 → 1; our median gives 1.5)",
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
+    )))
+
+TTMR = ("seungheondoh/music-text-representation, mtr/utils/eval_utils.py, rank_eval, commit "
+        "5e54e0dfdf2bcbce7be693b363aa7e4b4802b740")
+
+register_protocol(Protocol(
+    "ttmr", "TTMR (music-text representation) text-to-music retrieval",
+    source=TTMR,
+    conventions="one ground-truth track per caption; R@k = relevant items in the top k (not ÷ "
+                "R_q); mAP@10 not divided by anything; medRank 0-based; every number is "
+                "astropy's jackknife bias-corrected estimate (for a mean, the mean itself; for "
+                "the median, not); fractions",
+    columns=(
+        ProtocolColumn("R@1", "TP@1", mean, "Σ preds[:1]: relevant items at rank 1 (with one "
+                       "relevant item per caption, Success@1)", standard="R@1"),
+        ProtocolColumn("R@5", "TP@5", mean, "Σ preds[:5], not divided by R_q: above 1 when a "
+                       "query has several relevant items", standard="R@5"),
+        ProtocolColumn("R@10", "TP@10", mean, "Σ preds[:10], not divided by R_q", standard="R@10"),
+        ProtocolColumn("mAP@10", unnormalised_ap_at_10, mean,
+                       "Σ_j j/position_j over the relevant items in the top 10, divided by "
+                       "nothing: RR@10 for one relevant item, AP@10 × R_q for several",
+                       standard="mAP@10"),
+        ProtocolColumn("medRank", zero_based_first_rank, jackknife_median,
+                       "defects reproduced: 0-based (rank 1 is 0), and the jackknife "
+                       "bias-corrected median n·med − (n−1)·mean(leave-one-out medians), which for "
+                       "an odd number of queries is not the median (it can be negative)",
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
+    )))
+
+MUSCALL = ("ilaria-manco/muscall, muscall/tasks/retrieval.py, compute_metrics, commit "
+           "dfe0782f307df9183180e462b641b728740f08d6")
+
+register_protocol(Protocol(
+    "muscall", "MusCALL text-to-music retrieval",
+    source=MUSCALL,
+    conventions="a square score matrix, one paired item per query; R@k in percent, "
+                "100 · (relevant items in the top k, summed over queries) ÷ num_items (the "
+                "matrix's columns, equal to its rows); median rank 1-based, torch.median (the "
+                "lower middle value)",
+    columns=(
+        ProtocolColumn("R@1", "TP@1", sum_over_every_query,
+                       "100 · Σ bool[:, 0] ÷ num_items, every query in the denominator", 100.0,
+                       standard="R@1"),
+        ProtocolColumn("R@5", "TP@5", sum_over_every_query,
+                       "100 · Σ bool[:, :5] ÷ num_items", 100.0, standard="R@5"),
+        ProtocolColumn("R@10", "TP@10", sum_over_every_query,
+                       "100 · Σ bool[:, :10] ÷ num_items", 100.0, standard="R@10"),
+        ProtocolColumn("Median Rank", "FirstRank", lower_median,
+                       "torch.median of the 1-based ranks: the lower middle value for an even "
+                       "count (ranks 1, 2 → 1; numpy says 1.5). With several relevant items the "
+                       "reference would pool all their ranks; the first is taken",
+                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
+    )))
+
+
+# ---- evaluation -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProtocolReduce:
+    """A protocol column's aggregation as a :class:`MeasureResult` carries it: the reference's
+    reduction times the scale, vectorised along ``axis``."""
+
+    column: ProtocolColumn = field(repr=False)
+
+    def __call__(self, values, axis=-1):
+        return self.column.reduce(values, axis=axis) * self.column.scale
+
+
+def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
+    """Every column of protocol ``name`` for every query of ``judged``: per-query values (NaN
+    where the reference skips the query) and, as each result's aggregate, the reference code's
+    own aggregation. Our measures are computed once each, with :func:`metrics.evaluate`."""
+    protocol = protocol_named(name)
+    ours = [c.per_query for c in protocol.columns if isinstance(c.per_query, str)]
+    standard = evaluate(judged, list(dict.fromkeys(ours))) if ours else None
+    results = {}
+    for column in protocol.columns:
+        if isinstance(column.per_query, str):
+            values = standard.results[column.per_query].values
+        else:
+            values = np.asarray(column.per_query(judged), dtype=np.float64)
+        results[column.name] = MeasureResult(column.name, values, column.explanation,
+                                             column.higher_is_better, summed=False,
+                                             reduce=ProtocolReduce(column))
+    # our rule for queries without a relevant item ("left out of every mean") is not the
+    # protocols' rule: that warning is replaced by the protocol's own
+    warnings_list = [w for w in (standard.warnings if standard else judged.warnings)
+                     if NO_RELEVANT_NOTE not in w]
+    missing = int((judged.num_relevant(1) == 0).sum())
+    if missing:
+        warnings_list.append(f"{missing} quer(ies) have no relevant item; {protocol.name} treats "
+                             f"them as its reference code does (see each column)")
+    return EvaluationResult(judged.query_ids, results, tuple(warnings_list), judged.ties, ())
+
+
+def describe(protocol: Protocol) -> dict:
+    """A protocol as plain data: source, conventions and each column's per-query value (our
+    measure, or the name of its function), aggregation, scale and explanation."""
+    return {"protocol": protocol.name, "title": protocol.title, "source": protocol.source,
+            "conventions": protocol.conventions,
+            "columns": [{"name": c.name, "our_measure": c.per_query
+                         if isinstance(c.per_query, str) else None,
+                         "function": None if isinstance(c.per_query, str)
+                         else c.per_query.__name__,
+                         "aggregate": c.reduce.__name__, "scale": c.scale,
+                         "explanation": c.explanation} for c in protocol.columns]}
+
+
+def protocol_table(fmt: str = "table") -> str | list[dict]:
+    """The protocols with their source and conventions (``python -m metrics protocols``)."""
+    rows = [describe(p) for p in PROTOCOLS.values()]
+    if fmt == "rows":
+        return rows
+    if fmt == "markdown":
+        lines = ["| protocol | prints | conventions | source |", "| --- | --- | --- | --- |"]
+        for r in rows:
+            names = ", ".join(c["name"] for c in r["columns"])
+            lines.append(f"| `{r['protocol']}` | {names} | {r['conventions']} | {r['source']} |")
+        return "\n".join(lines)
+    if fmt != "table":
+        raise MeasureError(f"unknown format {fmt!r}")
+    blocks = []
+    for r in rows:
+        lines = [f"{r['protocol']}: {r['title']}", f"  source: {r['source']}",
+                 f"  conventions: {r['conventions']}"]
+        for c in r["columns"]:
+            how = c["our_measure"] or f"{c['function']}()"
+            scale = f" ×{c['scale']:g}" if c["scale"] != 1 else ""
+            lines.append(f"  {c['name']:<24} {how} → {c['aggregate']}{scale}: {c['explanation']}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+__all__ = ["PROTOCOLS", "describe", "evaluate_protocol", "protocol_table"]

@@ -1,0 +1,53 @@
+"""Conventions: the current dataset under every benchmark protocol and every tie policy, beside
+our standard measures, each difference explained in one line."""
+
+import streamlit as st
+
+from dashboard.frame import page_setup
+from dashboard.safe import md
+from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
+from dashboard.tables import csv_bytes, number_columns
+from metrics.conventions import tie_policy_note
+from metrics.registry import PROTOCOLS
+
+page_setup()
+
+st.title("Conventions")
+st.caption("Why paper A's MAP@10 is not paper B's: the same rankings through each benchmark's "
+           "reference code (`python -m metrics protocols`) and under each tie policy. Protocols "
+           "count grade ≥ 1 as relevant, as their code does; our measures follow the sidebar.")
+data, measures = rankings(), measure_list()
+tables = conventions_tables(measures) if data is not None and measures else None
+if tables is not None:
+    protocols, ours, unavailable = tables
+    systems = list(protocols)
+    system = (st.selectbox("System", systems, key="conventions_system") if len(systems) > 1
+              else systems[0])
+    policies = [c for c in ours[system].columns if c not in ("measure", "changes with ties")]
+    current = st.session_state["ties"]
+
+    st.subheader("Benchmark protocols beside our measures")
+    st.markdown(f"Each number as its benchmark's code prints it, under every tie policy; then "
+                f"the measure of ours its name suggests (tie policy **{md(current)}**), and below "
+                f"the table why the two differ.")
+    grid = protocols[system]
+    config = number_columns([*policies, "ours"])
+    for tab, (name, rows) in zip(st.tabs(list(PROTOCOLS)), grid.groupby("protocol", sort=False)):
+        with tab:
+            st.caption(f"{md(PROTOCOLS[name].title)} — {md(PROTOCOLS[name].conventions)}. "
+                       f"Source: {md(PROTOCOLS[name].source)}")
+            st.dataframe(rows.drop(columns=["protocol", "why they differ"]), hide_index=True,
+                         column_config=config, width="stretch")
+            st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
+                                   for _, r in rows.iterrows()))
+    st.download_button("Download CSV", csv_bytes(grid, provenance_record(measures)),
+                       f"{system}_protocols.csv", "text/csv", key="download_protocols")
+
+    st.subheader("Tie policies")
+    st.dataframe(ours[system], column_config=number_columns(policies), hide_index=True,
+                 width="stretch")
+    st.download_button("Download CSV", csv_bytes(ours[system], provenance_record(measures)),
+                       f"{system}_tie_policies.csv", "text/csv", key="download_tie_policies")
+    st.markdown("\n".join(f"- **{md(p)}** — {md(tie_policy_note(p))}" for p in policies))
+    for policy, reason in unavailable.items():
+        st.warning(f"Tie policy **{md(policy)}** cannot rank this data: {md(reason)}")
