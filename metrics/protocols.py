@@ -335,11 +335,29 @@ class ProtocolReduce:
         return self.column.reduce(values, axis=axis) * self.column.scale
 
 
+LINEAR_REDUCTIONS = (mean, total, sum_over_every_query)
+
+
+def _refuse_under_expected(protocol: Protocol) -> None:
+    """``--ties expected`` is exact for a column only when its per-query value is one of our
+    measures that supports it and the reference reduces the queries linearly (a mean of expected
+    values is the expected mean; a median of them is not the expected median)."""
+    for column in protocol.columns:
+        linear = isinstance(column.per_query, str) and column.reduce in LINEAR_REDUCTIONS
+        if not linear:
+            raise MeasureError(f"--protocol {protocol.name}: its column {column.name!r} has no "
+                               f"exact mean over the orderings of tied items under --ties "
+                               f"expected (a median, or a per-query value of the reference "
+                               f"code's own); use --ties optimistic / pessimistic for its range")
+
+
 def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     """Every column of protocol ``name`` for every query of ``judged``: per-query values (NaN
     where the reference skips the query) and, as each result's aggregate, the reference code's
     own aggregation. Our measures are computed once each, with :func:`metrics.evaluate`."""
     protocol = protocol_named(name)
+    if judged.tie_policy == "expected":
+        _refuse_under_expected(protocol)
     ours = [c.per_query for c in protocol.columns if isinstance(c.per_query, str)]
     standard = evaluate(judged, list(dict.fromkeys(ours))) if ours else None
     results = {}

@@ -289,3 +289,17 @@ def test_readme_lists_the_protocols_as_the_registry_does():
     code, table, _ = cli("protocols", "--format", "markdown")
     assert code == 0
     assert table.strip() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_expected_ties_only_where_a_protocol_reduces_linearly():
+    # q1's four items tie (score 1): its relevant items 1 and 3 can be anywhere in ranks 1..4
+    run = {"q1": {f"d{i}": 1.0 for i in range(1, 5)}}
+    truth = {"q1": {"d1": 1, "d3": 1, "d2": 0, "d4": 0}}
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(truth), "expected")
+    got = aggregates(judged, "mirex-cover")
+    # first relevant rank over the 6 placements of 2 relevant items in 4 ranks:
+    # {1,2}{1,3}{1,4} -> 1, {2,3}{2,4} -> 2, {3,4} -> 3: mean 10/6
+    assert got["MR1"] == pytest.approx(10 / 6)
+    assert got["Total covers in top 10"] == 2
+    with pytest.raises(MeasureError, match="MDR"):   # acoss' median rank: no exact mean
+        aggregates(judged, "acoss")
