@@ -934,8 +934,8 @@ def cost_model(res: dict) -> list[str]:
             f"(threads) at the rate above bring it under ten minutes "
             f"({big_pairs / (cores * rate * efficiency) / 60:.1f} min of counting), plus each "
             f"worker's start: it maps the {embeddings_gb:,.1f} GB of item embeddings from the "
-            f"shared path and keeps a normalised float32 copy ({embeddings_gb:,.1f} GB of memory "
-            f"per worker process, so several threads per process are cheaper than processes). "
+            f"shared path (the page cache holds what it reads; no copy is made: one norm per "
+            f"item, {items * 4 / 2 ** 20:,.0f} MB, is kept per worker process). "
             f"Results coming back: about {queries * out_per_row / 2 ** 20:,.0f} MB in all "
             f"(all-vs-all rows carry each clique mate's counts; with qrels only the judged "
             f"pairs'), so the network is not the limit.")
