@@ -33,7 +33,7 @@ The ranks become the hits of a :class:`~metrics.judged.JudgedRanking` (see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -189,17 +189,6 @@ class RowCounts:
         """Where rows ``start`` to ``stop`` of the matrix are held here."""
         return slice(start - self.first, stop - self.first)
 
-    @classmethod
-    def joined(cls, parts: list["RowCounts"]) -> "RowCounts":
-        """Consecutive parts, in order, as one."""
-        if len(parts) == 1:
-            return parts[0]
-        whole = cls.__new__(cls)
-        whole.first = parts[0].first
-        for field in cls.FIELDS:
-            setattr(whole, field, np.concatenate([getattr(p, field) for p in parts]))
-        return whole
-
 
 def _non_finite_error(block, start, r, source):
     col = int(np.flatnonzero(~np.isfinite(block[r]))[0])
@@ -296,29 +285,63 @@ def counting_kernel() -> str:
 
 @dataclass(frozen=True)
 class CountedRanks:
-    """N × m arrays, one column per clique mate of each query (``valid`` marks the real ones):
-    the mate's column, its 1-based rank among the other N − 1 items, the items scored strictly
-    better, and the size of its group of equal scores (1 when it ties with nothing)."""
+    """One entry per (query, clique mate) pair, grouped by query ascending — their number follows
+    the pairs, never N × the largest clique: the query, the mate's column, its 1-based rank among
+    the other N − 1 items, the items scored strictly better, and the size of its group of equal
+    scores (1 when it ties with nothing). ``n`` items in all."""
 
-    valid: np.ndarray
+    query: np.ndarray
     mate: np.ndarray
     rank: np.ndarray
     better: np.ndarray
     tie_size: np.ndarray
+    n: int
+
+    @classmethod
+    def joined(cls, parts: list["CountedRanks"], n: int) -> "CountedRanks":
+        """Parts of consecutive rows, in order, as one."""
+        if len(parts) == 1:
+            return replace(parts[0], n=n)
+        return cls(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("query", "mate", "rank", "better", "tie_size")), n=n)
 
     def sorted_ranks(self) -> np.ndarray:
-        """Each query's mates' ranks ascending, NaN padded."""
-        return np.sort(np.where(self.valid, self.rank, np.nan), axis=1)
+        """N × (most mates) of each query's mates' ranks ascending, NaN padded: a dense view for
+        small collections (tests, display)."""
+        count = np.bincount(self.query, minlength=self.n)
+        dense = np.full((self.n, max(int(count.max(initial=0)), 1)), np.nan)
+        order = np.lexsort((self.rank, self.query))
+        place = np.arange(len(order)) - np.repeat(np.cumsum(count) - count, count)
+        dense[self.query[order], place] = self.rank[order]
+        return dense
+
+
+# bytes of per-mate counts one block of rows holds before they are compacted to its pairs
+COUNTS_BUDGET = 32 << 20
+
+
+def _compact(out: RowCounts, larger_is_better: bool) -> CountedRanks:
+    """A block's counts as its valid (query, mate) pairs."""
+    above = np.greater if larger_is_better else np.less
+    better = out.higher - above(out.own[:, None], out.level)   # the query itself is not ranked
+    row, col = np.nonzero(out.valid)
+    better = better[row, col]
+    return CountedRanks(out.first + row, out.mate[row, col],
+                        better + 1 + out.tied_first[row, col], better, out.tie_size[row, col],
+                        len(out.own))
 
 
 def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_better: bool,
                source: str, chunk_rows: int, begin: int, end: int,
-               progress=None) -> RowCounts:
-    """The counts of rows ``begin`` to ``end`` of the matrix: one block of queries, the unit of
-    work of :func:`relevant_ranks`, whether it runs here or as a task on a cluster (pure: its
-    result depends only on its arguments)."""
+               progress=None) -> CountedRanks:
+    """The counted ranks of rows ``begin`` to ``end`` of the matrix: one block of queries, the
+    unit of work of :func:`relevant_ranks`, whether it runs here or as a task on a cluster (pure:
+    its result depends only on its arguments). Rows are counted a part at a time, each part's
+    per-mate counts (rows × the most mates of any item) within :data:`COUNTS_BUDGET`, then
+    compacted to its pairs, so one large clique among many small ones costs its own pairs only."""
     n = matrix.shape[0]
-    out = RowCounts(begin, end - begin, cliques.width, np.inf if larger_is_better else -np.inf)
+    missing = np.inf if larger_is_better else -np.inf
+    part_rows = max(1, COUNTS_BUDGET // (cliques.width * 8 * len(RowCounts.FIELDS)))
 
     def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec9; all else is float32
         return np.dtype(np.float64 if dtype == np.float64 and not compares_as_float32(ties)
@@ -329,37 +352,42 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_b
         return np.ascontiguousarray(x.astype(compared_as(x.dtype), copy=False))
 
     # the C kernel reads the rows where they are (a memory-mapped file's pages, say) and needs no
-    # chunks, so the block is one call; NumPy, or scores that must be converted first, go chunk
-    # by chunk
+    # chunks, so a part is one call; NumPy, or scores that must be converted first, go chunk by
+    # chunk
     as_is = (_counting is not None and getattr(matrix, "flags", None) is not None
              and matrix.flags.c_contiguous and matrix.dtype == compared_as(matrix.dtype))
     if _counting is None:
         partners = cliques.partners()
         padded = max(-(-n // _LANE), 1) * _LANE
         buffer = np.zeros((min(chunk_rows, max(end - begin, 1)), padded), dtype=bool)
-    for start in range(begin, end, max(end - begin, 1) if as_is else chunk_rows):
-        block = scores(matrix[start:end if as_is else min(start + chunk_rows, end)])
-        if _counting is not None:
-            tied = _count_chunk_in_c(block, start, cliques, out, larger_is_better, source)
-        else:
-            tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
-                                         source, buffer)
-        # where another item has exactly a mate's score, count the tied items whose key
-        # comes first in that row alone (the query and the mate itself left out), a chunk of
-        # rows at a time
-        for k in np.flatnonzero(tied.any(axis=0)):
-            tied_rows = np.flatnonzero(tied[:, k])
-            for at in range(0, len(tied_rows), chunk_rows):
-                rows = tied_rows[at:at + chunk_rows]
-                held = start - begin + rows
-                same = block[rows] == out.level[held, k:k + 1]
-                same[np.arange(len(rows)), start + rows] = False
-                out.tie_size[held, k] = same.sum(axis=1)
-                same &= key[None, :] < key[out.mate[held, k]][:, None]
-                out.tied_first[held, k] = same.sum(axis=1)
-        if progress is not None:
-            progress(len(block))
-    return out
+    counted = []
+    for first in range(begin, end, part_rows):
+        last = min(first + part_rows, end)
+        out = RowCounts(first, last - first, cliques.width, missing)
+        for start in range(first, last, max(last - first, 1) if as_is else chunk_rows):
+            block = scores(matrix[start:last if as_is else min(start + chunk_rows, last)])
+            if _counting is not None:
+                tied = _count_chunk_in_c(block, start, cliques, out, larger_is_better, source)
+            else:
+                tied = _count_chunk_in_numpy(block, start, partners, out, larger_is_better,
+                                             source, buffer)
+            # where another item has exactly a mate's score, count the tied items whose key
+            # comes first in that row alone (the query and the mate itself left out), a chunk
+            # of rows at a time
+            for k in np.flatnonzero(tied.any(axis=0)):
+                tied_rows = np.flatnonzero(tied[:, k])
+                for at in range(0, len(tied_rows), chunk_rows):
+                    rows = tied_rows[at:at + chunk_rows]
+                    held = start - first + rows
+                    same = block[rows] == out.level[held, k:k + 1]
+                    same[np.arange(len(rows)), start + rows] = False
+                    out.tie_size[held, k] = same.sum(axis=1)
+                    same &= key[None, :] < key[out.mate[held, k]][:, None]
+                    out.tied_first[held, k] = same.sum(axis=1)
+            if progress is not None:
+                progress(len(block))
+        counted.append(_compact(out, larger_is_better))
+    return CountedRanks.joined(counted, n)
 
 
 def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
@@ -390,8 +418,4 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
         bounds = [(begin, min(begin + step, n)) for begin in range(0, n, step)]
         parts = cluster.map(count_rows, common, bounds, [end - begin for begin, end in bounds],
                             progress)
-    out = RowCounts.joined(parts)
-    above = np.greater if larger_is_better else np.less
-    query_above = above(out.own[:, None], out.level)
-    better = out.higher - query_above
-    return CountedRanks(out.valid, out.mate, better + 1 + out.tied_first, better, out.tie_size)
+    return CountedRanks.joined(parts, n)

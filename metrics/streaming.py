@@ -340,7 +340,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     counted = relevant_ranks(scores, labels, item_ids, ties, larger_is_better=larger_is_better,
                              source=source, progress=progress, cluster=cluster)
-    query, _ = np.nonzero(counted.valid)
+    query = counted.query
     n = len(item_ids)
     truth = GroundTruth.from_labels(item_ids, labels, name=truth_name)
     size = collection_size if collection_size is not None else n - 1
@@ -349,10 +349,9 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                          f"ranked against; give the real number of items in the collection")
     lists = (ScoreLists(scores, np.arange(n), item_ids, ties, larger_is_better,
                         exclude_self=True) if keep_lists else None)
-    valid = counted.valid
     judged = JudgedRanking.from_hits(
-        item_ids, np.full(n, max(n - 1, 0)), query, counted.rank[valid],
-        np.ones(len(query), dtype=np.int64), truth.grade_counts(), counted.better[valid] + 1,
-        counted.tie_size[valid], unlisted_judged=True, collection_size=size, name=name,
-        ties=_tie_report(query, counted.better[valid], counted.tie_size[valid]), lists=lists)
+        item_ids, np.full(n, max(n - 1, 0)), query, counted.rank,
+        np.ones(len(query), dtype=np.int64), truth.grade_counts(), counted.better + 1,
+        counted.tie_size, unlisted_judged=True, collection_size=size, name=name,
+        ties=_tie_report(query, counted.better, counted.tie_size), lists=lists)
     return apply_policy(judged, tie_aware)

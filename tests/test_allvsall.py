@@ -67,6 +67,30 @@ def test_counting_equals_sorting(seed, ties, larger):
                                    rtol=0, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize("ties", ["stable", "trec"])
+def test_one_large_clique_among_pairs_counted_a_few_rows_at_a_time(ties, monkeypatch):
+    """A skewed collection (one clique of 40 among pairs): the per-mate counts are held for a few
+    rows at a time and compacted to the pairs, whose ranks equal those of sorted full rows."""
+    rng = np.random.default_rng(7)
+    n = 90
+    labels = np.array(["big"] * 40 + [f"p{i // 2}" for i in range(n - 40)])
+    rng.shuffle(labels)
+    scores = np.round(rng.random((n, n)), 1).astype(np.float32)
+    ids = [f"i{i}" for i in range(n)]
+    # 39 mates × 8 bytes × 7 fields per row: a budget of about 3 rows
+    monkeypatch.setattr(allvsall, "COUNTS_BUDGET", 3 * 39 * 8 * 7)
+    counted = counted_ranks(scores, labels, ids, ties)
+    assert len(counted.query) == 40 * 39 + (n - 40)   # the pairs, not N × 39
+    truth = GroundTruth.from_labels(ids, labels)
+    compared = policy_scores(scores.astype(np.float64), ties)
+    run = Run.build(np.repeat(ids, n), np.tile(ids, n), compared.ravel())
+    dense = evaluate(judge(run, truth, ties), MEASURES)
+    fast = evaluate(judge_all_vs_all(scores, ids, labels, ties), MEASURES)
+    for name in dense.measures:
+        np.testing.assert_allclose(fast.results[name].values, dense.results[name].values,
+                                   rtol=0, atol=1e-12, err_msg=name)
+
+
 def test_ranks_by_hand():
     scores = np.array([[9, 5, 5, 1], [5, 9, 2, 3], [5, 2, 9, 4], [1, 3, 4, 9]], dtype=np.float32)
     ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], "stable")
