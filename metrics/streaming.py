@@ -30,9 +30,9 @@ from typing import Callable
 
 import numpy as np
 
-from .allvsall import relevant_ranks
+from .allvsall import Cliques, relevant_ranks
 from .errors import InputError
-from .judged import JudgedRanking, TieReport
+from .judged import GradeCounts, JudgedRanking, TieReport
 from .model import GroundTruth
 from .ranking import check_policy, ordering_policy, policy_scores, tie_keys
 from .tie_aware import apply_policy
@@ -327,6 +327,17 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     return apply_policy(judged, tie_aware)
 
 
+def clique_grade_counts(labels) -> GradeCounts:
+    """Each item's ground truth when items sharing a label are relevant to each other and every
+    other item is judged not relevant: its clique mates at grade 1, the rest at grade 0 — from the
+    clique sizes, without listing the pairs."""
+    mates = Cliques(labels).size - 1
+    n = len(mates)
+    count = np.stack([n - 1 - mates, mates], axis=1).ravel().astype(np.int64)
+    keep = count > 0
+    return GradeCounts(np.repeat(np.arange(n), 2)[keep], np.tile([0, 1], n)[keep], count[keep], n)
+
+
 def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                      larger_is_better: bool = True, collection_size: int | None = None,
                      name: str = "run", source: str = "matrix", truth_name: str = "labels",
@@ -342,7 +353,8 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                              source=source, progress=progress, cluster=cluster)
     query = counted.query
     n = len(item_ids)
-    truth = GroundTruth.from_labels(item_ids, labels, name=truth_name)
+    if len(set(item_ids)) != n:
+        raise InputError("an item id appears twice in the labels", source=truth_name)
     size = collection_size if collection_size is not None else n - 1
     if size < n - 1:
         raise InputError(f"collection size {size} is smaller than the {n - 1} items each query is "
@@ -351,7 +363,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                         exclude_self=True) if keep_lists else None)
     judged = JudgedRanking.from_hits(
         item_ids, np.full(n, max(n - 1, 0)), query, counted.rank,
-        np.ones(len(query), dtype=np.int64), truth.grade_counts(), counted.better + 1,
+        np.ones(len(query), dtype=np.int64), clique_grade_counts(labels), counted.better + 1,
         counted.tie_size, unlisted_judged=True, collection_size=size, name=name,
         ties=_tie_report(query, counted.better, counted.tie_size), lists=lists)
     return apply_policy(judged, tie_aware)
