@@ -88,7 +88,6 @@ def build_parser() -> argparse.ArgumentParser:
     mx.add_argument("labels", help="CSV item_id,label in the matrix's row order")
     mx.add_argument("--distance", action="store_true", help="smaller values are more similar")
     _common(mx)
-    _memory(mx)
     _cluster(mx)
     _output(mx)
 
