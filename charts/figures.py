@@ -41,20 +41,35 @@ def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: st
 
 def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                     bep: float | None = None, fmax: tuple[float, float, int] | None = None,
-                    interpolated: Sequence[float] | None = None, title: str = "") -> go.Figure:
-    """One query's PR curve (points r = 1..|A|), with the break-even point (P = R) and F_max
-    (given as (recall, precision, rank)) marked, and optionally the 11-point interpolation."""
+                    interpolated: Sequence[float] | None = None,
+                    exact: Sequence[float] | None = None, ranks: Sequence[int] | None = None,
+                    cutoff: tuple[float, float, int] | None = None,
+                    current: tuple[float, float, int] | None = None,
+                    title: str = "") -> go.Figure:
+    """One query's PR curve (points at ``ranks``, by default r = 1..|A|; a long list is drawn
+    from fewer points, see :func:`metrics.curves.drawn_ranks`), with the break-even point
+    (P = R) and F_max (given as (recall, precision, rank)) marked; optionally the 11-point
+    interpolation, the exact interpolated curve (``exact``: at the same points), the cutoff K and
+    the rank r of the teaching mode, each as (recall, precision, rank)."""
     recall = np.asarray(recall, dtype=float)
     precision = np.asarray(precision, dtype=float)
-    ranks = np.arange(1, len(recall) + 1)
+    ranks = np.arange(1, len(recall) + 1) if ranks is None else np.asarray(ranks)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines+markers", name="P(r), R(r)",
+    fig.add_trace(go.Scatter(x=recall, y=precision,
+                             mode="lines+markers" if len(recall) <= 400 else "lines",
+                             name="P(r), R(r)",
                              line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
                              hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
                                            "P = %{y:.3f}<extra></extra>"))
     if interpolated is not None:
-        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines",
-                                 line=dict(color=MEAN_COLOUR, shape="hv"), name="interpolated"))
+        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines+markers",
+                                 line=dict(color=MEAN_COLOUR, shape="hv"),
+                                 name="11-point interpolated"))
+    if exact is not None:
+        fig.add_trace(go.Scatter(x=recall, y=np.asarray(exact, dtype=float), mode="lines",
+                                 line=dict(color=PALETTE[3], shape="vh", width=2),
+                                 name="exact interpolated: max P at recall ≥ R(r)",
+                                 hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     if bep is not None and np.isfinite(bep):
@@ -68,6 +83,15 @@ def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                                  name=f"F_max {f:.3f} (rank {rank})",
                                  marker=dict(size=16, symbol="star-open", color=PALETTE[4],
                                              line=dict(width=3))))
+    if cutoff is not None and np.isfinite(cutoff[0]):
+        fig.add_trace(go.Scatter(x=[cutoff[0]], y=[cutoff[1]], mode="markers",
+                                 name=f"cutoff K = {cutoff[2]}",
+                                 marker=dict(size=15, symbol="square-open", color=PALETTE[1],
+                                             line=dict(width=3))))
+    if current is not None and np.isfinite(current[0]):
+        fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers",
+                                 name=f"rank r = {current[2]}",
+                                 marker=dict(size=13, symbol="circle", color=PALETTE[6])))
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall R(r)", "precision P(r)")
 
@@ -154,25 +178,46 @@ def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *
     return fig
 
 
+STRIP_TICKS = 2000   # longer lists draw their other ranks as one line, not a tick each
+
+
 def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, *,
-                      num_relevant: int, title: str = "") -> go.Figure:
-    """Where a query's items ended up: one mark per rank, relevant ones large and coloured by
-    grade, so a glance shows whether the relevant items lead the list."""
-    ranks = np.asarray(ranks)
-    grades = np.asarray(grades)
-    relevant = grades >= 1
+                      num_relevant: int, threshold: int = 1, cutoff: int | None = None,
+                      current: int | None = None, title: str = "") -> go.Figure:
+    """Where a query's items ended up: ``ranks`` and ``grades`` of the judged items (or of the
+    whole list); those of grade >= ``threshold`` are drawn large and coloured by grade, every
+    other rank of the list 1..``length`` as a small tick (as a line when there are more than
+    STRIP_TICKS), so a glance shows whether the relevant items lead the list. ``cutoff`` K is a
+    dashed line after rank K; ``current`` a ring around rank r (the teaching mode)."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    grades = np.asarray(grades, dtype=np.int64)
+    relevant = grades >= max(threshold, 1)
+    others = np.setdiff1d(np.arange(1, length + 1), ranks[relevant]) \
+        if length - relevant.sum() <= STRIP_TICKS else None
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ranks[~relevant], y=np.zeros((~relevant).sum()), mode="markers",
-                             name="not relevant / unjudged",
-                             marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
-                             hovertemplate="rank %{x}<extra></extra>"))
+    if others is not None:
+        fig.add_trace(go.Scatter(x=others, y=np.zeros(len(others)), mode="markers",
+                                 name="not relevant / unjudged",
+                                 marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
+                                 hovertemplate="rank %{x}<extra></extra>"))
+    else:
+        fig.add_trace(go.Scatter(x=[1, length], y=[0, 0], mode="lines",
+                                 name="not relevant / unjudged (every other rank)",
+                                 line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip"))
     for g in sorted(set(grades[relevant].tolist())):
-        at = grades == g
+        at = relevant & (grades == g)
         fig.add_trace(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
                                  name=f"grade {g}",
                                  marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
                                              symbol="diamond"),
                                  hovertemplate="rank %{x}<extra>grade " + str(g) + "</extra>"))
+    if current is not None:
+        fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
+                                 marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
+                                             line=dict(width=3)), hoverinfo="skip"))
+    if cutoff is not None:
+        fig.add_vline(x=cutoff + 0.5, line=dict(color=PALETTE[1], dash="dash", width=2),
+                      annotation_text=f"K = {cutoff}", annotation_position="top right")
     found = int(relevant.sum())
     fig.update_layout(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
                                             f"in a list of {length}",

@@ -169,3 +169,18 @@ def mean_lift(j: JudgedRanking, threshold: int = 1,
     frac = at - low
     tp = tp_at(low) * (1 - frac) + tp_at(high) * frac
     return grid, (tp / r_q[usable, None]).mean(axis=0)
+
+
+def drawn_ranks(chi: np.ndarray, max_points: int = 4000) -> np.ndarray:
+    """0-based positions of one query's list from which its PR curve is drawn. Between two
+    relevant items recall stays put and precision only falls, so the curve there is a vertical
+    segment: the positions just before and at each relevant item, the first and the last
+    position draw the same picture as every position. A list with more relevant items than
+    ``max_points`` / 2 keeps evenly spaced ones of them (an approximation, for drawing only)."""
+    n = len(chi)
+    if n <= max_points:
+        return np.arange(n)
+    hits = np.flatnonzero(chi)
+    if 2 * len(hits) + 2 > max_points:
+        hits = hits[np.linspace(0, len(hits) - 1, max_points // 2 - 1).astype(np.int64)]
+    return np.unique(np.concatenate([[0, n - 1], hits, np.maximum(hits - 1, 0)]))

@@ -282,8 +282,11 @@ class RunLists:
     items: IdColumn
     scores: np.ndarray | None
 
-    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]:
-        at = slice(int(self.start[query]), int(self.start[query] + self.lengths[query]))
+    def ranked_list(self, query: int, first: int = 0,
+                    stop: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        length = int(self.lengths[query])
+        stop = length if stop is None else min(stop, length)
+        at = slice(int(self.start[query]) + first, int(self.start[query]) + max(stop, first))
         scores = None if self.scores is None else np.asarray(self.scores[at])
         return self.items.take(self.rows[at]), scores
 
@@ -364,4 +367,5 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
         truth.pair_grade[at], counts, unlisted_judged=truth.unlisted_judged,
         collection_size=collection_size, warnings=tuple(warnings), name=ranked.name,
-        ties=report, run_only_queries=int(run_only.sum()), lists=lists)
+        ties=report, run_only_queries=int(run_only.sum()), lists=lists,
+        truth=truth if keep_lists else None)

@@ -1,0 +1,116 @@
+"""What the dashboard shows about one query (metrics/inspect.py, curves drawn from fewer points),
+checked against brute force over the raw files."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics.curves import drawn_ranks, rank_curves
+from metrics.inspect import failure_report, query_table
+from metrics.loaders import load_qrels
+from metrics.pipelines import judge_run_file
+from metrics.samples import SAMPLES, load_sample, query_texts
+
+
+def _random_pair(tmp_path, seed):
+    """Two runs and qrels over the same queries, written as files, and the same as dicts."""
+    rng = np.random.default_rng(seed)
+    runs, qrels = {}, {}
+    for q in range(6):
+        pool = [f"d{i}" for i in range(40)]
+        qrels[f"q{q}"] = {d: int(rng.integers(0, 3)) for d in rng.choice(pool, 20, replace=False)}
+        for name in ("a", "b"):
+            listed = list(rng.choice(pool, int(rng.integers(1, 25)), replace=False))
+            runs.setdefault(name, {})[f"q{q}"] = listed
+    qrels["q0"]["zz_never_listed"] = 2
+    for name, lists in runs.items():
+        (tmp_path / f"{name}.run").write_text("".join(
+            f"{q} Q0 {d} {r + 1} {100 - r} {name}\n" for q, items in lists.items()
+            for r, d in enumerate(items)))
+    (tmp_path / "t.qrels").write_text("".join(
+        f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
+    truth = load_qrels(tmp_path / "t.qrels")
+    judged = {n: judge_run_file(tmp_path / f"{n}.run", truth) for n in runs}
+    return runs, qrels, judged
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("threshold,cutoff", [(1, 5), (2, 10), (1, 1)])
+def test_failure_report_against_brute_force(tmp_path, seed, threshold, cutoff):
+    runs, qrels, judged = _random_pair(tmp_path, seed)
+    a, b = judged["a"], judged["b"]
+    for q, query_id in enumerate(a.query_ids):
+        report = failure_report(a, q, cutoff, threshold, other=b, other_name="b")
+        listed, truth = runs["a"][query_id], qrels[query_id]
+        relevant = {d for d, g in truth.items() if g >= threshold}
+        missed = sorted(relevant - set(listed), key=lambda d: (-truth[d], d))
+        assert report.missed["item"].tolist() == missed
+        assert report.missed["grade"].tolist() == [truth[d] for d in missed]
+        other = runs["b"][query_id]
+        assert [None if pd.isna(r) else int(r) for r in report.missed["rank in b"]] == \
+            [other.index(d) + 1 if d in other else None for d in missed]
+        assert report.num_relevant == len(relevant)
+        assert report.found == len(relevant & set(listed))
+        first = [r + 1 for r, d in enumerate(listed) if d in relevant]
+        assert report.first_relevant == (first[0] if first else None)
+        top = listed[:cutoff]
+        assert report.top_k == len(top)
+        assert report.unjudged_in_top_k == sum(d not in truth for d in top)
+
+
+def test_failure_report_without_item_ids_and_with_whole_collection_judged():
+    serra = load_sample("serra")["answer sets"]
+    report = failure_report(serra, 1, 14)
+    assert not report.missed_ids_known and report.missed.empty
+    # A2: relevant at ranks 1, 2, 3, 5 of R_q = 7 (SPEC §8's reading of Table 1)
+    assert (report.num_relevant, report.found, report.first_relevant) == (7, 4, 1)
+    covers = load_sample("covers")["system_a"]         # labels judge every item: none unjudged
+    report = failure_report(covers, 0, 50)
+    assert report.unjudged_in_top_k == 0 and report.top_k == 50
+    assert report.missed.empty                         # every item is in an all-vs-all list
+
+
+def test_query_texts_of_the_text_to_music_sample():
+    texts = query_texts("text2music")
+    ids = load_sample("text2music")["model_a"].query_ids
+    assert set(ids) <= set(texts) and all(texts[q].strip() for q in ids)
+    assert all(query_texts(key) == {} for key in SAMPLES if key != "text2music")
+
+
+@pytest.mark.parametrize("key", ["fmp", "instruments", "covers", "text2music", "serra"])
+def test_a_page_of_the_ranked_table_is_those_rows_of_the_whole(key):
+    for judged in load_sample(key).values():
+        for q in range(min(3, judged.num_queries)):
+            whole = query_table(judged, q)
+            for first, stop in [(0, 3), (2, 7), (len(whole) - 2, len(whole) + 5)]:
+                page = query_table(judged, q, first=first, stop=stop)
+                pd.testing.assert_frame_equal(
+                    page, whole.iloc[first:stop].reset_index(drop=True))
+
+
+def test_drawn_ranks_keep_every_corner_of_the_pr_curve():
+    rng = np.random.default_rng(5)
+    chi = (rng.random(50_000) < 0.002).astype(float)
+    keep = drawn_ranks(chi, max_points=1000)
+    assert len(keep) <= 1000 and keep[0] == 0 and keep[-1] == len(chi) - 1
+    hits = np.flatnonzero(chi)
+    assert set(hits) <= set(keep) and set(hits[hits > 0] - 1) <= set(keep)
+    # drawn through the kept points, the curve is the full one: between two kept points recall
+    # is constant (a vertical segment) or the points are neighbours
+    tp = np.cumsum(chi)
+    for x, y in zip(keep[:-1], keep[1:]):
+        assert y == x + 1 or tp[y] == tp[x]
+    assert len(drawn_ranks(chi[:300])) == 300                # short lists: every point
+    many = np.ones(10_000)
+    assert len(drawn_ranks(many, max_points=1000)) <= 1000   # too many hits: thinned
+
+
+def test_drawn_curve_of_a_long_list_matches_the_full_curve_at_its_points(tmp_path):
+    n = 30_000
+    (tmp_path / "r.run").write_text("".join(f"q Q0 d{i} {i + 1} {n - i} s\n" for i in range(n)))
+    (tmp_path / "q.qrels").write_text("".join(f"q 0 d{i} 1\n" for i in (3, 77, 29_000)))
+    judged = judge_run_file(tmp_path / "r.run", load_qrels(tmp_path / "q.qrels"))
+    curves = rank_curves(judged, 0)
+    keep = drawn_ranks(curves.chi, max_points=100)
+    assert keep.tolist() == [0, 2, 3, 76, 77, 28_999, 29_000, n - 1]
+    assert curves.precision[keep][2] == 1 / 4 and curves.recall[keep][-1] == 1.0
