@@ -222,3 +222,24 @@ def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int
     results = evaluate_source(src, ties, measures, _store)
     per_query = {system: {measure: r.results[measure].values} for system, r in results.items()}
     return compare_systems(per_query, [measure], TESTS, seed)
+
+
+# One query's curves and failure report, cached per data, query and threshold: for a list of a
+# million items each costs a few tenths of a second, and a K change or a page turn needs neither
+# again. Bounded by count: each entry holds a few arrays of the list's length (40 MB at 10^6).
+@st.cache_resource(show_spinner=False, max_entries=8)
+def query_curves(src: tuple, ties: str, system: str, query: int, threshold: int,
+                 _store: dict | None = None):
+    from metrics.curves import rank_curves
+
+    return rank_curves(load_source(src, ties, _store)[system], query, threshold)
+
+
+@st.cache_resource(show_spinner="Looking for the relevant items the list missed…", max_entries=16)
+def query_failure(src: tuple, ties: str, system: str, other: str | None, query: int,
+                  threshold: int, _store: dict | None = None):
+    from metrics.inspect import failure_report
+
+    data = load_source(src, ties, _store)
+    return failure_report(data[system], query, threshold,
+                          data[other] if other else None, other or "other")

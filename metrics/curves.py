@@ -80,9 +80,16 @@ def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1,
 
 def exact_interpolated_precision(curves: RankCurves) -> np.ndarray:
     """One query's interpolated precision at every rank: the highest P(r') at any rank r' whose
-    R(r') is at least R(r) (the staircase drawn over the raw PR curve)."""
+    R(r') is at least R(r) (the staircase drawn over the raw PR curve). R(r') >= R(r) holds
+    from the rank of the last relevant item at or before r on (rank 1 when there is none), so
+    the value is the largest precision from that rank to the end of the list."""
     p = curves.precision
-    return np.maximum.accumulate(p[::-1])[::-1] if len(p) else p
+    if not len(p):
+        return p
+    from_here = np.maximum.accumulate(p[::-1])[::-1]
+    positions = np.arange(len(p))
+    last_hit = np.maximum.accumulate(np.where(curves.chi > 0, positions, 0))
+    return from_here[last_hit]
 
 
 @dataclass(frozen=True)

@@ -98,20 +98,14 @@ def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,
 @dataclass(frozen=True)
 class FailureReport:
     """Why one query scores low: how many of its relevant items the list found and where the
-    first one is, the relevant items it missed (with their rank in another system's list, when
-    one is given), and how much of its top K was never judged."""
+    first one is, and the relevant items it missed (with their rank in another system's list,
+    when one is given). With :func:`unjudged_in_top`, how much of its top K was never judged."""
 
     num_relevant: int
     found: int
     first_relevant: int | None        # rank of the first relevant item, None when none retrieved
     missed: pd.DataFrame              # item, grade[, rank in <other>]; empty when ids are unknown
     missed_ids_known: bool            # False when the ground truth has no item ids (answer sets)
-    top_k: int                        # min(K, |A|)
-    unjudged_in_top_k: int
-
-    @property
-    def unjudged_share(self) -> float:
-        return self.unjudged_in_top_k / self.top_k if self.top_k else 0.0
 
 
 def _query_index(judged: JudgedRanking, query_id: str) -> int | None:
@@ -145,7 +139,16 @@ def ranks_in(judged: JudgedRanking, query_id: str, items: np.ndarray) -> np.ndar
     return np.where(where >= 0, where + 1, 0).astype(np.int64)
 
 
-def failure_report(judged: JudgedRanking, query: int, cutoff: int, threshold: int = 1,
+def unjudged_in_top(judged: JudgedRanking, query: int, cutoff: int) -> tuple[int, int]:
+    """(min(K, |A|), how many of those top items the ground truth never judged)."""
+    top_k = min(int(cutoff), int(judged.lengths[query]))
+    if judged.unlisted_judged:     # labels and taxonomies judge every item
+        return top_k, 0
+    ranks = judged.hit_ranks[judged.offsets[query]:judged.offsets[query + 1]]
+    return top_k, top_k - int((ranks <= top_k).sum())
+
+
+def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
                    other: JudgedRanking | None = None, other_name: str = "other") -> FailureReport:
     """What a person asks of a failing query, for one query: see :class:`FailureReport`. The
     missed items are listed by grade (highest first), then by id."""
@@ -154,9 +157,6 @@ def failure_report(judged: JudgedRanking, query: int, cutoff: int, threshold: in
     relevant_ranks = ranks[grades >= max(threshold, 1)]
     r_q = int(judged.num_relevant(threshold)[query])
     length = int(judged.lengths[query])
-    top_k = min(int(cutoff), length)
-    judged_in_top = length if judged.unlisted_judged else int((ranks <= top_k).sum())
-    unjudged = 0 if judged.unlisted_judged else top_k - judged_in_top
     truth = relevant_in_truth(judged, query, threshold)
     columns = ["item", "grade"] + ([f"rank in {other_name}"] if other is not None else [])
     missed = pd.DataFrame(columns=columns)
@@ -174,4 +174,4 @@ def failure_report(judged: JudgedRanking, query: int, cutoff: int, threshold: in
                 [int(r) if r > 0 else None for r in other_ranks], dtype="Int64")
     return FailureReport(r_q, len(relevant_ranks),
                          int(relevant_ranks[0]) if len(relevant_ranks) else None, missed,
-                         truth is not None, top_k, unjudged)
+                         truth is not None)

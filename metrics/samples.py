@@ -4,6 +4,7 @@ per system."""
 from __future__ import annotations
 
 import csv
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -74,6 +75,7 @@ def load_sample(key: str, ties: str = "stable") -> dict[str, JudgedRanking]:
     return SAMPLES[key].load(ties)
 
 
+@lru_cache(maxsize=None)
 def query_texts(key: str) -> dict[str, str]:
     """The text of each query of a sample whose queries are written prompts (text-to-music);
     empty for the others."""

@@ -228,3 +228,12 @@ def test_queries_averaged():
     assert queries_averaged(50, {"AP": 1, "RR": 1}) == (49, [])
     assert queries_averaged(50, {"AP": 1, "FirstRank": 4}) == ("46–49", ["FirstRank: 46 of 50"])
     assert queries_averaged(3, {}) == (3, [])
+
+
+def test_every_worked_measure_says_what_it_rewards():
+    counts = (2.0, 2.0, 1.0, 2049.0)
+    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([2, 0, 1, 0]), 3, 4,
+                             np.array([2, 1, 1]), counts, 2054)
+    assert len(worked) == 9
+    for w in worked:
+        assert 20 < len(w.rewards) < 200 and w.rewards.count(". ") <= 1, w.name

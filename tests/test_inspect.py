@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from metrics.curves import drawn_ranks, rank_curves
-from metrics.inspect import failure_report, query_table
+from metrics.inspect import failure_report, query_table, unjudged_in_top
 from metrics.loaders import load_qrels
 from metrics.pipelines import judge_run_file
 from metrics.samples import SAMPLES, load_sample, query_texts
@@ -40,7 +40,7 @@ def test_failure_report_against_brute_force(tmp_path, seed, threshold, cutoff):
     runs, qrels, judged = _random_pair(tmp_path, seed)
     a, b = judged["a"], judged["b"]
     for q, query_id in enumerate(a.query_ids):
-        report = failure_report(a, q, cutoff, threshold, other=b, other_name="b")
+        report = failure_report(a, q, threshold, other=b, other_name="b")
         listed, truth = runs["a"][query_id], qrels[query_id]
         relevant = {d for d, g in truth.items() if g >= threshold}
         missed = sorted(relevant - set(listed), key=lambda d: (-truth[d], d))
@@ -54,20 +54,18 @@ def test_failure_report_against_brute_force(tmp_path, seed, threshold, cutoff):
         first = [r + 1 for r, d in enumerate(listed) if d in relevant]
         assert report.first_relevant == (first[0] if first else None)
         top = listed[:cutoff]
-        assert report.top_k == len(top)
-        assert report.unjudged_in_top_k == sum(d not in truth for d in top)
+        assert unjudged_in_top(a, q, cutoff) == (len(top), sum(d not in truth for d in top))
 
 
 def test_failure_report_without_item_ids_and_with_whole_collection_judged():
     serra = load_sample("serra")["answer sets"]
-    report = failure_report(serra, 1, 14)
+    report = failure_report(serra, 1)
     assert not report.missed_ids_known and report.missed.empty
     # A2: relevant at ranks 1, 2, 3, 5 of R_q = 7 (SPEC §8's reading of Table 1)
     assert (report.num_relevant, report.found, report.first_relevant) == (7, 4, 1)
     covers = load_sample("covers")["system_a"]         # labels judge every item: none unjudged
-    report = failure_report(covers, 0, 50)
-    assert report.unjudged_in_top_k == 0 and report.top_k == 50
-    assert report.missed.empty                         # every item is in an all-vs-all list
+    assert unjudged_in_top(covers, 0, 50) == (50, 0)
+    assert failure_report(covers, 0).missed.empty                         # every item is in an all-vs-all list
 
 
 def test_query_texts_of_the_text_to_music_sample():
@@ -114,3 +112,18 @@ def test_drawn_curve_of_a_long_list_matches_the_full_curve_at_its_points(tmp_pat
     keep = drawn_ranks(curves.chi, max_points=100)
     assert keep.tolist() == [0, 2, 3, 76, 77, 28_999, 29_000, n - 1]
     assert curves.precision[keep][2] == 1 / 4 and curves.recall[keep][-1] == 1.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_interpolated_precision_against_brute_force(tmp_path, seed):
+    from metrics.curves import exact_interpolated_precision
+
+    runs, qrels, judged = _random_pair(tmp_path, seed)
+    a = judged["a"]
+    for q in range(a.num_queries):
+        curves = rank_curves(a, q)
+        if not a.num_relevant()[q]:
+            continue
+        p, r = curves.precision, curves.recall
+        brute = [max(p[j] for j in range(len(p)) if r[j] >= r[i] - 1e-12) for i in range(len(p))]
+        assert exact_interpolated_precision(curves) == pytest.approx(brute)
