@@ -68,7 +68,8 @@ def query_figures(judged: JudgedRanking, query: int, curves: RankCurves, thresho
             st.caption(caption)
     with grid.cell():
         st.plotly_chart(confusion_matrix_figure(*confusion_at(judged, query, at, threshold),
-                                                k=at), width="stretch")
+                                                k=at, name="K" if current is None else "r"),
+                        width="stretch")
         st.caption(f"The top {'r' if current is not None else 'K'} items count as retrieved"
                    + (" (rank r steps through the list)." if current is not None else
                       ": change **Cutoff K** above."))

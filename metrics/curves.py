@@ -140,6 +140,40 @@ def roc_auc(j: JudgedRanking, threshold: int = 1) -> np.ndarray:
     return np.where(r_q == 0, np.nan, area)
 
 
+def mean_roc(j: JudgedRanking, threshold: int = 1,
+             grid_points: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The mean ROC curve over the queries with R_q > 0 (vertical averaging: the mean true
+    positive rate at each false positive rate of a grid over [0, 1]), for all queries at once.
+    Along a list the curve rises at each relevant item and runs right at each other one, so at
+    FPR f a query's TPR is the share of its relevant items with at most f·(|D| − R_q)
+    non-relevant items ranked before them; after the list it runs straight to (1, 1), as
+    :func:`roc_curve` draws it. Needs |D|."""
+    grid = np.linspace(0.0, 1.0, grid_points)
+    negatives = _negatives(j, threshold).astype(np.float64)
+    r_q = j.num_relevant(threshold).astype(np.float64)
+    usable = np.flatnonzero(r_q > 0)
+    if not len(usable):
+        return grid, np.full(len(grid), np.nan)
+    hits = relevant_hits(j, threshold, None)
+    found = per_query_count(j, hits.query).astype(np.float64)
+    before = hits.rank - hits.tp                   # non-relevant items ranked before each hit
+    span = int(j.lengths.max()) + 2
+    keys = hits.query * span + before              # ascending: grouped by query, then rank
+    start = np.searchsorted(keys, usable * span)
+    fp = grid[None, :] * negatives[usable, None]   # usable × grid: false positives allowed
+    fp_end = (j.lengths - found)[usable, None].astype(np.float64)
+    inside = np.minimum(np.floor(fp + 1e-9), fp_end).astype(np.int64)
+    tp = np.searchsorted(keys, usable[:, None] * span + inside, "right") - start[:, None]
+    tpr = tp / r_q[usable, None]
+    # past the end of the list: the straight line from its last point to (1, 1)
+    end_x = divide(fp_end, negatives[usable, None], 0.0)
+    end_y = (found / np.maximum(r_q, 1))[usable, None]
+    after = grid[None, :] > end_x + 1e-12
+    line = end_y + (grid[None, :] - end_x) * divide(1.0 - end_y, 1.0 - end_x, 0.0)
+    tpr = np.where(after, line, tpr)
+    return grid, tpr.mean(axis=0)
+
+
 def lift_curve(j: JudgedRanking, query: int, threshold: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """One query's normalised lift (Serrà 2007, Fig. 1): x = r/|A|, y = TP(r)/R_q, r = 0..|A|."""
     curves = rank_curves(j, query, threshold)

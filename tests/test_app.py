@@ -577,3 +577,21 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
     assert len(_values(drawn["x"])) < 20 and _values(drawn["customdata"])[-1] == n   # corners
     missed = _frames_with(explorer, "grade")
     assert any(m["item"].tolist() == ["gone"] for m in missed)
+
+
+def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
+    import json
+
+    at = app("pages/curves.py", sample="instruments")
+    assert not at.exception and not at.error
+    roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+           if "ROC along the ranking" in c.proto.spec][0]
+    names = [t.get("name") for t in roc["data"]]
+    assert "mean: system_a" in names and "mean: system_b" in names
+    assert "system_a: each query" in names and "system_b: each query" in names
+    captions = " ".join(c.value for c in at.caption)
+    assert "in its system's colour" in captions and "mean ROC curve" in captions
+    many = app("pages/curves.py", sample="covers")        # 300 queries: means only
+    captions = " ".join(c.value for c in many.caption)
+    assert "Per-query lines are left out above 40 queries" in captions
+    assert "Thin lines" not in captions

@@ -127,3 +127,29 @@ def test_exact_interpolated_precision_against_brute_force(tmp_path, seed):
         p, r = curves.precision, curves.recall
         brute = [max(p[j] for j in range(len(p)) if r[j] >= r[i] - 1e-12) for i in range(len(p))]
         assert exact_interpolated_precision(curves) == pytest.approx(brute)
+
+
+def _roc_at(fpr_points, tpr_points, f):
+    """Brute force: the highest TPR the drawn ROC polyline reaches at FPR f."""
+    best = 0.0
+    for (x0, y0), (x1, y1) in zip(zip(fpr_points, tpr_points),
+                                  zip(fpr_points[1:], tpr_points[1:])):
+        if x0 - 1e-12 <= f <= x1 + 1e-12:
+            y = y1 if x1 - x0 < 1e-15 else y0 + (y1 - y0) * (f - x0) / (x1 - x0)
+            best = max(best, y)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mean_roc_against_the_average_of_the_drawn_curves(tmp_path, seed):
+    from metrics.curves import mean_roc, roc_curve
+
+    runs, qrels, judged = _random_pair(tmp_path, seed)
+    truth = load_qrels(tmp_path / "t.qrels")
+    a = judge_run_file(tmp_path / "a.run", truth, collection_size=60)
+    grid, mean = mean_roc(a, 1, grid_points=41)
+    usable = [q for q in range(a.num_queries) if a.num_relevant()[q] > 0]
+    curves = [roc_curve(a, q) for q in usable]
+    brute = [np.mean([_roc_at(c.fpr, c.tpr, f) for c in curves]) for f in grid]
+    assert mean == pytest.approx(brute)
+    assert mean[0] >= 0 and mean[-1] == pytest.approx(1.0)
