@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard.measure_picker import measure_picker
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.evaluate import EvaluationResult
@@ -194,7 +195,10 @@ def sidebar(page: str = "data") -> None:
             st.caption(SAMPLES[st.session_state["sample"]].description)
         if "measures" in controls:
             bound(st.text_input, "Measures", "measures", "measures_box",
-                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
+                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10; "
+                       "trec_eval's names (map, P_10, ndcg_cut_10) and papers' (mAP@10, MRR) "
+                       "too")
+            measure_picker()
         data = None
         try:
             data = load_source(source(), st.session_state["ties"], upload_store())

@@ -471,3 +471,27 @@ def with_relevance_threshold(measures: list[Measure], threshold: int) -> list[Me
             m = Measure(m.name, tuple(params), m.cutoff)
         out.append(m)
     return out
+
+
+def measure_syntax(name: str) -> str:
+    """How a registered measure is written, with its parameters' defaults: ``AP(norm=rq,rel=1)[@k]``."""
+    d = REGISTRY[name]
+    params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
+    return name + (f"({params})" if params else "") + {"optional": "[@k]", "required": "@k",
+                                                       "none": ""}[d.cutoff]
+
+
+def measure_rows() -> list[dict[str, Any]]:
+    """The registry as rows (name, syntax, meaning, convention, reference, …), in its order."""
+    return [{"name": name, "syntax": measure_syntax(name), "meaning": d.meaning,
+             "convention": d.convention, "reference": d.reference,
+             "needs_collection_size": d.needs_collection_size, "aggregate": d.aggregate}
+            for name, d in REGISTRY.items()]
+
+
+def alias_rows() -> list[dict[str, Any]]:
+    """The aliases as rows: the name written, our measure it means, its meaning, its source and
+    whether that measure is available yet."""
+    return [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source,
+             "available": a.target.split("(")[0].split("@")[0] in REGISTRY}
+            for a in ALIASES]

@@ -388,7 +388,10 @@ def test_sidebar_shows_only_the_controls_a_page_uses():
     assert not sidebar.text_input                  # no measures: the curves do not use them
     sidebar = app("pages/explorer.py", sample="instruments").sidebar
     assert [b.label for b in sidebar.text_input] == ["Measures"]
-    assert [b.label for b in sidebar.number_input] == ["Relevance threshold"]
+    picker = {"picker_name", "picker_cutoff"}     # the measure picker, beside the measures box
+    assert [b.label for b in sidebar.number_input if b.key not in picker] == \
+        ["Relevance threshold"]
+    assert {b.key for b in sidebar.selectbox} - picker == {"sample_box", "ties_box"}
 
 
 SWITCHING_FRAME = """
@@ -595,3 +598,23 @@ def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
     captions = " ".join(c.value for c in many.caption)
     assert "Per-query lines are left out above 40 queries" in captions
     assert "Thin lines" not in captions
+
+
+def test_the_measure_picker_adds_a_registered_measure_with_its_cutoff():
+    from metrics.registry import REGISTRY
+
+    at = app("pages/data.py", measures="AP")
+    picker = at.sidebar.selectbox(key="picker_name")
+    assert picker.options[:3] == [f"{n} — {REGISTRY[n].meaning}" for n in list(REGISTRY)[:3]]
+    picker.set_value("nDCG").run()
+    text = " ".join(m.value for m in at.sidebar.markdown).replace("\\", "")
+    assert REGISTRY["nDCG"].convention.replace("\\", "")[:30] in text
+    at.sidebar.number_input(key="picker_cutoff").set_value(5).run()
+    next(b for b in at.sidebar.button if b.label == "Add to the measures").click().run()
+    assert at.session_state["measures"] == "AP,nDCG@5"
+    assert at.sidebar.text_input(key="measures_box").value == "AP,nDCG@5"
+    assert "nDCG@5" in at.dataframe[1].value.columns          # evaluated at once
+    aliases = at.sidebar.dataframe[0].value
+    assert aliases.set_index("name").loc["map", "means"] == "AP"
+    at.sidebar.text_input(key="measures_box").set_value("map,P_5,MRR").run()   # trec_eval/papers
+    assert not at.error and {"map", "P_5", "MRR"} <= set(at.dataframe[1].value.columns)
