@@ -76,10 +76,13 @@ def query_figures(judged: JudgedRanking, query: int, curves: RankCurves, thresho
 
 
 def _toggle_play(length: int) -> None:
+    """Play/pause callback. It runs before the fragment, which must then not take a step (the
+    run is the click's, not the timer's) and must rerun the page to start or stop the timer."""
     playing = not st.session_state.get("teach_playing", False)
     if playing and st.session_state["teach_rank"] >= length:
         st.session_state["teach_rank"] = 1      # play again from the top
     st.session_state["teach_playing"] = playing
+    st.session_state["_teach_toggled"] = True
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
@@ -96,6 +99,8 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
 
     @st.fragment(run_every=STEP_SECONDS if playing else None)
     def step() -> None:
+        if st.session_state.pop("_teach_toggled", False):
+            st.rerun()   # the whole page: the fragment's timer starts or stops
         if st.session_state.get("teach_playing"):
             if st.session_state["teach_rank"] >= length:   # the end: stop the timer
                 st.session_state["teach_playing"] = False
@@ -107,10 +112,8 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
                   max_value=length, step=1, help="the rank the teaching mode is at; "
                                                  "▶ steps through the list, one rank a second")
         playing_now = bool(st.session_state.get("teach_playing"))
-        if button.button("⏸ Pause" if playing_now else "▶ Play", width="stretch",
-                         key="teach_play"):
-            _toggle_play(length)
-            st.rerun()   # the whole page: the fragment's timer starts or stops
+        button.button("⏸ Pause" if playing_now else "▶ Play", width="stretch", key="teach_play",
+                      on_click=_toggle_play, args=(length,))
         r = int(st.session_state["teach_rank"])
         i = r - 1
         values = [("χ(r)", f"{int(curves.chi[i])}"), ("TP(r)", f"{int(curves.true_positives[i])}"),
