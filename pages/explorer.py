@@ -8,8 +8,8 @@ from dashboard.failure import rank_strip, show_failure_panel
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.query_view import query_figures, teaching_stepper
-from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list, query_curves,
-                             rankings, source, upload_store)
+from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
+                             query_curves, rankings, source, upload_store)
 from dashboard.tables import number_columns, page_of_ranks, show_ranked_list, with_cutoff
 from dashboard.teaching import stacked, worked_measures
 from metrics.inspect import confusion_at, query_table

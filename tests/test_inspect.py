@@ -65,7 +65,7 @@ def test_failure_report_without_item_ids_and_with_whole_collection_judged():
     assert (report.num_relevant, report.found, report.first_relevant) == (7, 4, 1)
     covers = load_sample("covers")["system_a"]         # labels judge every item: none unjudged
     assert unjudged_in_top(covers, 0, 50) == (50, 0)
-    assert failure_report(covers, 0).missed.empty                         # every item is in an all-vs-all list
+    assert failure_report(covers, 0).missed.empty   # all-vs-all: every item is in every list
 
 
 def test_query_texts_of_the_text_to_music_sample():
