@@ -219,7 +219,7 @@ def test_compare_page_statistics_match_scipy():
 def test_compare_side_by_side_changes_with_the_query():
     at = app("pages/compare.py", sample="covers", measures="AP")
     first = at.selectbox(key="compare_query_box").value
-    tables = at.dataframe
+    tables = at.main.dataframe
     left, right = tables[-2].value, tables[-1].value
     assert "rank in other" in left.columns and len(left) == len(right) == 299
     other = at.selectbox(key="compare_query_box").options[1]
@@ -428,7 +428,7 @@ def test_settings_survive_a_page_that_hides_their_controls():
 
 def test_items_the_other_system_missed_say_not_retrieved():
     at = app("pages/compare.py", sample="instruments", measures="AP")   # 100 rows: styled
-    left = _shown(at.dataframe[-2])
+    left = _shown(at.main.dataframe[-2])
     shown = set(left["rank in other"])
     assert "not retrieved" in shown and "None" not in shown
     from dashboard.tables import plain_ranked_list   # lists longer than 200 rows
