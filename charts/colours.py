@@ -24,6 +24,7 @@ WIN_COLOUR, LOSS_COLOUR, TIE_COLOUR = PALETTE[2], PALETTE[1], "#808080"
 HIGHLIGHT_TEXT = "#1a1a1a"
 RELEVANT_BACKGROUND = "#d9f2d9"   # a relevant row of a ranked list
 DIFFERS_BACKGROUND = "#fde0dd"    # a cell that differs from the paper
+CURRENT_BACKGROUND = "#ffe08a"    # the rank r the teaching mode is at
 
 
 def highlight_css(background: str) -> str:

@@ -31,30 +31,82 @@ def _safe(text) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: str) -> None:
-    """Thick mean curves, one per system (black when there is only one)."""
-    for i, (system, (x, y)) in enumerate(means.items()):
-        colour = PALETTE[i % len(PALETTE)] if len(means) > 1 else MEAN_COLOUR
+def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: str,
+               systems: Sequence[str] = ()) -> None:
+    """Thick mean curves, one per system, in the system's colour (its place in ``systems``,
+    else in ``means``); gray when there is only one system."""
+    order = list(systems) or list(means)
+    for system, (x, y) in means.items():
+        i = order.index(system) if system in order else len(order)
+        colour = PALETTE[i % len(PALETTE)] if len(order) > 1 else MEAN_COLOUR
         fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=f"{prefix}: {_safe(system)}",
-                                 line=dict(MEAN_STYLE, color=colour)))
+                                 legendgroup=_safe(system), line=dict(MEAN_STYLE, color=colour)))
+
+
+class _QueryLines:
+    """Colours, legend groups and legend entries of per-query lines. With ``groups`` (label →
+    system) naming more than one system, lines take their system's colour and the legend has one
+    entry per system; otherwise each query has its own colour and, when there are few, its own
+    legend entry."""
+
+    def __init__(self, labels: Sequence[str], groups: Mapping[str, str] | None):
+        self.groups = dict(groups or {})
+        self.systems = list(dict.fromkeys(self.groups.get(label) for label in labels
+                                          if label in self.groups))
+        self.by_system = len(self.systems) > 1
+        self.count = len(labels)
+        self.firsts = {next(label for label in labels if self.groups.get(label) == s)
+                       for s in self.systems}
+
+    def line(self, x, y, i: int, label: str, mode: str, name: str | None = None,
+             **style) -> go.Scatter:
+        shown = _safe(name or label)
+        if self.by_system:
+            system = self.groups[label]
+            first = label in self.firsts
+            colour = PALETTE[self.systems.index(system) % len(PALETTE)]
+            group, legend = _safe(system), first
+            entry = f"{_safe(system)}: each query" if first else shown
+        else:
+            colour, group = PALETTE[i % len(PALETTE)], None
+            legend, entry = self.count <= LEGEND_LINES, shown
+        return go.Scatter(x=x, y=y, mode=mode, name=entry, legendgroup=group, showlegend=legend,
+                          opacity=style.pop("opacity", 0.5),
+                          hovertemplate=shown + "<br>%{x:.3f}, %{y:.3f}<extra></extra>",
+                          line=dict(style, color=colour))
 
 
 def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                     bep: float | None = None, fmax: tuple[float, float, int] | None = None,
-                    interpolated: Sequence[float] | None = None, title: str = "") -> go.Figure:
-    """One query's PR curve (points r = 1..|A|), with the break-even point (P = R) and F_max
-    (given as (recall, precision, rank)) marked, and optionally the 11-point interpolation."""
+                    interpolated: Sequence[float] | None = None,
+                    exact: Sequence[float] | None = None, ranks: Sequence[int] | None = None,
+                    cutoff: tuple[float, float, int] | None = None,
+                    current: tuple[float, float, int] | None = None,
+                    title: str = "") -> go.Figure:
+    """One query's PR curve (points at ``ranks``, by default r = 1..|A|; a long list is drawn
+    from fewer points, see :func:`metrics.curves.drawn_ranks`), with the break-even point
+    (P = R) and F_max (given as (recall, precision, rank)) marked; optionally the 11-point
+    interpolation, the exact interpolated curve (``exact``: at the same points), the cutoff K and
+    the rank r of the teaching mode, each as (recall, precision, rank)."""
     recall = np.asarray(recall, dtype=float)
     precision = np.asarray(precision, dtype=float)
-    ranks = np.arange(1, len(recall) + 1)
+    ranks = np.arange(1, len(recall) + 1) if ranks is None else np.asarray(ranks)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines+markers", name="P(r), R(r)",
+    fig.add_trace(go.Scatter(x=recall, y=precision,
+                             mode="lines+markers" if len(recall) <= 400 else "lines",
+                             name="P(r), R(r)",
                              line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
                              hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
                                            "P = %{y:.3f}<extra></extra>"))
     if interpolated is not None:
-        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines",
-                                 line=dict(color=MEAN_COLOUR, shape="hv"), name="interpolated"))
+        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines+markers",
+                                 line=dict(color=MEAN_COLOUR, shape="hv"),
+                                 name="11-point interpolated"))
+    if exact is not None:
+        fig.add_trace(go.Scatter(x=recall, y=np.asarray(exact, dtype=float), mode="lines",
+                                 line=dict(color=PALETTE[3], shape="vh", width=2),
+                                 name="exact interpolated: max P at recall ≥ R(r)",
+                                 hoverinfo="skip"))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     if bep is not None and np.isfinite(bep):
@@ -68,140 +120,189 @@ def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
                                  name=f"F_max {f:.3f} (rank {rank})",
                                  marker=dict(size=16, symbol="star-open", color=PALETTE[4],
                                              line=dict(width=3))))
+    if cutoff is not None and np.isfinite(cutoff[0]):
+        fig.add_trace(go.Scatter(x=[cutoff[0]], y=[cutoff[1]], mode="markers",
+                                 name=f"cutoff K = {cutoff[2]}",
+                                 marker=dict(size=15, symbol="square-open", color=PALETTE[1],
+                                             line=dict(width=3))))
+    if current is not None and np.isfinite(current[0]):
+        fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers",
+                                 name=f"rank r = {current[2]}",
+                                 marker=dict(size=13, symbol="circle", color=PALETTE[6])))
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall R(r)", "precision P(r)")
 
 
 def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                      mean: Mapping[str, Sequence[float]] | None = None,
-                     title: str = "") -> go.Figure:
-    """Raw PR curves of several queries (``{label: (recall, precision)}``) with optional mean
-    11-point interpolated curves (``{system: precision at RECALL_LEVELS}``) drawn thick."""
+                     groups: Mapping[str, str] | None = None, title: str = "") -> go.Figure:
+    """Raw PR curves of several queries (``{label: (recall, precision)}``; ``groups``: label →
+    system) with optional mean 11-point interpolated curves (``{system: precision at
+    RECALL_LEVELS}``) drawn thick."""
     fig = go.Figure()
+    lines = _QueryLines(list(curves), groups)
     for i, (label, (recall, precision)) in enumerate(curves.items()):
-        fig.add_trace(go.Scatter(x=recall, y=precision, mode="lines", name=_safe(label),
-                                 opacity=0.45, showlegend=len(curves) <= LEGEND_LINES,
-                                 line=dict(width=1, dash="dashdot",
-                                                         color=PALETTE[i % len(PALETTE)])))
+        fig.add_trace(lines.line(recall, precision, i, label, "lines", width=1, dash="dashdot",
+                                 opacity=0.45))
     _add_means(fig, {s: (RECALL_LEVELS, v) for s, v in (mean or {}).items()},
-               "mean interpolated", "lines+markers")
+               "mean interpolated", "lines+markers", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall", "precision")
 
 
 def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequence[float]], *,
                            mean: Mapping[str, Sequence[float]] | None = None,
+                           groups: Mapping[str, str] | None = None,
                            title: str = "") -> go.Figure:
     """11-point interpolated PR curves (step-free lines at the recall levels), with means."""
     fig = go.Figure()
+    lines = _QueryLines(list(curves), groups)
     for i, (label, values) in enumerate(curves.items()):
-        fig.add_trace(go.Scatter(x=levels, y=values, mode="lines+markers", name=_safe(label),
-                                 opacity=0.5, showlegend=len(curves) <= LEGEND_LINES,
-                                 line=dict(width=1, color=PALETTE[i % len(PALETTE)])))
-    _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers")
+        fig.add_trace(lines.line(levels, values, i, label, "lines+markers", width=1))
+    _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers",
+               lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "recall level", "interpolated precision")
 
 
 def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                        mean: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+                       groups: Mapping[str, str] | None = None,
                        title: str = "") -> go.Figure:
     """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q, per query dash-dotted, means
     solid (``mean`` maps a system to (grid, mean curve))."""
     fig = go.Figure()
+    lines = _QueryLines(list(curves), groups)
     for i, (label, (x, y)) in enumerate(curves.items()):
-        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=_safe(label), opacity=0.6,
-                                 showlegend=len(curves) <= LEGEND_LINES,
-                                 line=dict(width=1.5, dash="dashdot",
-                                           color=PALETTE[i % len(PALETTE)])))
-    _add_means(fig, mean or {}, "mean", "lines")
+        fig.add_trace(lines.line(x, y, i, label, "lines", width=1.5, dash="dashdot",
+                                 opacity=0.6))
+    _add_means(fig, mean or {}, "mean", "lines", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "share of the answer list r/|A|", "share of relevant found TP(r)/R_q")
 
 
 def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], float]], *,
-               title: str = "") -> go.Figure:
-    """ROC curves ``{label: (fpr, tpr, auc)}`` with the chance diagonal; the AUC is in the legend."""
+               mean: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+               groups: Mapping[str, str] | None = None, title: str = "") -> go.Figure:
+    """ROC curves ``{label: (fpr, tpr, auc)}`` with the chance diagonal (the AUC is in each
+    line's hover and, for few lines, the legend) and optional mean curves per system
+    (``{system: (fpr grid, mean tpr)}``) drawn thick."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
+    lines = _QueryLines(list(curves), groups)
     for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
-        fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines", name=f"{_safe(label)} (AUC {auc:.3f})",
-                                 showlegend=len(curves) <= LEGEND_LINES,
-                                 line=dict(color=PALETTE[i % len(PALETTE)])))
+        fig.add_trace(lines.line(fpr, tpr, i, label, "lines", name=f"{label} (AUC {auc:.3f})",
+                                 width=1.5, opacity=0.7))
+    _add_means(fig, mean or {}, "mean", "lines", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "false positive rate", "true positive rate")
 
 
 def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *,
-                            k: int | None = None) -> go.Figure:
-    """The 2×2 confusion matrix at cutoff k: rows actual relevant / not, columns retrieved in the
-    top k / not. TN is shown as '?' when |D| is unknown."""
+                            k: int | None = None, name: str = "K") -> go.Figure:
+    """The 2×2 confusion matrix at cutoff k (called ``name``: K, or r in the teaching mode): rows
+    actual relevant / not, columns retrieved in the top k / not. TN is shown as '?' when |D| is
+    unknown."""
     values = [[tp, fn], [fp, tn if tn is not None else np.nan]]
     text = [[f"TP = {tp:g}", f"FN = {fn:g}"],
             [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ?<br>(|D| unknown)"]]
     shade = [[1.0, 0.35], [0.35, 0.8]]
     # light cells with dark text in both themes (the dark theme's white text would vanish)
     fig = go.Figure(go.Heatmap(
-        z=shade, x=["retrieved (top k)", "not retrieved"], y=["relevant", "not relevant"],
+        z=shade, x=[f"retrieved (top {name})", "not retrieved"], y=["relevant", "not relevant"],
         text=text, texttemplate="%{text}", textfont=dict(size=18, color=HIGHLIGHT_TEXT),
         showscale=False,
         colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
         hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1))
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=f"Confusion matrix at K = {k}" if k else "Confusion matrix",
+    fig.update_layout(title=f"Confusion matrix at {name} = {k}" if k else "Confusion matrix",
                       template="plotly_white", margin=dict(l=100, r=20, t=50, b=40), height=320)
     return fig
 
 
+STRIP_TICKS = 2000   # longer lists draw their other ranks as one line, not a tick each
+
+
 def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, *,
-                      num_relevant: int, title: str = "") -> go.Figure:
-    """Where a query's items ended up: one mark per rank, relevant ones large and coloured by
-    grade, so a glance shows whether the relevant items lead the list."""
-    ranks = np.asarray(ranks)
-    grades = np.asarray(grades)
-    relevant = grades >= 1
+                      num_relevant: int, threshold: int = 1, cutoff: int | None = None,
+                      current: int | None = None, title: str = "") -> go.Figure:
+    """Where a query's items ended up: ``ranks`` and ``grades`` of the judged items (or of the
+    whole list); those of grade >= ``threshold`` are drawn large and coloured by grade, every
+    other rank of the list 1..``length`` as a small tick (as a line when there are more than
+    STRIP_TICKS), so a glance shows whether the relevant items lead the list. ``cutoff`` K is a
+    dashed line after rank K; ``current`` a ring around rank r (the teaching mode)."""
+    ranks = np.asarray(ranks, dtype=np.int64)
+    grades = np.asarray(grades, dtype=np.int64)
+    relevant = grades >= max(threshold, 1)
+    others = np.setdiff1d(np.arange(1, length + 1), ranks[relevant]) \
+        if length - relevant.sum() <= STRIP_TICKS else None
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ranks[~relevant], y=np.zeros((~relevant).sum()), mode="markers",
-                             name="not relevant / unjudged",
-                             marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
-                             hovertemplate="rank %{x}<extra></extra>"))
+    if others is not None:
+        fig.add_trace(go.Scatter(x=others, y=np.zeros(len(others)), mode="markers",
+                                 name="not relevant / unjudged",
+                                 marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
+                                 hovertemplate="rank %{x}<extra></extra>"))
+    else:
+        fig.add_trace(go.Scatter(x=[1, length], y=[0, 0], mode="lines",
+                                 name="not relevant / unjudged (every other rank)",
+                                 line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip"))
     for g in sorted(set(grades[relevant].tolist())):
-        at = grades == g
+        at = relevant & (grades == g)
         fig.add_trace(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
                                  name=f"grade {g}",
                                  marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
                                              symbol="diamond"),
                                  hovertemplate="rank %{x}<extra>grade " + str(g) + "</extra>"))
+    if current is not None:
+        fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
+                                 marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
+                                             line=dict(width=3)), hoverinfo="skip"))
+    if cutoff is not None:
+        fig.add_vline(x=cutoff + 0.5, line=dict(color=PALETTE[1], dash="dash", width=2),
+                      annotation_text=f"K = {cutoff}", annotation_position="top right")
     found = int(relevant.sum())
     fig.update_layout(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
                                             f"in a list of {length}",
-                      height=170, template="plotly_white", margin=dict(l=20, r=20, t=40, b=30),
-                      legend=dict(orientation="h", y=-0.5))
+                      height=190, template="plotly_white", margin=dict(l=20, r=20, t=40, b=30),
+                      legend=dict(orientation="h", y=-0.75))
     fig.update_yaxes(visible=False, range=[-1, 1])
     fig.update_xaxes(title="rank", range=[0, max(length, 1) + 1])
     return fig
 
 
+SAME = 1e-12   # differences this small are ties
+OUTCOMES = (("B better", WIN_COLOUR), ("tie", TIE_COLOUR), ("A better", LOSS_COLOUR))
+
+
+def outcome(diff: np.ndarray) -> np.ndarray:
+    """0 where B − A > 0 (B better), 1 for a tie, 2 where A is better: the order of OUTCOMES."""
+    return np.where(diff > SAME, 0, np.where(diff < -SAME, 2, 1))
+
+
 def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Sequence[str], *,
                           name_a: str, name_b: str, measure: str) -> go.Figure:
     """Per-query values of system A (x) against B (y) with the diagonal: points above it are
-    queries where B is better. Each point carries its query id (customdata) for selection."""
+    queries where B is better. One trace per outcome (B better, tie, A better), each in its own
+    fixed colour; each point's customdata is its index in ``a``/``b``/``queries``, for
+    selection (the query id is shown as text)."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
-    diff = b - a
-    colour = np.where(diff > 1e-12, WIN_COLOUR, np.where(diff < -1e-12, LOSS_COLOUR, TIE_COLOUR))
+    kind = outcome(b - a)
     finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
     low = min(0.0, float(finite.min())) if len(finite) else 0.0
     high = max(1.0, float(finite.max())) if len(finite) else 1.0
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[low, high], y=[low, high], mode="lines", name="A = B",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
-    fig.add_trace(go.Scatter(
-        x=a, y=b, mode="markers", name="queries", customdata=[_safe(q) for q in queries],
-        marker=dict(color=colour, size=9, opacity=0.75, line=dict(width=0.5, color="white")),
-        hovertemplate="query %{customdata}<br>" + _safe(name_a) + " %{x:.4f}<br>"
-                      + _safe(name_b) + " %{y:.4f}<extra></extra>"))
+    for i, (label, colour) in enumerate(OUTCOMES):
+        at = np.flatnonzero(kind == i)
+        fig.add_trace(go.Scatter(
+            x=a[at], y=b[at], mode="markers", name=f"{label} ({len(at)})", customdata=at,
+            text=[_safe(queries[j]) for j in at],
+            marker=dict(color=colour, size=9, opacity=0.8, line=dict(width=0.5, color="white")),
+            hovertemplate="query %{text}<br>" + _safe(name_a) + " %{x:.4f}<br>"
+                          + _safe(name_b) + " %{y:.4f}<extra></extra>"))
     fig.update_layout(title=f"{_safe(measure)} per query", **_LAYOUT)
     fig.update_xaxes(title=f"{_safe(name_a)} (A)")
     fig.update_yaxes(title=f"{_safe(name_b)} (B)", scaleanchor="x", scaleratio=1)
@@ -211,18 +312,20 @@ def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Seque
 def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: str,
                       name_b: str, measure: str) -> go.Figure:
     """Per-query differences B − A sorted from B's largest loss to its largest win, coloured by
-    win (green), tie (gray) and loss (red), with the counts in the title."""
+    outcome as in the scatter, with the counts in the title. Each bar's customdata is its index
+    in ``diff``/``queries``, for selection (the query id is shown as text)."""
     diff = np.asarray(diff, dtype=float)
     order = np.argsort(diff, kind="stable")
     d = diff[order]
-    labels = [_safe(queries[i]) for i in order]
-    wins, ties, losses = int((d > 1e-12).sum()), int((np.abs(d) <= 1e-12).sum()), \
-        int((d < -1e-12).sum())
-    colour = np.where(d > 1e-12, WIN_COLOUR, np.where(d < -1e-12, LOSS_COLOUR, TIE_COLOUR))
-    fig = go.Figure(go.Bar(x=np.arange(1, len(d) + 1), y=d, marker_color=colour,
-                           customdata=labels, name="B − A",
-                           hovertemplate="query %{customdata}<br>B − A = %{y:.4f}<extra></extra>"))
-    fig.update_layout(title=f"{_safe(measure)}, B − A: {wins} wins, {ties} ties, {losses} losses",
+    kind = outcome(d)
+    counts = [int((kind == i).sum()) for i in range(3)]
+    fig = go.Figure(go.Bar(x=np.arange(1, len(d) + 1), y=d,
+                           marker_color=[OUTCOMES[i][1] for i in kind], customdata=order,
+                           text=[_safe(queries[i]) for i in order], textposition="none",
+                           name="B − A",
+                           hovertemplate="query %{text}<br>B − A = %{y:.4f}<extra></extra>"))
+    fig.update_layout(title=f"{_safe(measure)}, B − A: {counts[0]} wins, {counts[1]} ties, "
+                            f"{counts[2]} losses",
                       template="plotly_white", margin=dict(l=60, r=20, t=50, b=40),
                       showlegend=False, bargap=0.1)
     fig.update_xaxes(title="queries, sorted by difference")

@@ -61,3 +61,8 @@ def page_setup() -> None:
         st.rerun()                                        # … and runs app.py for this page
     init_state()
     show_permalink_notes()
+
+
+def page_path(url_path: str):
+    """The app's page at ``url_path``, for ``st.switch_page``."""
+    return next(page for page in app_pages() if page.url_path == url_path)

@@ -14,6 +14,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
+from dashboard.measure_picker import measure_picker
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.evaluate import EvaluationResult, tie_moves
@@ -48,7 +49,14 @@ def source_title(key: str) -> str:
 # cache_resource, not cache_data: cache_data hands every rerun a pickled copy, which for a
 # 1,000 × 1,000 run costs about a second per click; these objects are never modified, and the
 # key (the source tuple, holding the files' content) keeps different uploads apart.
-@st.cache_resource(show_spinner="Loading and ranking…", max_entries=16)
+# Bounds: a judged dataset takes about four to six times its files' size in memory (a 32 MB run
+# of a million lines: 100–200 MB), so at most four are kept, each for an hour after its last
+# use; with the results and per-query caches below the server stays within the budget the
+# README gives (about 1.5 GB for 50 MB uploads).
+CACHE_TTL = 3600   # seconds
+
+
+@st.cache_resource(show_spinner="Loading and ranking…", max_entries=4, ttl=CACHE_TTL)
 def load_source(src: tuple, ties: str, _store: dict | None = None) -> dict[str, JudgedRanking]:
     if src[0] == "sample":
         return load_sample(src[1], ties)
@@ -60,7 +68,7 @@ def load_source(src: tuple, ties: str, _store: dict | None = None) -> dict[str, 
     return judge_upload(kind, grouped, ties, collection_size, distance, similarity)
 
 
-@st.cache_resource(show_spinner="Evaluating…", max_entries=64)
+@st.cache_resource(show_spinner="Evaluating…", max_entries=32, ttl=CACHE_TTL)
 def evaluate_source(src: tuple, ties: str, measures: str,
                     _store: dict | None = None) -> dict[str, EvaluationResult]:
     return {system: evaluate(judged, measures)
@@ -304,7 +312,10 @@ def sidebar(page: str = "data") -> None:
             st.caption(SAMPLES[st.session_state["sample"]].description)
         if "measures" in controls:
             bound(st.text_input, "Measures", "measures", "measures_box",
-                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10")
+                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10; "
+                       "trec_eval's names (map, P_10, ndcg_cut_10) and papers' (mAP@10, MRR) "
+                       "too")
+            measure_picker()
         data = None
         try:
             data = load_source(source(), st.session_state["ties"], upload_store())
@@ -323,7 +334,7 @@ def sidebar(page: str = "data") -> None:
                    "descending), trec10 = as trec_eval 10 (double scores, id descending)")
 
 
-@st.cache_data(show_spinner="Running the significance tests…", max_entries=32)
+@st.cache_data(show_spinner="Running the significance tests…", max_entries=32, ttl=CACHE_TTL)
 def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int,
                    _store: dict | None = None):
     """Paired tests of every pair of systems on one measure (cached per data and seed)."""
@@ -332,3 +343,25 @@ def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int
     results = evaluate_source(src, ties, measures, _store)
     per_query = {system: {measure: r.results[measure].values} for system, r in results.items()}
     return compare_systems(per_query, [measure], TESTS, seed)
+
+
+# One query's curves and failure report, cached per data, query and threshold: for a list of a
+# million items each costs a few tenths of a second, and a K change or a page turn needs neither
+# again. Bounded by count: each entry holds a few arrays of the list's length (40 MB at 10^6).
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
+def query_curves(src: tuple, ties: str, system: str, query: int, threshold: int,
+                 _store: dict | None = None):
+    from metrics.curves import rank_curves
+
+    return rank_curves(load_source(src, ties, _store)[system], query, threshold)
+
+
+@st.cache_resource(show_spinner="Looking for the relevant items the list missed…",
+                   max_entries=16, ttl=CACHE_TTL)
+def query_failure(src: tuple, ties: str, system: str, other: str | None, query: int,
+                  threshold: int, _store: dict | None = None):
+    from metrics.inspect import failure_report
+
+    data = load_source(src, ties, _store)
+    return failure_report(data[system], query, threshold,
+                          data[other] if other else None, other or "other")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts.colours import RELEVANT_BACKGROUND, highlight_css
+from charts.colours import CURRENT_BACKGROUND, RELEVANT_BACKGROUND, highlight_css
 from metrics.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
@@ -14,26 +14,39 @@ STYLED_ROWS = 200
 
 # background and text colour together: legible under the light and the dark theme
 RELEVANT_ROW = highlight_css(RELEVANT_BACKGROUND)
+CURRENT_ROW = highlight_css(CURRENT_BACKGROUND)
+IN_TOP_K = "in top K"   # the column marking the rows within the cutoff
 OTHER, NOT_RETRIEVED = "rank in other", "not retrieved"   # Compare's column, and its empty cell
 
 
-def ranked_list_style(table: pd.DataFrame):
+def with_cutoff(table: pd.DataFrame, cutoff: int) -> pd.DataFrame:
+    """The table with a column marking the ranks within the cutoff K (✓)."""
+    marks = ["✓" if r <= cutoff else "" for r in table["rank"]]
+    return table.assign(**{IN_TOP_K: marks})
+
+
+def ranked_list_style(table: pd.DataFrame, current: int | None = None):
     """A Styler of a ranked list (from :func:`metrics.inspect.query_table`) with the grade of an
-    unjudged item shown as 'unjudged' and the rows with χ = 1 in green."""
+    unjudged item shown as 'unjudged', the rows with χ = 1 in green and the row at rank
+    ``current`` (the teaching mode's r) in amber."""
     shown = table.assign(grade=_grades(table))
     numbers = {c: "{:.4g}" for c in ["score"] if c in shown}
     numbers |= {c: "{:.3f}" for c in ["P(r)", "R(r)", "F(r)"] if c in shown}
-    styler = shown.style.apply(
-        lambda row: [RELEVANT_ROW if row["χ"] == 1 else "" for _ in row], axis=1
-    ).format(numbers, na_rep="")
+
+    def colour(row):
+        css = CURRENT_ROW if row["rank"] == current else RELEVANT_ROW if row["χ"] == 1 else ""
+        return [css] * len(row)
+
+    styler = shown.style.apply(colour, axis=1).format(numbers, na_rep="")
     if OTHER in shown:
         styler = styler.format(na_rep=NOT_RETRIEVED, subset=[OTHER])
     return styler
 
 
-def show_ranked_list(table: pd.DataFrame, height: int) -> None:
+def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None) -> None:
     if len(table) <= STYLED_ROWS:
-        st.dataframe(ranked_list_style(table), hide_index=True, width="stretch", height=height)
+        st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
+                     height=height)
         return
     shown = plain_ranked_list(table)
     config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
@@ -67,3 +80,25 @@ def csv_bytes(frame: pd.DataFrame, provenance: dict | None = None, index: bool =
     if provenance is not None:
         text = comment_lines(provenance) + "\n" + text
     return text.encode()
+
+
+PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured
+
+
+def page_of_ranks(length: int, key: str) -> tuple[int, int]:
+    """Rows per page and page number for a ranked list longer than a page; returns the page's
+    0-based (first, stop) positions. Only that page is built as a table, so a list of a million
+    items costs what a list of a hundred does."""
+    size_key, number_key = f"{key}_page_size", f"{key}_page"
+    st.session_state.setdefault(size_key, 100)
+    if length <= min(PAGE_SIZES):
+        return 0, length
+    left, right, note = st.columns([1, 1, 2], vertical_alignment="bottom")
+    size = left.selectbox("Rows per page", PAGE_SIZES, key=size_key)
+    pages = -(-length // size)
+    st.session_state[number_key] = min(max(int(st.session_state.get(number_key, 1)), 1), pages)
+    number = right.number_input("Page", min_value=1, max_value=pages, step=1, key=number_key)
+    first = (int(number) - 1) * size
+    stop = min(first + size, length)
+    note.caption(f"page {int(number):,} of {pages:,}: ranks {first + 1:,}–{stop:,} of {length:,}")
+    return first, stop

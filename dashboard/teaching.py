@@ -12,11 +12,39 @@ from dataclasses import dataclass
 import numpy as np
 
 
+# What each worked measure rewards, in a sentence or two, shown under its formula
+REWARDS = {
+    "P": "Rewards relevant items in the top K, in any order there; blind to the relevant items "
+         "beyond K and to how many exist.",
+    "R": "Rewards finding a large share of all relevant items within K; blind to the "
+         "non-relevant items that come with them.",
+    "F": "High only when precision and recall at K are both high: the harmonic mean is pulled "
+         "towards the weaker of the two.",
+    "AP": "Rewards relevant items early: each one found adds the precision at its rank, and "
+          "each one not found within K adds 0, so missing items cost as much as late ones.",
+    "RR": "Rewards only the first relevant item (1 at rank 1, 1/2 at rank 2, …); nothing after "
+          "it counts. Suits a listener who wants one good answer.",
+    "nDCG": "Rewards highly graded items near the top, discounted by log₂ of the rank, relative "
+            "to the best possible order of the judged items.",
+    "Accuracy": "Counts right decisions over the whole collection: with few relevant items TN "
+                "dominates, so even a poor list scores near 1.",
+    "Specificity": "Rewards keeping non-relevant items out of the top K; near 1 for any short "
+                   "list in a large collection.",
+    "Fallout": "The share of the collection's non-relevant items let into the top K: lower is "
+               "better.",
+}
+
+
 @dataclass(frozen=True)
 class Worked:
     name: str
     latex: str
     value: float | None
+
+    @property
+    def rewards(self) -> str:
+        """What the measure rewards, in words."""
+        return REWARDS[self.name.split("@")[0]]
 
 
 def _n(x: float) -> str:

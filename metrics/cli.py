@@ -129,21 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
 def measure_table(fmt: str) -> str:
     """The registry as a table (name, syntax, meaning, convention, reference), then the aliases:
     trec_eval's names and the names papers use, each with the one measure of ours it means."""
-    from .registry import ALIASES, REGISTRY, _format_value
+    from .registry import alias_rows, measure_rows
 
-    rows = []
-    for name, d in REGISTRY.items():
-        params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
-        at = "r" if d.at == "recall" else "k"
-        syntax = name + (f"({params})" if params else "") + {"optional": f"[@{at}]",
-                                                             "required": f"@{at}",
-                                                             "none": ""}[d.cutoff]
-        rows.append({"name": name, "syntax": syntax, "meaning": d.meaning,
-                     "convention": d.convention, "reference": d.reference,
-                     "needs_collection_size": d.needs_collection_size,
-                     "aggregate": d.aggregate, "ties_expected": d.expected or None})
-    aliases = [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source}
-               for a in ALIASES]
+    rows, aliases = measure_rows(), alias_rows()
     if fmt == "json":
         return json.dumps({"measures": rows, "aliases": aliases}, indent=2)
 

@@ -52,9 +52,16 @@ def mean_interpolated_precision(j: JudgedRanking, threshold: int = 1,
 
 def exact_interpolated_precision(curves: RankCurves) -> np.ndarray:
     """One query's interpolated precision at every rank: the highest P(r') at any rank r' whose
-    R(r') is at least R(r) (the staircase drawn over the raw PR curve)."""
+    R(r') is at least R(r) (the staircase drawn over the raw PR curve). R(r') >= R(r) holds
+    from the rank of the last relevant item at or before r on (rank 1 when there is none), so
+    the value is the largest precision from that rank to the end of the list."""
     p = curves.precision
-    return np.maximum.accumulate(p[::-1])[::-1] if len(p) else p
+    if not len(p):
+        return p
+    from_here = np.maximum.accumulate(p[::-1])[::-1]
+    positions = np.arange(len(p))
+    last_hit = np.maximum.accumulate(np.where(curves.chi > 0, positions, 0))
+    return from_here[last_hit]
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,40 @@ def roc_auc(j: JudgedRanking, threshold: int = 1) -> np.ndarray:
     return np.where(r_q == 0, np.nan, area)
 
 
+def mean_roc(j: JudgedRanking, threshold: int = 1,
+             grid_points: int = 101) -> tuple[np.ndarray, np.ndarray]:
+    """The mean ROC curve over the queries with R_q > 0 (vertical averaging: the mean true
+    positive rate at each false positive rate of a grid over [0, 1]), for all queries at once.
+    Along a list the curve rises at each relevant item and runs right at each other one, so at
+    FPR f a query's TPR is the share of its relevant items with at most f·(|D| − R_q)
+    non-relevant items ranked before them; after the list it runs straight to (1, 1), as
+    :func:`roc_curve` draws it. Needs |D|."""
+    grid = np.linspace(0.0, 1.0, grid_points)
+    negatives = _negatives(j, threshold).astype(np.float64)
+    r_q = j.num_relevant(threshold).astype(np.float64)
+    usable = np.flatnonzero(r_q > 0)
+    if not len(usable):
+        return grid, np.full(len(grid), np.nan)
+    hits = relevant_hits(j, threshold, None)
+    found = per_query_count(j, hits.query).astype(np.float64)
+    before = hits.rank - hits.tp                   # non-relevant items ranked before each hit
+    span = int(j.lengths.max()) + 2
+    keys = hits.query * span + before              # ascending: grouped by query, then rank
+    start = np.searchsorted(keys, usable * span)
+    fp = grid[None, :] * negatives[usable, None]   # usable × grid: false positives allowed
+    fp_end = (j.lengths - found)[usable, None].astype(np.float64)
+    inside = np.minimum(np.floor(fp + 1e-9), fp_end).astype(np.int64)
+    tp = np.searchsorted(keys, usable[:, None] * span + inside, "right") - start[:, None]
+    tpr = tp / r_q[usable, None]
+    # past the end of the list: the straight line from its last point to (1, 1)
+    end_x = divide(fp_end, negatives[usable, None], 0.0)
+    end_y = (found / np.maximum(r_q, 1))[usable, None]
+    after = grid[None, :] > end_x + 1e-12
+    line = end_y + (grid[None, :] - end_x) * divide(1.0 - end_y, 1.0 - end_x, 0.0)
+    tpr = np.where(after, line, tpr)
+    return grid, tpr.mean(axis=0)
+
+
 def lift_curve(j: JudgedRanking, query: int, threshold: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """One query's normalised lift (Serrà 2007, Fig. 1): x = r/|A|, y = TP(r)/R_q, r = 0..|A|."""
     curves = rank_curves(j, query, threshold)
@@ -141,3 +182,18 @@ def mean_lift(j: JudgedRanking, threshold: int = 1,
     frac = at - low
     tp = tp_at(low) * (1 - frac) + tp_at(high) * frac
     return grid, (tp / r_q[usable, None]).mean(axis=0)
+
+
+def drawn_ranks(chi: np.ndarray, max_points: int = 4000) -> np.ndarray:
+    """0-based positions of one query's list from which its PR curve is drawn. Between two
+    relevant items recall stays put and precision only falls, so the curve there is a vertical
+    segment: the positions just before and at each relevant item, the first and the last
+    position draw the same picture as every position. A list with more relevant items than
+    ``max_points`` / 2 keeps evenly spaced ones of them (an approximation, for drawing only)."""
+    n = len(chi)
+    if n <= max_points:
+        return np.arange(n)
+    hits = np.flatnonzero(chi)
+    if 2 * len(hits) + 2 > max_points:
+        hits = hits[np.linspace(0, len(hits) - 1, max_points // 2 - 1).astype(np.int64)]
+    return np.unique(np.concatenate([[0, n - 1], hits, np.maximum(hits - 1, 0)]))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from .curves import rank_curves
+from .curves import RankCurves, rank_curves
 from .judged import JudgedRanking
 from .measures.confusion import counts
 
@@ -35,24 +37,37 @@ def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, obje
     }
 
 
-def query_table(judged: JudgedRanking, query: int, threshold: int = 1) -> pd.DataFrame:
-    """FMP's table for one query: rank, item, score, grade, χ(r), P(r), R(r), F(r). Built for this
-    query alone (a dense view of its list)."""
-    curves = rank_curves(judged, query, threshold)
-    grades, judged_here = judged.dense_grades(query)
-    items, scores = judged.ranked_list(query)
-    n = len(grades)
+def query_table(judged: JudgedRanking, query: int, threshold: int = 1, first: int = 0,
+                stop: int | None = None, curves: RankCurves | None = None) -> pd.DataFrame:
+    """FMP's table for one query: rank, item, score, grade, χ(r), P(r), R(r), F(r), for the ranks
+    ``first + 1`` to ``stop`` (by default the whole list): only those rows are built, so a page
+    of a list of a million items costs a page. ``curves``: the query's :func:`rank_curves`, when
+    already computed."""
+    curves = rank_curves(judged, query, threshold) if curves is None else curves
+    length = int(judged.lengths[query])
+    stop = length if stop is None else min(stop, length)
+    first = min(first, stop)
+    at = slice(first, stop)
+    hits = slice(judged.offsets[query], judged.offsets[query + 1])
+    ranks, hit_grades = judged.hit_ranks[hits], judged.hit_grades[hits]
+    on_page = (ranks > first) & (ranks <= stop)
+    grades = pd.array(np.zeros(stop - first, dtype=np.int64), dtype="Int64")
+    if not judged.unlisted_judged:
+        grades[:] = pd.NA                                   # empty: unjudged
+    grades[ranks[on_page] - 1 - first] = hit_grades[on_page]
+    items, scores = judged.ranked_list(query, first, stop)
+    n = stop - first
     table = pd.DataFrame({
-        "rank": np.arange(1, n + 1),
+        "rank": np.arange(first + 1, stop + 1),
         "item": items,
         "score": scores if scores is not None else np.full(n, np.nan),
-        "grade": pd.Series(grades, dtype="Int64").mask(~judged_here),  # empty: unjudged
-        "χ": curves.chi.astype(int),
-        "P(r)": curves.precision,
-        "R(r)": curves.recall,
-        "F(r)": curves.f,
+        "grade": grades,
+        "χ": curves.chi[at].astype(int),
+        "P(r)": curves.precision[at],
+        "R(r)": curves.recall[at],
+        "F(r)": curves.f[at],
     })
-    if table["score"].isna().all():  # a bare ranked list or answer set: no scores to show
+    if scores is None or table["score"].isna().all():   # a bare ranked list or answer set
         table = table.drop(columns="score")
     elif n > 1:
         groups = tie_groups_of_list(table["score"].to_numpy(float))
@@ -95,3 +110,85 @@ def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,
         mine["rank in other"] = pd.array([where.get(i) for i in mine["item"]], dtype="Int64")
     keep = ["rank", "item", "grade", "χ", "rank in other"]
     return tables[0][keep], tables[1][keep]
+
+
+@dataclass(frozen=True)
+class FailureReport:
+    """Why one query scores low: how many of its relevant items the list found and where the
+    first one is, and the relevant items it missed (with their rank in another system's list,
+    when one is given). With :func:`unjudged_in_top`, how much of its top K was never judged."""
+
+    num_relevant: int
+    found: int
+    first_relevant: int | None        # rank of the first relevant item, None when none retrieved
+    missed: pd.DataFrame              # item, grade[, rank in <other>]; empty when ids are unknown
+    missed_ids_known: bool            # False when the ground truth has no item ids (answer sets)
+
+
+def _query_index(judged: JudgedRanking, query_id: str) -> int | None:
+    rows = np.flatnonzero(judged.query_ids == query_id)
+    return int(rows[0]) if len(rows) else None
+
+
+def relevant_in_truth(judged: JudgedRanking, query: int,
+                      threshold: int = 1) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ids and grades of query ``query``'s relevant items in the ground truth the ranking was
+    judged against (None when that truth is not kept, as for answer sets)."""
+    truth = judged.truth
+    if truth is None:
+        return None
+    rows = np.flatnonzero(truth.query_ids == judged.query_ids[query])
+    if not len(rows):
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
+    pairs = np.flatnonzero((truth.pair_query == rows[0])
+                           & (truth.pair_grade >= max(threshold, 1)))
+    return np.asarray(truth.pair_item[pairs], dtype=object), truth.pair_grade[pairs]
+
+
+def ranks_in(judged: JudgedRanking, query_id: str, items: np.ndarray) -> np.ndarray:
+    """The 1-based rank of each of ``items`` in ``judged``'s list for ``query_id``, 0 where the
+    list does not hold it (or the system has no such query)."""
+    q = _query_index(judged, query_id)
+    if q is None or not len(items):
+        return np.zeros(len(items), dtype=np.int64)
+    listed, _ = judged.ranked_list(q)
+    where = pd.Index(np.asarray(listed, dtype=object)).get_indexer(np.asarray(items, dtype=object))
+    return np.where(where >= 0, where + 1, 0).astype(np.int64)
+
+
+def unjudged_in_top(judged: JudgedRanking, query: int, cutoff: int) -> tuple[int, int]:
+    """(min(K, |A|), how many of those top items the ground truth never judged)."""
+    top_k = min(int(cutoff), int(judged.lengths[query]))
+    if judged.unlisted_judged:     # labels and taxonomies judge every item
+        return top_k, 0
+    ranks = judged.hit_ranks[judged.offsets[query]:judged.offsets[query + 1]]
+    return top_k, top_k - int((ranks <= top_k).sum())
+
+
+def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
+                   other: JudgedRanking | None = None, other_name: str = "other") -> FailureReport:
+    """What a person asks of a failing query, for one query: see :class:`FailureReport`. The
+    missed items are listed by grade (highest first), then by id."""
+    at = slice(judged.offsets[query], judged.offsets[query + 1])
+    ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
+    relevant_ranks = ranks[grades >= max(threshold, 1)]
+    r_q = int(judged.num_relevant(threshold)[query])
+    length = int(judged.lengths[query])
+    truth = relevant_in_truth(judged, query, threshold)
+    columns = ["item", "grade"] + ([f"rank in {other_name}"] if other is not None else [])
+    missed = pd.DataFrame(columns=columns)
+    if truth is not None and len(truth[0]):
+        ids, truth_grades = truth
+        listed, _ = judged.ranked_list(query) if length else (np.zeros(0, dtype=object), None)
+        found_ids = np.asarray(listed, dtype=object)[relevant_ranks - 1]
+        lost = ~np.isin(ids, found_ids)
+        ids, truth_grades = ids[lost], truth_grades[lost]
+        order = np.lexsort((ids.astype(str), -truth_grades))
+        missed = pd.DataFrame({"item": ids[order], "grade": truth_grades[order]})
+        if other is not None:
+            other_ranks = ranks_in(other, str(judged.query_ids[query]), missed["item"].to_numpy())
+            missed[f"rank in {other_name}"] = pd.array(   # empty: the other did not retrieve it
+                [int(r) if r > 0 else None for r in other_ranks], dtype="Int64")
+    return FailureReport(r_q, len(relevant_ranks),
+                         int(relevant_ranks[0]) if len(relevant_ranks) else None, missed,
+                         truth is not None)

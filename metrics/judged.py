@@ -18,18 +18,22 @@ trec_eval's "pooled but not judged": never relevant, and not a judged non-releva
 bpref family either.
 
 A dense view of one query's list (ids, scores, grades) is built on demand for display, from the
-``lists`` the ranking came from (:class:`RankedLists`); measures never need it.
+``lists`` the ranking came from (:class:`RankedLists`); so are the relevant items a list missed,
+from the ``truth`` it was judged against (which keeps the items' ids). Measures need neither.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
 
 from .errors import InputError
+
+if TYPE_CHECKING:   # model.py imports this module
+    from .model import GroundTruth
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,9 +132,11 @@ class TieReport:
 
 class RankedLists(Protocol):
     """Where the full list of one query comes from, for display: its item ids and scores (None
-    for a bare ranked list) in rank order."""
+    for a bare ranked list) in rank order, at 0-based positions ``first`` to ``stop`` (a page of
+    a long list; by default all of it)."""
 
-    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]: ...
+    def ranked_list(self, query: int, first: int = 0,
+                    stop: int | None = None) -> tuple[np.ndarray, np.ndarray | None]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,6 +161,7 @@ class JudgedRanking:
     hit_tie_first: np.ndarray | None = None   # rank of the first item of each hit's tie group
     hit_tie_size: np.ndarray | None = None    # items in each hit's tie group (1: no tie)
     tie_policy: str = "stable"   # "expected": measures take the mean over tie orderings
+    truth: GroundTruth | None = None    # the judgements with their item ids, for display only
 
     @classmethod
     def from_hits(cls, query_ids, lengths, hit_query, hit_ranks, hit_grades,
@@ -269,13 +276,17 @@ class JudgedRanking:
         judged[self.hit_ranks[at] - 1] = True
         return grades, judged
 
-    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """One query's item ids and scores in rank order (ids "1", "2", … when the lists are not
-        kept, as for answer sets)."""
+    def ranked_list(self, query: int, first: int = 0,
+                    stop: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """One query's item ids and scores in rank order, at 0-based positions ``first`` to
+        ``stop`` (by default the whole list); ids "1", "2", … when the lists are not kept, as for
+        answer sets."""
         if self.lists is None:
-            return np.arange(1, int(self.lengths[query]) + 1).astype(str).astype(object), None
+            length = int(self.lengths[query])
+            stop = length if stop is None else min(stop, length)
+            return np.arange(first + 1, max(stop, first) + 1).astype(str).astype(object), None
         row = query if self.query_rows is None else int(self.query_rows[query])
-        return self.lists.ranked_list(row)
+        return self.lists.ranked_list(row, first, stop)
 
     # ---- building from grade lists ----------------------------------------------------------
 

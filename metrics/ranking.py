@@ -315,8 +315,11 @@ class RunLists:
     items: IdColumn
     scores: np.ndarray | None
 
-    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray | None]:
-        at = slice(int(self.start[query]), int(self.start[query] + self.lengths[query]))
+    def ranked_list(self, query: int, first: int = 0,
+                    stop: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        length = int(self.lengths[query])
+        stop = length if stop is None else min(stop, length)
+        at = slice(int(self.start[query]) + first, int(self.start[query]) + max(stop, first))
         scores = None if self.scores is None else np.asarray(self.scores[at])
         return self.items.take(self.rows[at]), scores
 
@@ -398,5 +401,6 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         truth.pair_grade[at], counts, None if hit_tie_first is None else hit_tie_first + 1,
         hit_tie_size, unlisted_judged=truth.unlisted_judged,
         collection_size=collection_size, warnings=tuple(warnings), name=ranked.name,
-        ties=report, run_only_queries=int(run_only.sum()), lists=lists)
+        ties=report, run_only_queries=int(run_only.sum()), lists=lists,
+        truth=truth if keep_lists else None)
     return apply_policy(judged, ties)

@@ -508,6 +508,31 @@ def with_relevance_threshold(measures: list[Measure], threshold: int) -> list[Me
     return out
 
 
+def measure_syntax(name: str) -> str:
+    """How a registered measure is written, with its parameters' defaults: ``AP(norm=rq,rel=1)[@k]``
+    (``IPrec(...)@r`` where ``@`` gives a recall level)."""
+    d = REGISTRY[name]
+    params = ",".join(f"{k}={_format_value(p.default)}" for k, p in d.params.items())
+    at = "r" if d.at == "recall" else "k"
+    return name + (f"({params})" if params else "") + {"optional": f"[@{at}]",
+                                                       "required": f"@{at}", "none": ""}[d.cutoff]
+
+
+def measure_rows() -> list[dict[str, Any]]:
+    """The registry as rows (name, syntax, meaning, convention, reference, …), in its order."""
+    return [{"name": name, "syntax": measure_syntax(name), "meaning": d.meaning,
+             "convention": d.convention, "reference": d.reference,
+             "needs_collection_size": d.needs_collection_size, "aggregate": d.aggregate,
+             "ties_expected": d.expected or None}
+            for name, d in REGISTRY.items()]
+
+
+def alias_rows() -> list[dict[str, Any]]:
+    """The aliases as rows: the name written, our measure it means, its meaning and its source."""
+    return [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source}
+            for a in ALIASES]
+
+
 # ---- benchmark protocols -------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ per system."""
 
 from __future__ import annotations
 
+import csv
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -21,6 +23,7 @@ class Sample:
     title: str
     description: str
     load: Callable[[str], dict[str, JudgedRanking]]   # ties -> {system: judged ranking}
+    texts: str | None = None   # a CSV (query_id,text) of the queries' text, under SAMPLE_DIR
 
 
 def _fmp(ties):
@@ -64,9 +67,19 @@ SAMPLES = {s.key: s for s in [
            _instruments),
     Sample("text2music", "Text-to-music retrieval from embeddings",
            "Text queries against music items, two embedding models, cosine similarity.",
-           _text2music),
+           _text2music, texts="text2music/queries.csv"),
 ]}
 
 
 def load_sample(key: str, ties: str = "stable") -> dict[str, JudgedRanking]:
     return SAMPLES[key].load(ties)
+
+
+@lru_cache(maxsize=None)
+def query_texts(key: str) -> dict[str, str]:
+    """The text of each query of a sample whose queries are written prompts (text-to-music);
+    empty for the others."""
+    if SAMPLES[key].texts is None:
+        return {}
+    with open(SAMPLE_DIR / SAMPLES[key].texts, newline="", encoding="utf-8") as f:
+        return {row["query_id"]: row["text"] for row in csv.DictReader(f)}

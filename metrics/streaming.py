@@ -153,7 +153,8 @@ class ScoreLists:
     larger_is_better: bool = True
     exclude_self: bool = False
 
-    def ranked_list(self, query: int) -> tuple[np.ndarray, np.ndarray]:
+    def ranked_list(self, query: int, first: int = 0,
+                    stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         row = int(self.query_rows[query])
         values = np.asarray(self.scores[row:row + 1])[0]
         compared = policy_scores(values, self.ties).astype(np.float64)
@@ -162,6 +163,7 @@ class ScoreLists:
         order = np.lexsort((tie_keys(self.item_ids, self.ties), -compared))
         if self.exclude_self:
             order = order[order != row]
+        order = order[first:stop]
         return self.item_ids[order], values[order]
 
 
@@ -323,7 +325,7 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
         truth.query_ids, lengths, pair_query, 1 + better + tied_first, pair_grade,
         truth.grade_counts(), 1 + better, size, collection_size=collection_size or n_items,
         warnings=tuple(warnings), name=name, ties=_tie_report(pair_query, better, size),
-        run_only_queries=run_only, lists=lists)
+        run_only_queries=run_only, lists=lists, truth=truth if keep_lists else None)
     return apply_policy(judged, tie_aware)
 
 
@@ -365,5 +367,6 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
         item_ids, np.full(n, max(n - 1, 0)), query, counted.rank,
         np.ones(len(query), dtype=np.int64), clique_grade_counts(labels), counted.better + 1,
         counted.tie_size, unlisted_judged=True, collection_size=size, name=name,
-        ties=_tie_report(query, counted.better, counted.tie_size), lists=lists)
+        ties=_tie_report(query, counted.better, counted.tie_size), lists=lists,
+        truth=GroundTruth.from_labels(item_ids, labels, name=truth_name) if keep_lists else None)
     return apply_policy(judged, tie_aware)

@@ -7,7 +7,8 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
-from dashboard.frame import page_setup
+from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
+from dashboard.frame import page_path, page_setup
 from dashboard.safe import md
 from dashboard.state import (choose, compare_source, evaluations, measure_list,
                              provenance_record, rankings, source, upload_store)
@@ -46,22 +47,23 @@ a = results[name_a].results[measure].values
 b = results[name_b].results[measure].values
 both = ~np.isnan(a) & ~np.isnan(b)
 
+shown = queries[both]
 charts = st.grid(2, min_column_width=300)   # side by side only when both get 300 px
 with charts.cell():
-    event = st.plotly_chart(
-        paired_scatter_figure(a[both], b[both], queries[both], name_a=name_a, name_b=name_b,
+    scatter = st.plotly_chart(
+        paired_scatter_figure(a[both], b[both], shown, name_a=name_a, name_b=name_b,
                               measure=measure),
         width="stretch", on_select="rerun", selection_mode="points", key="compare_scatter")
-    points = [p for p in (event.selection.points if event else []) if p.get("curve_number") == 1]
-    clicked = queries[both][points[0]["point_index"]] if points else None
-    # a selection persists over reruns: apply it once, so the query box can change it again
-    if clicked is not None and clicked != st.session_state.get("_scatter_clicked"):
-        st.session_state["query"] = clicked
-    st.session_state["_scatter_clicked"] = clicked
-    st.caption("Click a point to open that query below. Above the diagonal: B is better.")
+    st.caption("Above the diagonal: B is better. Click a point to open that query below.")
 with charts.cell():
-    st.plotly_chart(difference_figure(b[both] - a[both], queries[both], name_a=name_a,
-                                      name_b=name_b, measure=measure), width="stretch")
+    bars = st.plotly_chart(
+        difference_figure(b[both] - a[both], shown, name_a=name_a, name_b=name_b,
+                          measure=measure),
+        width="stretch", on_select="rerun", selection_mode="points", key="compare_bars")
+    st.caption("Click a bar to open that query below.")
+for key, event in (("compare_scatter", scatter), ("compare_bars", bars)):
+    if open_clicked(key, event, shown):
+        st.session_state["_scroll_to_rankings"] = True
 
 st.subheader("How sure are we?")
 seed = st.number_input("Seed of the randomisation test and the bootstrap", value=DEFAULT_SEED,
@@ -95,12 +97,17 @@ st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, {}, mean=means,
                                        title="Mean 11-point interpolated precision"),
                 width="stretch")
 
-st.subheader("One query, both rankings")
+st.subheader("One query, both rankings", anchor=RANKINGS_ANCHOR)
+if st.session_state.pop("_scroll_to_rankings", False):
+    scroll_to(RANKINGS_ANCHOR)
 order = list(queries[both][np.argsort(-(np.abs(b[both] - a[both])), kind="stable")]) + \
     [q for q in queries if q not in set(queries[both])]
 query_id = choose("Query (largest difference first)", "query", order, order[0],
                   "compare_query_box")
 row = int(np.flatnonzero(queries == query_id)[0])
+if st.button(f"Open {query_id} of {name_a} in the Query explorer", key="open_in_explorer"):
+    st.session_state["system"] = name_a
+    st.switch_page(page_path("explorer"))
 values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
 st.dataframe(values.T.style.format(precision=4, na_rep="undefined"), width="stretch")

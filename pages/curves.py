@@ -8,8 +8,8 @@ from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import bound, rankings
 from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
-                            mean_interpolated_precision, mean_lift, rank_curves, roc_auc,
-                            roc_curve)
+                            mean_interpolated_precision, mean_lift, mean_roc, rank_curves,
+                            roc_auc, roc_curve)
 
 page_setup()
 
@@ -44,6 +44,12 @@ def label(system: str, query: str) -> str:
     return f"{query}" if len(systems) == 1 else f"{system}: {query}"
 
 
+groups = {label(system, query): system for system in systems for query in chosen}
+lines_note = ("Thin lines: one per query, in its system's colour. " if len(systems) > 1 else
+              "Thin lines: one per query. ") if show_lines else \
+    f"Per-query lines are left out above {MAX_LINES} queries (choose queries to see them). "
+
+
 def rows(system: str) -> np.ndarray:
     index = {q: i for i, q in enumerate(data[system].query_ids)}
     return np.array([index[q] for q in chosen if q in index], dtype=int)
@@ -65,10 +71,11 @@ with pr_tab:
             for i, query in enumerate(subset.query_ids):
                 curves = rank_curves(subset, i, threshold)
                 lines[label(system, query)] = (curves.recall, curves.precision)
-    st.plotly_chart(pr_curves_figure(lines, mean=means, title="Precision–recall"),
+    st.plotly_chart(pr_curves_figure(lines, mean=means, groups=groups, title="Precision–recall"),
                     width="stretch")
-    st.caption("Thin lines: P(r) against R(r) per query. Thick: mean of the 11-point "
-               "interpolated curves over the chosen queries with a relevant item.")
+    st.caption(lines_note.replace("one per query", "P(r) against R(r), one per query")
+               + "Thick: each system's mean of the 11-point interpolated curves over the "
+                 "chosen queries with a relevant item.")
 
 with interp_tab:
     lines = {}
@@ -78,9 +85,12 @@ with interp_tab:
             for i, query in enumerate(subset.query_ids):
                 if not np.isnan(values[i]).any():
                     lines[label(system, query)] = values[i]
-    st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, lines, mean=means,
+    st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, lines, mean=means, groups=groups,
                                            title="Interpolated precision at 11 recall levels"),
                     width="stretch")
+    st.caption(lines_note + "Thick: each system's mean over the chosen queries with a relevant "
+               "item. At each level, the highest precision at that recall or beyond "
+               "(trec_eval's iprec_at_recall).")
 
 with lift_tab:
     lines, lift_means = {}, {}
@@ -91,16 +101,18 @@ with lift_tab:
                 if not np.isnan(y).any():
                     lines[label(system, query)] = (x, y)
         lift_means[system] = mean_lift(subset, threshold)
-    st.plotly_chart(lift_curves_figure(lines, mean=lift_means, title="Normalised lift (Serrà 2007)"),
-                    width="stretch")
-    st.caption("x = r/|A|, y = TP(r)/R_q: the steeper towards (0, 1), the better.")
+    st.plotly_chart(lift_curves_figure(lines, mean=lift_means, groups=groups,
+                                       title="Normalised lift (Serrà 2007)"), width="stretch")
+    st.caption(lines_note + "Thick: each system's mean. x = r/|A|, y = TP(r)/R_q: the steeper "
+               "towards (0, 1), the better.")
 
 with roc_tab:
     missing = [s for s in systems if data[s].collection_size is None]
     if missing:
         st.info("ROC needs the collection size |D|, which is unknown for "
                 + md(", ".join(missing)) + ". Upload the data with a collection size.")
-    lines = {}
+    lines, roc_means = {}, {}
+    aucs = st.columns(max(len(systems) - len(missing), 1))
     for system, subset in subsets.items():
         if system in missing:
             continue
@@ -112,8 +124,13 @@ with roc_tab:
                     roc = roc_curve(subset, i, threshold)
                     lines[label(system, query)] = (roc.fpr, roc.tpr, roc.auc)
         if defined.any():
-            st.metric(f"Mean AUC — {md(system)}", f"{auc[defined].mean():.4f}")
-    if lines:
-        st.plotly_chart(roc_figure(lines, title="ROC along the ranking"), width="stretch")
-    st.caption("Unretrieved items are taken to follow the list in unknown order, so each curve "
-               "ends with a straight line to (1, 1).")
+            roc_means[system] = mean_roc(subset, threshold)
+            aucs[len(roc_means) - 1].metric(f"Mean AUC — {md(system)}",
+                                            f"{auc[defined].mean():.4f}")
+    if roc_means:
+        st.plotly_chart(roc_figure(lines, mean=roc_means, groups=groups,
+                                   title="ROC along the ranking"), width="stretch")
+        st.caption(lines_note.replace("one per query", "one per query, its AUC in its name")
+                   + "Thick: each system's mean ROC curve (the mean true positive rate at each "
+                     "false positive rate). Items the list did not retrieve are taken to follow "
+                     "it in unknown order, so every curve ends with a straight line to (1, 1).")

@@ -61,22 +61,27 @@ def use_upload() -> None:
 
 
 st.title("Data")
-with st.expander("Upload your own runs and ground truth",
-                 expanded=st.session_state["sample"] == UPLOAD):
-    kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
-                    key="upload_kind", horizontal=True)
-    for role, label, many in ROLES[kind]:
-        st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
-    left, right = st.columns(2)
-    left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
-                      min_value=0, step=1, key="upload_collection_size")
-    if kind == "matrices+labels":
-        right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
-    if kind == "embeddings+qrels":
-        right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
-    st.button("Evaluate these files", on_click=use_upload, type="primary")
-    if "upload_error" in st.session_state:
-        st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
+# A switch and a bordered box, not st.expander: a file chosen in one uploader while another's
+# upload was still running was sometimes dropped from the page (and from the uploader's value)
+# when the uploaders sat in an expander, which redraws its contents (about one upload pair in
+# ten in a browser test, none in twenty without the expander; the file itself had arrived).
+st.session_state.setdefault("show_upload", st.session_state["sample"] == UPLOAD)
+if st.toggle("Upload your own runs and ground truth", key="show_upload"):
+    with st.container(border=True):
+        kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
+                        key="upload_kind", horizontal=True)
+        for role, label, many in ROLES[kind]:
+            st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
+        left, right = st.columns(2)
+        left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
+                          min_value=0, step=1, key="upload_collection_size")
+        if kind == "matrices+labels":
+            right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
+        if kind == "embeddings+qrels":
+            right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
+        st.button("Evaluate these files", on_click=use_upload, type="primary")
+        if "upload_error" in st.session_state:
+            st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
 
 st.subheader(source_title(st.session_state["sample"]))
 data = rankings()

@@ -1,17 +1,21 @@
-"""Query explorer: find the query that fails and see where its relevant items ended up."""
+"""Query explorer: find the query that fails, see where its relevant items ended up and why, and
+step through its ranking rank by rank (teaching mode)."""
 
 import numpy as np
 import streamlit as st
 
-from charts import confusion_matrix_figure, pr_curve_figure, rank_strip_figure
+from dashboard.failure import rank_strip, show_failure_panel
 from dashboard.frame import page_setup
-from dashboard.state import (choose, cutoff_control, evaluations, measure_list,
-                             provenance_record, rankings)
-from dashboard.tables import csv_bytes, number_columns, show_ranked_list
+from dashboard.safe import md
+from dashboard.query_view import query_figures, teaching_stepper
+from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
+                             provenance_record, query_curves, rankings, source, upload_store)
+from dashboard.tables import (csv_bytes, number_columns, page_of_ranks, show_ranked_list,
+                              with_cutoff)
 from dashboard.teaching import stacked, worked_measures
-from metrics.curves import interpolated_precision
 from metrics.inspect import confusion_at, query_table
 from metrics.measures.graded import ideal_grades
+from metrics.samples import query_texts
 
 page_setup()
 
@@ -48,53 +52,50 @@ query_id = choose(
     "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
     format_func=lambda q: f"{q}  ({sort_by} = "
                           f"{'undefined' if np.isnan(values[q]) else format(values[q], '.4f')})")
+text = query_texts(st.session_state["sample"]).get(query_id) \
+    if st.session_state["sample"] != UPLOAD else None
+if text:
+    st.markdown(f"**Query text:** “{md(text)}”")
 q = int(np.flatnonzero(judged.query_ids == query_id)[0])
 k = cutoff_control(data)
+teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
 
-table = query_table(judged, q, threshold)
+curves = query_curves(source(), st.session_state["ties"], system, q, threshold, upload_store())
+n = len(curves.chi)
 r_q = int(judged.num_relevant(threshold)[q])
-st.plotly_chart(rank_strip_figure(table["rank"], table["grade"].fillna(-1).astype(int),
-                                  len(table), num_relevant=r_q), width="stretch")
 if r_q == 0:
     st.warning("This query has no relevant item in the ground truth: its measures are undefined.")
 
-# The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768);
-# the PR curve and the confusion matrix share a row only when both get 300 px or more.
-st.markdown(f"**Ranked list** — {len(table)} items, R_q = {r_q} relevant in the ground truth "
-            f"(relevant rows in green"
+if teaching:
+    teaching_stepper(judged, q, curves, threshold, k)
+else:
+    st.plotly_chart(rank_strip(judged, q, threshold, cutoff=k), width="stretch")
+    query_figures(judged, q, curves, threshold, k)
+
+others = [s for s in systems if s != system]
+other = others[0] if len(others) == 1 else \
+    choose("Compare with", "other_system", others, others[0], "other_system_box") \
+    if others else None
+show_failure_panel(data, system, other, query_id, k, threshold)
+
+# The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768); a
+# long list is shown a page at a time, and only that page is built.
+st.subheader("Ranked list")
+first, stop = page_of_ranks(n, "ranking")
+table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
+st.markdown(f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in green, "
+            f"✓ in the top K = {k}"
             + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
                "policy" if "tied ranks" in table else "") + ")")
 show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-st.download_button("Download CSV", csv_bytes(table, provenance_record(measures)),
+st.download_button("Download CSV" + (" (this page)" if stop - first < n else ""),
+                   csv_bytes(table, provenance_record(measures)),
                    f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
 
-n = len(table)
-recall, precision, f = (table["R(r)"].to_numpy(float), table["P(r)"].to_numpy(float),
-                        table["F(r)"].to_numpy(float))
-bep = None
-if r_q:
-    hits = float(table["χ"].iloc[:r_q].sum())
-    bep = hits / r_q
-best = int(np.nanargmax(f)) if n and r_q and np.nanmax(f) > 0 else None
-fmax = (recall[best], precision[best], best + 1) if best is not None else None
-interpolated = interpolated_precision(judged.subset(np.array([q])), threshold)[0] \
-    if r_q else None
-counts = confusion_at(judged, q, k, threshold)
-
-figures = st.grid(2, min_column_width=300)
-with figures.cell():
-    st.plotly_chart(pr_curve_figure(recall, precision, bep=bep, fmax=fmax,
-                                    interpolated=interpolated, title=f"PR curve of {query_id}"),
-                    width="stretch")
-    if bep is not None:
-        st.caption(f"Break-even point: P(R_q) = R(R_q) at r = R_q = {r_q}: {bep:.4f}. "
-                   + (f"F_max = {f[best]:.4f} at rank {best + 1}." if best is not None else ""))
-with figures.cell():
-    st.plotly_chart(confusion_matrix_figure(*counts, k=k), width="stretch")
-    st.caption("The top K items count as retrieved: change **Cutoff K** above.")
-
 st.subheader(f"At cutoff K = {k}")
-grades = table["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
-for worked in worked_measures(table["χ"].to_numpy(), grades, r_q, k,
-                              ideal_grades(judged, q), counts, judged.collection_size):
+top = query_table(judged, q, threshold, 0, k, curves)
+grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
+for worked in worked_measures(top["χ"].to_numpy(), grades, r_q, k, ideal_grades(judged, q),
+                              confusion_at(judged, q, k, threshold), judged.collection_size):
     st.latex(stacked(worked.latex))
+    st.caption(worked.rewards)

@@ -219,7 +219,7 @@ def test_compare_page_statistics_match_scipy():
 def test_compare_side_by_side_changes_with_the_query():
     at = app("pages/compare.py", sample="covers", measures="AP")
     first = at.selectbox(key="compare_query_box").value
-    tables = at.dataframe
+    tables = at.main.dataframe
     left, right = tables[-2].value, tables[-1].value
     assert "rank in other" in left.columns and len(left) == len(right) == 299
     other = at.selectbox(key="compare_query_box").options[1]
@@ -388,7 +388,10 @@ def test_sidebar_shows_only_the_controls_a_page_uses():
     assert not sidebar.text_input                  # no measures: the curves do not use them
     sidebar = app("pages/explorer.py", sample="instruments").sidebar
     assert [b.label for b in sidebar.text_input] == ["Measures"]
-    assert [b.label for b in sidebar.number_input] == ["Relevance threshold"]
+    picker = {"picker_name", "picker_cutoff"}     # the measure picker, beside the measures box
+    assert [b.label for b in sidebar.number_input if b.key not in picker] == \
+        ["Relevance threshold"]
+    assert {b.key for b in sidebar.selectbox} - picker == {"sample_box", "ties_box"}
 
 
 SWITCHING_FRAME = """
@@ -425,7 +428,7 @@ def test_settings_survive_a_page_that_hides_their_controls():
 
 def test_items_the_other_system_missed_say_not_retrieved():
     at = app("pages/compare.py", sample="instruments", measures="AP")   # 100 rows: styled
-    left = _shown(at.dataframe[-2])
+    left = _shown(at.main.dataframe[-2])
     shown = set(left["rank in other"])
     assert "not retrieved" in shown and "None" not in shown
     from dashboard.tables import plain_ranked_list   # lists longer than 200 rows
@@ -490,3 +493,184 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     notes = " ".join(m.value for m in at.markdown)
     assert all(p in notes for p in TIE_POLICIES)
     assert "torch\\.median" in notes and "jackknife" in notes   # each difference, one line
+
+
+# --- teaching mode, why a query fails, a list of a million ------------------------------------
+
+def _values(data) -> list:
+    """A figure's array as a list (Plotly sends numpy arrays base64-encoded)."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).tolist()
+    return list(data)
+
+
+def _frames_with(at, column):
+    return [d.value for d in at.dataframe if column in d.value.columns]
+
+
+def test_teaching_mode_steps_through_the_ranking():
+    # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10 (seed 002's table)
+    at = app("pages/explorer.py", sample="fmp", query="toy1", cutoff=4)
+    at.toggle(key="teaching").set_value(True).run()
+    assert not at.exception
+    at.number_input(key="teach_rank_box").set_value(4).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics == {"χ(r), r = 4": "1", "TP(r), r = 4": "3", "P(r), r = 4": "0.750",
+                       "R(r), r = 4": "0.750", "F(r), r = 4": "0.750"}
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
+    window = _frames_with(at, "in top K")[0]
+    assert 4 in window["rank"].tolist() and len(window) == 7
+    assert window.set_index("rank")["in top K"].to_dict()[4] == "✓"
+    assert window.set_index("rank")["in top K"].to_dict()[5] == ""
+    at.number_input(key="teach_rank_box").set_value(7).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["P(r), r = 7"] == "0.429" and metrics["χ(r), r = 7"] == "0"   # 3/7
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
+    pr = [c for c in at.get("plotly_chart") if '"PR curve of toy1' in c.proto.spec][0]
+    traces = {t.get("name"): t for t in __import__("json").loads(pr.proto.spec)["data"]}
+    assert _values(traces["rank r = 7"]["x"]) == [0.75]
+    assert _values(traces["rank r = 7"]["y"]) == [3 / 7]
+    assert _values(traces["cutoff K = 4"]["y"]) == [0.75]
+    exact = _values(traces["exact interpolated: max P at recall ≥ R(r)"]["y"])
+    # max precision at recall >= R(r): R = 0.25, 0.5, 0.5, 0.75 (ranks 4-7), 1 (ranks 8-10);
+    # P at the relevant ranks 1, 2, 4, 8 is 1, 1, 0.75, 0.5 and falls after each
+    assert exact == pytest.approx([1, 1, 1, 0.75, 0.75, 0.75, 0.75, 0.5, 0.5, 0.5])
+
+
+def test_teaching_mode_play_advances_and_stops_at_the_end():
+    at = app("pages/explorer.py", sample="fmp", query="toy1")
+    at.toggle(key="teaching").set_value(True).run()
+    at.number_input(key="teach_rank_box").set_value(9).run()
+    at.button(key="teach_play").click().run()
+    assert at.session_state["teach_playing"]
+    assert at.button(key="teach_play").label == "⏸ Pause"
+    at.run()                                 # a tick of the timer: one rank on
+    assert at.session_state["teach_rank"] >= 10
+    at.run()                                 # at the end: the player stops itself
+    assert not at.session_state["teach_playing"] and at.session_state["teach_rank"] == 10
+    assert not at.exception
+
+
+def test_every_formula_says_what_it_rewards():
+    at = app("pages/explorer.py", sample="serra", query="A2")
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Rewards only the first relevant item") for c in captions)
+    assert len(at.latex) == 9 and sum(c.startswith(("Rewards", "High only", "Counts", "The share"))
+                                      for c in captions) == 9
+
+
+def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tmp_path):
+    import numpy as np
+
+    from metrics.inspect import failure_report
+    from metrics.samples import load_sample
+
+    at = app("pages/explorer.py", sample="instruments", query="violin", measures="AP",
+             cutoff=10)
+    assert not at.exception and "Why this query fails" in [h.value for h in at.subheader]
+    missed = _frames_with(at, "rank in system_b")[0]
+    data = load_sample("instruments")
+    expected = failure_report(data["system_a"], 0, 1, data["system_b"], "system_b").missed
+    assert missed["item"].tolist() == expected["item"].tolist()
+    ranks = expected["rank in system_b"]
+    assert missed["rank in system_b"].tolist() == [
+        "not retrieved" if r is pd.NA else f"{int(r):,}" for r in ranks]
+    assert "not retrieved" in missed["rank in system_b"].tolist()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Unjudged in the top K = 10: 0 of 10 (0%)" in text          # taxonomy judges all
+    strips = [c for c in at.get("plotly_chart") if "the same query" in c.proto.spec]
+    assert len(strips) == 1 and "system_b" in strips[0].proto.spec
+    assert np.all(data["system_a"].query_ids == data["system_b"].query_ids)
+
+
+def test_the_query_text_and_the_unjudged_share_of_text_to_music():
+    from metrics.samples import query_texts
+
+    at = app("pages/explorer.py", sample="text2music", query="t001", system="model_a",
+             cutoff=10)
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**Query text:** “dark rock with string ensemble for studying”" in text
+    assert query_texts("text2music")["t001"] == "dark rock with string ensemble for studying"
+    # the qrels judge a few items per query: count the judged ones in model_a's top 10
+    from metrics.samples import load_sample
+
+    judged = load_sample("text2music")["model_a"]
+    q = list(judged.query_ids).index("t001")
+    ranks = judged.hit_ranks[judged.offsets[q]:judged.offsets[q + 1]]
+    unjudged = 10 - int((ranks <= 10).sum())
+    assert f"Unjudged in the top K = 10: {unjudged} of 10 ({unjudged / 10:.0%})**" in text
+
+
+def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
+    import numpy as np
+
+    n = 1_000_000
+    run = tmp_path / "long.run"
+    ranks = np.arange(1, n + 1)
+    with run.open("w") as f:   # one query with a list of a million, one with ten
+        f.write("".join(f"big Q0 d{r} {r} {n - r} s\n" for r in ranks))
+        f.write("".join(f"small Q0 d{r} {r} {10 - r} s\n" for r in range(1, 11)))
+    qrels = tmp_path / "long.qrels"
+    qrels.write_text("big 0 d3 1\nbig 0 d500123 2\nbig 0 d999999 1\nbig 0 gone 1\n"
+                     "small 0 d2 1\n")
+    candidate = ("upload", "runs+qrels", (("runs", "long.run", run.read_bytes()),
+                                           ("qrels", "long.qrels", qrels.read_bytes())),
+                 None, False, "cosine")
+    explorer = app("pages/explorer.py", upload=candidate, sample="upload", query="big",
+                   measures="AP")
+    assert not explorer.exception, explorer.exception
+    table = _frames_with(explorer, "in top K")[0]
+    assert len(table) == 100 and table["rank"].tolist() == list(range(1, 101))
+    explorer.number_input(key="ranking_page").set_value(5002).run()   # ranks 500,101-500,200
+    table = _frames_with(explorer, "in top K")[0]
+    assert table["rank"].tolist()[0] == 500_101 and len(table) == 100
+    row = table.set_index("rank").loc[500_123]
+    assert row["item"] == "d500123" and row["χ"] == 1 and row["grade"] == "2"
+    assert row["P(r)"] == pytest.approx(2 / 500_123) and row["R(r)"] == pytest.approx(2 / 4)
+    pr = [c for c in explorer.get("plotly_chart") if '"PR curve of big' in c.proto.spec][0]
+    drawn = __import__("json").loads(pr.proto.spec)["data"][0]
+    assert len(_values(drawn["x"])) < 20 and _values(drawn["customdata"])[-1] == n   # corners
+    missed = _frames_with(explorer, "grade")
+    assert any(m["item"].tolist() == ["gone"] for m in missed)
+
+
+def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
+    import json
+
+    at = app("pages/curves.py", sample="instruments")
+    assert not at.exception and not at.error
+    roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+           if "ROC along the ranking" in c.proto.spec][0]
+    names = [t.get("name") for t in roc["data"]]
+    assert "mean: system_a" in names and "mean: system_b" in names
+    assert "system_a: each query" in names and "system_b: each query" in names
+    captions = " ".join(c.value for c in at.caption)
+    assert "in its system's colour" in captions and "mean ROC curve" in captions
+    many = app("pages/curves.py", sample="covers")        # 300 queries: means only
+    captions = " ".join(c.value for c in many.caption)
+    assert "Per-query lines are left out above 40 queries" in captions
+    assert "Thin lines" not in captions
+
+
+def test_the_measure_picker_adds_a_registered_measure_with_its_cutoff():
+    from metrics.registry import REGISTRY
+
+    at = app("pages/data.py", measures="AP")
+    picker = at.sidebar.selectbox(key="picker_name")
+    assert picker.options[:3] == [f"{n} — {REGISTRY[n].meaning}" for n in list(REGISTRY)[:3]]
+    picker.set_value("nDCG").run()
+    text = " ".join(m.value for m in at.sidebar.markdown).replace("\\", "")
+    assert REGISTRY["nDCG"].convention.replace("\\", "")[:30] in text
+    at.sidebar.number_input(key="picker_cutoff").set_value(5).run()
+    next(b for b in at.sidebar.button if b.label == "Add to the measures").click().run()
+    assert at.session_state["measures"] == "AP,nDCG@5"
+    assert at.sidebar.text_input(key="measures_box").value == "AP,nDCG@5"
+    assert "nDCG@5" in at.dataframe[1].value.columns          # evaluated at once
+    aliases = at.sidebar.dataframe[0].value
+    assert aliases.set_index("name").loc["map", "means"] == "AP"
+    at.sidebar.text_input(key="measures_box").set_value("map,P_5,MRR").run()   # trec_eval/papers
+    assert not at.error and {"map", "P_5", "MRR"} <= set(at.dataframe[1].value.columns)

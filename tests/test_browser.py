@@ -291,8 +291,8 @@ SHORT_LISTS = {"fmp", "instruments"}   # ranked lists drawn with highlighted row
 
 def expected_charts(path: str, sample: str) -> int:
     """Plotly charts a page shows (Curves: the open tab's one; Compare: none for one system)."""
-    return {"": 0, "explorer": 3, "curves": 1, "answer_sets": 2,
-            "compare": 3 if sample in TWO_SYSTEMS else 0}[path]
+    return {"": 0, "explorer": 4 if sample in TWO_SYSTEMS else 3,   # + the other's rank strip
+            "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0}[path]
 
 
 def expected_highlight(path: str, sample: str) -> str | None:
@@ -508,4 +508,113 @@ def test_query_label_follows_the_system(app_url, browser):
     assert shown.split()[0] == before.split()[0]            # same query …
     assert " ".join(shown.split()) in options, (shown, options)   # … with system_b's value
     assert not errors
+    page.close()
+
+
+# --- teaching mode, why a query fails, clicks that open a query ---------------------------------
+
+def band_contrast(page, background):
+    """(lowest text contrast, bands) of cells highlighted in ``background`` in the visible
+    dataframes."""
+    bands, lowest = 0, None
+    for grid in page.locator('[data-testid="stDataFrame"]').all():
+        if not grid.is_visible():
+            continue
+        contrast, count = highlighted_contrast(grid.screenshot(), background)
+        if count:
+            bands += count
+            lowest = contrast if lowest is None else min(lowest, contrast)
+    return lowest, bands
+
+
+@pytest.mark.parametrize("size,scheme", [("projector", "dark"), ("projector", "light"),
+                                         ("wide", "dark")])
+def test_teaching_mode_plays_through_the_ranking(app_url, browser, size, scheme):
+    from charts.colours import CURRENT_BACKGROUND
+
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  color_scheme=scheme)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{app_url}/explorer?dataset=instruments&k=5")
+    wait_for_app(page)
+    page.get_by_text("Teaching mode: step through the ranking rank by rank").click()
+    wait_for_app(page)
+    rank = page.get_by_label("Rank r", exact=True)
+    assert rank.input_value() == "1"
+    rank.fill("3")
+    rank.press("Enter")
+    wait_for_app(page)
+    main = page.inner_text('[data-testid="stMain"]')
+    assert "P(r), r = 3" in main and "Confusion matrix at r = 3" in main
+    found = page.evaluate(CHECK_LAYOUT)
+    assert len(found["charts"]) == 4 and all(w >= MIN_CHART_WIDTH for w in found["charts"])
+    for formula in found["formulas"]:
+        assert formula["left"] >= -1 and formula["right"] >= -1, formula
+    # the K control stays in the main column, beside the teaching controls
+    assert page.locator('[data-testid="stMain"]').get_by_label("Cutoff K", exact=True).count()
+    lowest, bands = band_contrast(page, CURRENT_BACKGROUND)
+    assert bands >= 1 and lowest >= 4.5, (scheme, lowest)   # row r: amber, legible
+    full_shot(page, f"teaching_{size}_{scheme}")
+    page.get_by_role("button", name="▶ Play").click()
+    page.wait_for_function("() => { const box = document.querySelector("
+                           "'input[aria-label=\"Rank r\"]'); return box && +box.value >= 5; }",
+                           timeout=30_000)
+    page.get_by_role("button", name="⏸ Pause").click()
+    wait_for_app(page)
+    stopped = int(rank.input_value())
+    page.wait_for_timeout(2500)
+    assert int(rank.input_value()) == stopped    # paused: r stays
+    assert page.locator('[data-testid="stException"]').count() == 0 and not errors
+    context.close()
+
+
+def test_why_a_query_fails_and_the_query_text(app_url, browser):
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&k=10")
+    assert_healthy(page, errors, "Why this query fails")
+    main = page.inner_text('[data-testid="stMain"]')
+    assert "Relevant items not retrieved" in main and "rank in system_b" in main
+    assert "Unjudged in the top K = 10: 0 of 10 (0%)" in main
+    # both systems' rank strips, the PR curve and the confusion matrix (the titles are checked
+    # by test_app: a chart below the fold is drawn only when scrolled to)
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    shoot(page, "why_it_fails_instruments")
+    page.goto(f"{app_url}/explorer?dataset=text2music&k=10&query=t001")
+    wait_for_app(page)
+    assert_healthy(page, errors, "dark rock with string ensemble for studying")
+    page.close()
+
+
+def test_a_click_on_the_scatter_or_a_bar_opens_that_query(app_url, browser):
+    page, errors = open_page(browser, f"{app_url}/compare?dataset=instruments&measures=AP")
+    assert_healthy(page, errors, "One query, both rankings")
+    box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has_text="Query (largest difference first)").first.locator("input")
+    before = box.input_value()
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    points = charts.nth(0).locator(".scatterlayer .trace:not(:first-child) .points path")
+    shown = []
+    for i in range(points.count()):
+        points.nth(i).click(force=True)
+        wait_for_app(page)
+        shown.append(box.input_value())
+        if shown[-1] != before:
+            break
+    assert shown[-1] != before, shown                  # a point opened its query …
+    page.wait_for_timeout(800)
+    heading = page.locator("#both-rankings").bounding_box()
+    assert heading is not None and 0 <= heading["y"] < 400   # … and the page scrolled to it
+    bars = charts.nth(1).locator(".barlayer .trace .point path")
+    target = bars.nth(0)
+    target.click(force=True)
+    wait_for_app(page)
+    after_bar = box.input_value()
+    assert after_bar != shown[-1]                       # the bar of the largest loss of B
+    page.get_by_role("button", name=f"Open {after_bar} of system_a in the Query explorer").click()
+    wait_for_app(page)
+    assert page.url.split("?")[0].endswith("/explorer")
+    assert query_box(page).input_value().startswith(after_bar + " ")
+    assert not errors and page.locator('[data-testid="stException"]').count() == 0
     page.close()

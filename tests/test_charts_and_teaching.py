@@ -82,14 +82,18 @@ def test_paired_scatter_and_differences():
 
     a, b = [0.2, 0.5, 0.9], [0.4, 0.5, 0.1]
     fig = paired_scatter_figure(a, b, ["q1", "q2", "<q3>"], name_a="A", name_b="B", measure="AP")
-    points = fig.data[1]
-    assert list(points.x) == a and list(points.y) == b
-    assert list(points.customdata) == ["q1", "q2", "&lt;q3&gt;"]
-    assert list(points.marker.color) == [WIN_COLOUR, TIE_COLOUR, LOSS_COLOUR]   # for B
+    groups = {t.name: t for t in fig.data[1:]}   # one trace and one fixed colour per outcome
+    assert list(groups) == ["B better (1)", "tie (1)", "A better (1)"]
+    assert [t.marker.color for t in groups.values()] == [WIN_COLOUR, TIE_COLOUR, LOSS_COLOUR]
+    assert [list(t.customdata) for t in groups.values()] == [[0], [1], [2]]   # indices
+    assert list(groups["A better (1)"].text) == ["&lt;q3&gt;"]
+    assert (groups["B better (1)"].x[0], groups["B better (1)"].y[0]) == (0.2, 0.4)
     fig = difference_figure(np.array(b) - np.array(a), ["q1", "q2", "q3"], name_a="A",
                             name_b="B", measure="AP")
     assert list(fig.data[0].y) == pytest.approx([-0.8, 0.0, 0.2])
-    assert list(fig.data[0].customdata) == ["q3", "q2", "q1"]
+    assert list(fig.data[0].customdata) == [2, 1, 0] and list(fig.data[0].text) == ["q3", "q2",
+                                                                                    "q1"]
+    assert list(fig.data[0].marker.color) == [LOSS_COLOUR, TIE_COLOUR, WIN_COLOUR]
     assert fig.layout.title.text == "AP, B − A: 1 wins, 1 ties, 1 losses"
 
 
@@ -228,3 +232,43 @@ def test_queries_averaged():
     assert queries_averaged(50, {"AP": 1, "RR": 1}) == (49, [])
     assert queries_averaged(50, {"AP": 1, "FirstRank": 4}) == ("46–49", ["FirstRank: 46 of 50"])
     assert queries_averaged(3, {}) == (3, [])
+
+
+def test_every_worked_measure_says_what_it_rewards():
+    counts = (2.0, 2.0, 1.0, 2049.0)
+    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([2, 0, 1, 0]), 3, 4,
+                             np.array([2, 1, 1]), counts, 2054)
+    assert len(worked) == 9
+    for w in worked:
+        assert 20 < len(w.rewards) < 200 and w.rewards.count(". ") <= 1, w.name
+
+
+def test_curves_take_their_systems_colour_with_one_legend_entry_per_system():
+    from charts.colours import PALETTE
+
+    lines = {f"{s}: q{i}": ([0, 1], [1, 0]) for s in ("A", "B") for i in range(3)}
+    groups = {label: label.split(":")[0] for label in lines}
+    fig = pr_curves_figure(lines, mean={"A": np.ones(11), "B": np.zeros(11)}, groups=groups)
+    per_query = fig.data[:6]
+    assert [t.line.color for t in per_query] == [PALETTE[0]] * 3 + [PALETTE[1]] * 3
+    assert [t.showlegend for t in per_query] == [True, False, False, True, False, False]
+    assert [t.name for t in per_query if t.showlegend] == ["A: each query", "B: each query"]
+    assert [t.line.color for t in fig.data[6:]] == [PALETTE[0], PALETTE[1]]   # the means
+    roc = roc_figure({k: ([0, 1], [0, 1], 0.5) for k in lines}, groups=groups,
+                     mean={"A": ([0, 1], [0, 1]), "B": ([0, 1], [0, 1])})
+    assert [t.name for t in roc.data[-2:]] == ["mean: A", "mean: B"]
+    assert roc.data[-1].line.color == PALETTE[1] and roc.data[-1].line.width == 3
+
+
+def test_a_click_on_a_figure_names_the_point_by_its_index():
+    from types import SimpleNamespace
+
+    from dashboard.clicks import clicked_index
+
+    def event(points):
+        return SimpleNamespace(selection=SimpleNamespace(points=points))
+
+    assert clicked_index(event([{"curve_number": 2, "point_index": 0, "customdata": 7}])) == 7
+    assert clicked_index(event([{"customdata": [3]}])) == 3
+    assert clicked_index(event([])) is None and clicked_index(None) is None
+    assert clicked_index(event([{"customdata": "q1"}])) is None

@@ -1,0 +1,71 @@
+"""The Query explorer's panel on why a query fails: what the ranking found and missed, how much
+of its top K nobody judged, and where the other system put the same items."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from charts import rank_strip_figure
+from dashboard.safe import md
+from dashboard.state import query_failure, source, upload_store
+from dashboard.tables import NOT_RETRIEVED
+from metrics.inspect import unjudged_in_top
+from metrics.judged import JudgedRanking
+
+
+def relevant_hits(judged: JudgedRanking, query: int, threshold: int):
+    """Ranks and grades of the relevant items one query's list retrieved (for its rank strip)."""
+    at = slice(judged.offsets[query], judged.offsets[query + 1])
+    ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
+    keep = grades >= max(threshold, 1)
+    return ranks[keep], grades[keep]
+
+
+def rank_strip(judged: JudgedRanking, query: int, threshold: int, *, cutoff: int | None = None,
+               current: int | None = None, title: str = ""):
+    ranks, grades = relevant_hits(judged, query, threshold)
+    return rank_strip_figure(ranks, grades, int(judged.lengths[query]),
+                             num_relevant=int(judged.num_relevant(threshold)[query]),
+                             threshold=threshold, cutoff=cutoff, current=current, title=title)
+
+
+def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str | None,
+                       query_id: str, cutoff: int, threshold: int) -> None:
+    judged = data[system]
+    q = int((judged.query_ids == query_id).nonzero()[0][0])
+    report = query_failure(source(), st.session_state["ties"], system, other, q, threshold,
+                           upload_store())
+    top_k, unjudged = unjudged_in_top(judged, q, cutoff)
+    st.subheader("Why this query fails")
+    if report.num_relevant == 0:
+        st.markdown("No item of the ground truth is relevant to this query: every measure that "
+                    "divides by R_q is undefined, and nothing the system does can change that.")
+        return
+    first = (f"the first at rank {report.first_relevant:,}" if report.first_relevant
+             else "none of them")
+    missed = report.num_relevant - report.found
+    share = unjudged / top_k if top_k else 0.0
+    st.markdown(
+        f"- **Found {report.found:,} of its {report.num_relevant:,} relevant items**, {first}; "
+        f"**{missed:,} not retrieved** at all.\n"
+        f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** — "
+        + ("nobody judged them, so they count as not relevant: the query may be better than "
+           "its numbers." if unjudged else "every item there was judged."))
+    rows = (data[other].query_ids == query_id).nonzero()[0] if other is not None else []
+    if len(rows):
+        st.plotly_chart(rank_strip(data[other], int(rows[0]), threshold, cutoff=cutoff,
+                                   title=f"{other}: the same query"),
+                        width="stretch", key="other_strip")
+    if missed and report.missed_ids_known:
+        st.markdown(f"**Relevant items not retrieved** ({len(report.missed):,}), highest grade "
+                    "first" + (f", with their rank in {md(other)}" if other else ""))
+        shown = report.missed.copy()
+        for column in shown.columns[2:]:   # the other system's ranks
+            shown[column] = [NOT_RETRIEVED if pd.isna(r) else f"{int(r):,}"
+                             for r in shown[column]]
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     height=min(300, 38 + 35 * len(shown)))
+    elif missed:
+        st.caption("This ground truth gives R_q without the items' ids (answer sets): the items "
+                   "not retrieved cannot be listed.")
