@@ -69,24 +69,51 @@ def query_table(judged: JudgedRanking, query: int, threshold: int = 1, first: in
     })
     if scores is None or table["score"].isna().all():   # a bare ranked list or answer set
         table = table.drop(columns="score")
-    elif n > 1:
-        groups = tie_groups_of_list(table["score"].to_numpy(float))
-        if groups.any():
+    elif n:
+        shown = table["score"].to_numpy(float)
+        groups = tie_groups_of_list(shown, first,
+                                    _equal_run(judged, query, shown[0], first - 1, -1, length),
+                                    _equal_run(judged, query, shown[-1], stop, 1, length))
+        if groups.any() or judged.ties.tie_groups:   # the column stays on every page of the list
             table.insert(3, "tied ranks", groups)
     return table
 
 
-def tie_groups_of_list(scores: np.ndarray) -> np.ndarray:
-    """For a ranked list's scores, each item's group of equal scores as "first–last" ranks, ""
-    for an item that ties with nothing (equal as shown; trec9 also ties scores equal as
-    float32)."""
+def tie_groups_of_list(scores: np.ndarray, first: int = 0, before: int = 0,
+                       after: int = 0) -> np.ndarray:
+    """For a page of a ranked list's scores (0-based positions ``first`` on), each item's group of
+    equal scores as "first–last" ranks of the whole list, "" for an item that ties with nothing
+    (equal as shown; trec9 also ties scores equal as float32). ``before`` and ``after``: the items
+    just outside the page that equal its first and its last score (a group crossing an edge)."""
     n = len(scores)
+    if n == 0:
+        return np.zeros(0, dtype=object)
     opens = np.r_[True, scores[1:] != scores[:-1]]
     starts = np.flatnonzero(opens)
-    sizes = np.diff(np.r_[starts, n])
-    first = np.repeat(starts, sizes) + 1
-    last = np.repeat(starts + sizes, sizes)
-    return np.where(last > first, [f"{a}–{b}" for a, b in zip(first, last)], "").astype(object)
+    ends = np.r_[starts[1:], n]
+    low, high = starts.copy(), ends.copy()
+    low[0] -= before
+    high[-1] += after
+    sizes = ends - starts
+    low, high = np.repeat(low, sizes) + first + 1, np.repeat(high, sizes) + first
+    return np.where(high > low, [f"{a:,}–{b:,}" for a, b in zip(low, high)], "").astype(object)
+
+
+def _equal_run(judged: JudgedRanking, query: int, value: float, start: int, step: int,
+               length: int, window: int = 4096) -> int:
+    """How many items from 0-based position ``start`` on, going by ``step`` (±1), score
+    ``value``: read a window at a time, so a page's edge group costs its own size."""
+    count, at = 0, start
+    while 0 <= at < length:
+        lo, hi = (at, min(at + window, length)) if step > 0 else (max(at - window + 1, 0), at + 1)
+        part = np.asarray(judged.ranked_list(query, lo, hi)[1], dtype=float)
+        part = part if step > 0 else part[::-1]
+        differs = np.flatnonzero(part != value)
+        if len(differs):
+            return count + int(differs[0])
+        count += len(part)
+        at += step * len(part)
+    return count
 
 
 def confusion_at(judged: JudgedRanking, query: int, cutoff: int, threshold: int = 1):

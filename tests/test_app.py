@@ -459,7 +459,7 @@ def test_tie_report_shows_how_far_ties_move_each_query():
 def test_data_page_shows_each_mean_with_its_interval():
     at = app(sample="covers", measures="AP,P@10")
     assert not at.exception, at.exception
-    table = next(d.value for d in at.dataframe if "CI low" in d.value.columns)
+    table = next(d.value for d in at.main.dataframe if "CI low" in d.value.columns)
     assert set(table["measure"]) == {"AP", "P@10"} and len(table) == 2 * table["system"].nunique()
     assert ((table["CI low"] <= table["mean"]) & (table["mean"] <= table["CI high"])).all()
     assert (table["CI low"] < table["CI high"]).all()
@@ -473,7 +473,7 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     # one tab per protocol, in the registry's order, then the tie-policy table
-    tables = [d.value for d in at.dataframe]
+    tables = [d.value for d in at.main.dataframe]
     assert len(tables) == len(PROTOCOLS) + 1
     grid = pd.concat({name: t.set_index("printed as") for name, t in zip(PROTOCOLS, tables)})
     assert set(TIE_POLICIES) <= set(grid.columns)

@@ -16,7 +16,8 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "At cutoff K"),
          ("curves", "Curves", "Precision"), ("answer_sets", "Answer sets", "Kendall"),
-         ("compare", "Compare systems", "Compare systems")]  # url path, navigation title, text the page shows
+         ("compare", "Compare systems", "Compare systems"),
+         ("conventions", "Conventions", "Conventions")]  # url path, navigation title, text shown
 SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
                  "Cover songs: all-vs-all similarity",
                  "Instrument retrieval with a two-level taxonomy",
@@ -292,7 +293,8 @@ SHORT_LISTS = {"fmp", "instruments"}   # ranked lists drawn with highlighted row
 def expected_charts(path: str, sample: str) -> int:
     """Plotly charts a page shows (Curves: the open tab's one; Compare: none for one system)."""
     return {"": 0, "explorer": 4 if sample in TWO_SYSTEMS else 3,   # + the other's rank strip
-            "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0}[path]
+            "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0,
+            "conventions": 0}[path]
 
 
 def expected_highlight(path: str, sample: str) -> str | None:

@@ -153,3 +153,15 @@ def test_mean_roc_against_the_average_of_the_drawn_curves(tmp_path, seed):
     brute = [np.mean([_roc_at(c.fpr, c.tpr, f) for c in curves]) for f in grid]
     assert mean == pytest.approx(brute)
     assert mean[0] >= 0 and mean[-1] == pytest.approx(1.0)
+
+
+def test_a_tie_group_crossing_a_page_edge_keeps_its_ranks_in_the_whole_list():
+    from metrics import GroundTruth, Run, judge
+
+    scores = [5, 4, 4, 4, 4, 3, 2, 2]               # ranks 2–5 and 7–8 tie
+    run = Run.from_dict({"q": {f"d{i}": float(s) for i, s in enumerate(scores)}})
+    judged = judge(run, GroundTruth.from_dict({"q": {"d0": 1}}))
+    page = query_table(judged, 0, first=2, stop=4)    # ranks 3 and 4: inside the group
+    assert page["tied ranks"].tolist() == ["2–5", "2–5"]
+    page = query_table(judged, 0, first=4, stop=7)    # ranks 5, 6, 7
+    assert page["tied ranks"].tolist() == ["2–5", "", "7–8"]
