@@ -118,6 +118,23 @@ def assert_healthy(page, errors, text):
     assert not errors, errors
 
 
+VISIBLE_CHARTS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+  .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .length"""
+
+
+def wait_for_charts(page, count: int, timeout: int = 30_000) -> None:
+    """Wait until the page shows ``count`` Plotly charts (those of closed tabs not counted): a
+    page's last rerun (a permalink's settings arriving, a fragment) can replace its elements just
+    after the run reports done."""
+    try:
+        page.wait_for_function(f"(n) => ({VISIBLE_CHARTS})() === n", arg=count, timeout=timeout)
+    except PlaywrightTimeout:
+        shoot(page, f"failed_charts_{count}")
+        pytest.fail(f"the page never showed {count} charts; it showed "
+                    f"{page.evaluate(VISIBLE_CHARTS)}")
+
+
 def shoot(page, name):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
@@ -391,6 +408,7 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
             go(page, title)
         assert_healthy(page, errors, text)
         assert page.locator('[data-testid="stAlertContentError"]').count() == 0, title
+        wait_for_charts(page, expected_charts(path, sample))
         found = page.evaluate(CHECK_LAYOUT)
         shade = _luminance([float(v) for v in found["app"][found["app"].index("(") + 1:-1]
                             .split(",")[:3]])
@@ -581,7 +599,7 @@ def test_why_a_query_fails_and_the_query_text(app_url, browser):
     assert "Unjudged in the top K = 10: 0 of 10 (0%)" in main
     # both systems' rank strips, the PR curve and the confusion matrix (the titles are checked
     # by test_app: a chart below the fold is drawn only when scrolled to)
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 4
+    wait_for_charts(page, 4)
     shoot(page, "why_it_fails_instruments")
     page.goto(f"{app_url}/explorer?dataset=text2music&k=10&query=t001")
     wait_for_app(page)
