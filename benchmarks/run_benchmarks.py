@@ -199,14 +199,17 @@ def job_dashboard(run, qrels, out):
     t0 = time.perf_counter()
     at.run()
     first = time.perf_counter() - t0
-    options = at.selectbox(key="query").options
+    def query_box():   # keyed on system and sort order: found by its label
+        return next(box for box in at.main.selectbox if box.label == "Query")
+
+    options = query_box().options
     switch, cutoff = [], []
     for i in range(5):
         t0 = time.perf_counter()
-        at.selectbox(key="query").set_value(options[i + 1].split("  (")[0]).run()
+        query_box().set_value(options[i + 1].split("  (")[0]).run()
         switch.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        at.slider(key="cutoff").set_value(5 + i).run()
+        at.slider(key="cutoff_slider").set_value(5 + i).run()
         cutoff.append(time.perf_counter() - t0)
     assert not at.exception
     return {"first": first, "switch": statistics.median(switch),

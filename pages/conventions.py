@@ -49,5 +49,10 @@ if tables is not None:
     st.download_button("Download CSV", csv_bytes(ours[system], provenance_record(measures)),
                        f"{system}_tie_policies.csv", "text/csv", key="download_tie_policies")
     st.markdown("\n".join(f"- **{md(p)}** — {md(tie_policy_note(p))}" for p in policies))
+    if "expected" in policies and ours[system]["expected"].isna().any():
+        st.caption("An empty cell under *expected*: that measure has no exact mean over the "
+                   "orderings of tied items (`python -m metrics measures` says which do); the "
+                   "optimistic and pessimistic columns give the range ties can move it. The "
+                   "same holds for a protocol's numbers that are medians.")
     for policy, reason in unavailable.items():
         st.warning(f"Tie policy **{md(policy)}** cannot rank this data: {md(reason)}")
