@@ -636,10 +636,11 @@ def report_runs(res: dict) -> list[str]:
             lines += [f"- {target(workload, what, value, limit, why)}"]
         if binary is not None:
             why = why or failure(binary)
-            lines += ["- " + target(workload, "ours ÷ trec_eval binary, whole-process time",
-                                    ratio(ours_whole, median_of(binary, "wall")), 0.15, why),
-                      "- " + target(workload, "ours ÷ trec_eval binary, peak memory",
-                                    ratio(ours_rss, median_of(binary, "rss_mb")), 1.0, why)]
+            # reported, not a target of any issue: a C binary that reads one line at a time
+            lines += [f"- ours ÷ trec_eval binary, whole-process time: "
+                      f"{fmt(ratio(ours_whole, median_of(binary, 'wall')))}×; peak memory: "
+                      f"{fmt(ratio(ours_rss, median_of(binary, 'rss_mb')))}×"
+                      + (f" ({why})" if why else "")]
     lines += ["", f"Agreement with trec_eval (pytrec_eval): largest per-query difference "
                   f"{res['agreement']:.2e} over {res['compared']} values "
                   f"(AP, P@10, RR, nDCG@10, Bpref, Rprec; ties as trec_eval)." if res["compared"]
