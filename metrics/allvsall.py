@@ -402,11 +402,12 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
     converted first) ``chunk_rows`` rows at a time; both give the same ranks. Blocks of rows are
     counted by :func:`count_rows`, on this machine's cores or, given a ``cluster``
-    (:class:`metrics.cluster.Cluster`), as its tasks."""
+    (:class:`metrics.cluster.Cluster`), as its tasks. ``labels``: one per item, or the items
+    already grouped (:class:`Cliques`)."""
     check_policy(ties)
     ties = ordering_policy(ties)   # tie-aware policies count in stable order
     n = matrix.shape[0]
-    cliques = Cliques(labels)
+    cliques = labels if isinstance(labels, Cliques) else Cliques(labels)
     ids = item_ids if item_ids is not None else range(n)
     key = tie_keys(np.asarray([str(x) for x in ids], dtype=object), ties)
     common = (matrix, cliques, key, ties, larger_is_better, source, chunk_rows)

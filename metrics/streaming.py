@@ -329,11 +329,11 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     return apply_policy(judged, tie_aware)
 
 
-def clique_grade_counts(labels) -> GradeCounts:
+def clique_grade_counts(cliques: Cliques) -> GradeCounts:
     """Each item's ground truth when items sharing a label are relevant to each other and every
     other item is judged not relevant: its clique mates at grade 1, the rest at grade 0 — from the
     clique sizes, without listing the pairs."""
-    mates = Cliques(labels).size - 1
+    mates = cliques.size - 1
     n = len(mates)
     count = np.stack([n - 1 - mates, mates], axis=1).ravel().astype(np.int64)
     keep = count > 0
@@ -351,7 +351,8 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     check_policy(ties)
     tie_aware, ties = ties, ordering_policy(ties)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
-    counted = relevant_ranks(scores, labels, item_ids, ties, larger_is_better=larger_is_better,
+    cliques = Cliques(labels)   # grouped once: for the counting and for the grade counts
+    counted = relevant_ranks(scores, cliques, item_ids, ties, larger_is_better=larger_is_better,
                              source=source, progress=progress, cluster=cluster)
     query = counted.query
     n = len(item_ids)
@@ -365,7 +366,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
                         exclude_self=True) if keep_lists else None)
     judged = JudgedRanking.from_hits(
         item_ids, np.full(n, max(n - 1, 0)), query, counted.rank,
-        np.ones(len(query), dtype=np.int64), clique_grade_counts(labels), counted.better + 1,
+        np.ones(len(query), dtype=np.int64), clique_grade_counts(cliques), counted.better + 1,
         counted.tie_size, unlisted_judged=True, collection_size=size, name=name,
         ties=_tie_report(query, counted.better, counted.tie_size), lists=lists,
         truth=GroundTruth.from_labels(item_ids, labels, name=truth_name) if keep_lists else None)
