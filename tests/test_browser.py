@@ -615,6 +615,9 @@ def test_a_click_on_the_scatter_or_a_bar_opens_that_query(app_url, browser):
     before = box.input_value()
     charts = page.locator('[data-testid="stPlotlyChart"]')
     points = charts.nth(0).locator(".scatterlayer .trace:not(:first-child) .points path")
+    # the chart's frame can be in the page before Plotly has drawn its points (a slow CI machine)
+    points.first.wait_for(state="attached", timeout=30_000)
+    assert points.count() > 0
     shown = []
     for i in range(points.count()):
         points.nth(i).click(force=True)
