@@ -17,6 +17,7 @@ import streamlit as st
 from dashboard.measure_picker import measure_picker
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
+from metrics.errors import CollectionSizeNeeded
 from metrics.evaluate import EvaluationResult, tie_moves
 from metrics.judged import JudgedRanking
 from metrics.pipelines import judge_upload
@@ -25,6 +26,8 @@ from metrics.registry import Measure, with_relevance_threshold
 from metrics.samples import SAMPLES, load_sample
 
 UPLOAD = "upload"
+COLLECTION_SIZE_HOW = ("On the Data page, upload the files with the collection size |D|, or "
+                       "say that the ground truth judges every item of each query.")
 DEFAULT_MEASURES = "AP,P@10,R@10,RR,nDCG@10,Rprec,Bpref"
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
@@ -116,7 +119,10 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
     try:
         return evaluate_source(source(), st.session_state["ties"],
                                ",".join(str(m) for m in measures), upload_store())
-    except InputError as exc:  # MeasureError included (e.g. TN without |D|)
+    except CollectionSizeNeeded as exc:
+        st.error(md(exc) + ". " + COLLECTION_SIZE_HOW)
+        return None
+    except InputError as exc:  # MeasureError included
         st.error(md(exc))
         return None
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Sequence
 
-from .errors import InputError
+from .errors import CollectionSizeNeeded, InputError
 from .evaluate import AGGREGATES, EvaluationResult, evaluate, tie_range
 from .loaders import load_run, run_name
 from .loaders.annotations import load_taxonomy
@@ -24,7 +24,7 @@ from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_toge
 from . import provenance
 from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
 from .provenance import comment_lines
-from .ranking import ALL_TIE_POLICIES, TIE_ALIASES, judge
+from .ranking import ALL_TIE_POLICIES, JUDGED, TIE_ALIASES, judge
 from .registry import parse_measure, parse_measures
 from .streaming import parse_memory
 from .stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
@@ -37,6 +37,10 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, as for any bad input
         sys.stderr.write(f"error: {message} (see {self.prog} -h)\n")
         raise SystemExit(2)
+
+
+def _collection_size(text: str) -> int | str:
+    return JUDGED if text == JUDGED else _positive_int(text)
 
 
 def _positive_int(text: str) -> int:
@@ -66,8 +70,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "expected = each measure's exact mean over every order of the tied "
                              "items (McSherry & Najork 2008; 'measures' says which measures "
                              "support it)")
-    parser.add_argument("--collection-size", type=_positive_int, default=None, metavar="N",
-                        help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC")
+    parser.add_argument("--collection-size", type=_collection_size, default=None,
+                        metavar="N|judged",
+                        help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC: a number "
+                             "for every query, or 'judged' when the ground truth judges every "
+                             "item of each query's collection (|D_q| = the items judged for q)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -619,6 +626,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _no_huge_pages()
     try:
         return run(argv)
+    except CollectionSizeNeeded as exc:
+        sys.stderr.write(f"error: {exc}: give it with --collection-size N, or --collection-size "
+                         f"judged when the ground truth judges every item of each query\n")
+        return 2
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import MeasureError
+from .errors import CollectionSizeNeeded
 from .judged import JudgedRanking
 from .measures.common import divide, f_measure, per_query_count, relevant_hits
 # interpolated precision is the IPrec@r measure's, the one implementation; the curves read it too
@@ -76,10 +76,10 @@ class RocCurve:
 
 
 def _negatives(j: JudgedRanking, threshold: int) -> np.ndarray:
-    if j.collection_size is None:
-        raise MeasureError("the ROC curve needs the collection size |D|, which this data does "
-                           "not give")
-    return j.collection_size - j.num_relevant(threshold)
+    if j.collection_sizes is None:
+        raise CollectionSizeNeeded("the ROC curve needs the collection size |D|, which this "
+                                   "data does not give")
+    return j.collection_sizes - j.num_relevant(threshold)
 
 
 def roc_curve(j: JudgedRanking, query: int, threshold: int = 1) -> RocCurve:

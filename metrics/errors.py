@@ -35,3 +35,8 @@ class InputError(ValueError):
 
 class MeasureError(InputError):
     """An unknown measure name, a bad parameter or a cutoff the measure does not take."""
+
+
+class CollectionSizeNeeded(MeasureError):
+    """A measure or curve needs |D| and the data does not give it: the command line and the app
+    each add how to give it there."""

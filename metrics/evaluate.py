@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import measures  # noqa: F401  (registers the measures)
-from .errors import MeasureError
+from .errors import CollectionSizeNeeded, MeasureError
 from .judged import JudgedRanking, TieReport
 from .registry import Measure, alias_note, parse_measure, parse_measures
 from .tie_aware import TIE_AWARE_POLICIES, reordered
@@ -155,9 +155,9 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
     results = {}
     for measure in parsed:
         definition = measure.definition
-        if definition.needs_collection_size and judged.collection_size is None:
-            raise MeasureError(f"{measure} needs the collection size |D|, which this data does "
-                               f"not give (on the command line: --collection-size N)")
+        if definition.needs_collection_size and judged.collection_sizes is None:
+            raise CollectionSizeNeeded(f"{measure} needs the collection size |D|, which this "
+                                       f"data does not give")
         if judged.tie_policy == "expected" and not definition.expected:
             raise MeasureError(f"{measure}: --ties expected has no exact mean over the orderings "
                                f"of tied items for {definition.name} (no closed form and no "

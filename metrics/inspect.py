@@ -32,9 +32,20 @@ def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, obje
         "relevant items retrieved": int((judged.hit_grades >= max(threshold, 1)).sum()),
         "unjudged items retrieved": unjudged,
         "highest grade": judged.max_grade,
-        "collection size |D|": judged.collection_size if judged.collection_size else "unknown",
+        "collection size |D|": collection_size_text(judged),
         "score ties": judged.ties.describe(),
     }
+
+
+def collection_size_text(judged: JudgedRanking) -> str:
+    """|D| as the summary shows it: one number, the range of per-query sizes, or "unknown"."""
+    sizes = judged.collection_sizes
+    if sizes is None:
+        return "unknown"
+    if not len(sizes):
+        return "-"
+    low, high = int(sizes.min()), int(sizes.max())
+    return str(low) if low == high else f"{low} to {high} (one per query)"
 
 
 def query_table(judged: JudgedRanking, query: int, threshold: int = 1, first: int = 0,

@@ -6,7 +6,10 @@ Its size follows the input, never queries × the longest list. Per query it hold
 * every *judged* item the list retrieved, as its 1-based rank and its grade, in ragged arrays with
   offsets (CSR): query q's hits are ``hit_ranks[offsets[q]:offsets[q + 1]]``, ranks ascending;
 * the ground truth's grade counts (:class:`GradeCounts`), so R_q counts relevant items that were
-  not retrieved.
+  not retrieved;
+* when known, the size |D_q| of the collection the query was ranked against
+  (``collection_sizes``): one number for a whole dataset, or one per query where each query has a
+  collection of its own (FMP's two toy examples, of 10 and 8 documents).
 
 Where items tie in score, each hit may also carry its *tie group* (``hit_tie_first``, the rank of
 the group's first item, and ``hit_tie_size``, its number of items; None when no hit ties): the
@@ -151,7 +154,7 @@ class JudgedRanking:
     hit_grades: np.ndarray
     truth_grades: GradeCounts
     unlisted_judged: bool = False
-    collection_size: int | None = None
+    collection_sizes: np.ndarray | None = None   # |D_q| per query (an int given is broadcast)
     warnings: tuple[str, ...] = field(default=())
     name: str = "run"
     ties: TieReport = field(default_factory=TieReport)
@@ -162,6 +165,12 @@ class JudgedRanking:
     hit_tie_size: np.ndarray | None = None    # items in each hit's tie group (1: no tie)
     tie_policy: str = "stable"   # "expected": measures take the mean over tie orderings
     truth: GroundTruth | None = None    # the judgements with their item ids, for display only
+
+    def __post_init__(self):
+        if self.collection_sizes is not None:
+            sizes = np.broadcast_to(np.asarray(self.collection_sizes, dtype=np.int64),
+                                    (len(self.query_ids),))
+            object.__setattr__(self, "collection_sizes", sizes)
 
     @classmethod
     def from_hits(cls, query_ids, lengths, hit_query, hit_ranks, hit_grades,
@@ -193,6 +202,10 @@ class JudgedRanking:
     @property
     def num_queries(self) -> int:
         return len(self.query_ids)
+
+    def collection_size(self, query: int) -> int | None:
+        """|D_q| of one query, None when unknown."""
+        return None if self.collection_sizes is None else int(self.collection_sizes[query])
 
     @property
     def max_grade(self) -> int:
@@ -262,6 +275,8 @@ class JudgedRanking:
                        offsets=np.r_[0, np.cumsum(sizes)].astype(np.int64),
                        hit_ranks=self.hit_ranks[take], hit_grades=self.hit_grades[take],
                        truth_grades=self.truth_grades.take(rows), query_rows=source_rows,
+                       collection_sizes=(None if self.collection_sizes is None
+                                         else self.collection_sizes[rows]),
                        hit_tie_first=self.hit_tie_first[take] if tied else None,
                        hit_tie_size=self.hit_tie_size[take] if tied else None)
 
@@ -320,4 +335,4 @@ class JudgedRanking:
         ids = np.asarray(query_ids if query_ids is not None else
                          [f"A{i + 1}" for i in range(len(lists))], dtype=object)
         return cls.from_hits(ids, lengths, query, ranks, grades, counts,
-                             collection_size=collection_size, name=name)
+                             collection_sizes=collection_size, name=name)

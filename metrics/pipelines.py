@@ -47,12 +47,13 @@ def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B
 
 
 def judge_run_file(run: Source, truth: GroundTruth, ties: str = "stable",
-                   collection_size: int | None = None, name: str | None = None) -> JudgedRanking:
+                   collection_size: int | str | None = None,
+                   name: str | None = None) -> JudgedRanking:
     return judge(load_run(run, name), truth, ties, collection_size)
 
 
 def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance: bool = False,
-                 collection_size: int | None = None, matrix_name: str | None = None,
+                 collection_size: int | str | None = None, matrix_name: str | None = None,
                  labels_name: str | None = None, progress: Progress | None = None,
                  keep_lists: bool = True, cluster=None) -> JudgedRanking:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
@@ -72,7 +73,7 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
-                     ties: str = "stable", collection_size: int | None = None,
+                     ties: str = "stable", collection_size: int | str | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
                      keep_lists: bool = True, cluster=None) -> JudgedRanking:
@@ -131,7 +132,7 @@ UPLOAD_KINDS = {
 
 
 def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: str = "stable",
-                 collection_size: int | None = None, distance: bool = False,
+                 collection_size: int | str | None = None, distance: bool = False,
                  similarity_kind: str = "cosine") -> dict[str, JudgedRanking]:
     """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system.
 

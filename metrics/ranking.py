@@ -324,10 +324,42 @@ class RunLists:
         return self.items.take(self.rows[at]), scores
 
 
+JUDGED = "judged"   # collection_size: |D_q| is the number of items the truth judges for q
+
+
+def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
+    """|D| per query (or one number, or None when unknown); see :func:`judge`."""
+    if given is None:
+        if truth.unlisted_judged and truth.candidates is not None:
+            return truth.candidates
+        return None
+    if given != JUDGED:
+        return given
+    if truth.unlisted_judged:   # labels and taxonomies judge the whole collection already
+        return truth.candidates
+    judged_hits = np.bincount(row_query[found], minlength=len(lengths))
+    unjudged = np.flatnonzero(judged_hits < lengths)
+    if len(unjudged):
+        query = int(unjudged[0])
+        listed = np.zeros(len(row_query), dtype=bool)
+        listed[found] = True
+        row = rows[np.flatnonzero(~listed & (row_query == query))[0]]
+        raise InputError(f"query {truth.query_ids[query]!r} retrieves item "
+                         f"{ranked.items.take(np.array([row]))[0]!r}, which the ground truth does "
+                         f"not judge; a collection size of 'judged' needs every retrieved item "
+                         f"judged (give |D| as a number instead)", source=ranked.name)
+    return np.bincount(truth.pair_query, minlength=len(truth.query_ids))
+
+
 def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
-          collection_size: int | None = None, warn_self: bool = True,
+          collection_size: int | str | None = None, warn_self: bool = True,
           keep_lists: bool = True) -> JudgedRanking:
     """Rank a run and look every ranked item up in the ground truth.
+
+    ``collection_size`` is |D| for every query, or ``"judged"`` when the ground truth judges every
+    item of each query's collection, so |D_q| is the number of items judged for q (FMP's toy
+    examples: 10 and 8); then every retrieved item must be judged. Without it, a truth that judges
+    the whole collection (labels, a taxonomy) gives each query's number of candidates.
 
     Evaluated queries are the ground truth's; a truth query the run lacks gets an empty list, a run
     query the truth lacks is left out — both with a warning and a count. Only the judged items
@@ -385,22 +417,23 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
         return row - start[q[row]]
 
     report, hit_tie_first, hit_tie_size = tie_report(q, scores, ranked.ties, position_of, found)
-    if collection_size is None and truth.unlisted_judged and truth.candidates is not None \
-            and len(truth.candidates):
-        collection_size = int(truth.candidates.max())
     counts = truth.grade_counts()
+    collection_size = _collection_sizes(collection_size, truth, lengths, found, q, rows,
+                                        ranked)
     if collection_size is not None:
         too_small = (lengths > collection_size) | (counts.at_least(1) > collection_size)
         if too_small.any():
-            raise InputError(f"collection size {collection_size} is smaller than query "
-                             f"{truth.query_ids[np.flatnonzero(too_small)[0]]!r}'s list or its "
-                             f"relevant items; give the real number of items in the collection")
+            bad = int(np.flatnonzero(too_small)[0])
+            size = np.broadcast_to(collection_size, too_small.shape)[bad]
+            raise InputError(f"collection size {size} is smaller than query "
+                             f"{truth.query_ids[bad]!r}'s list or its relevant items; give the "
+                             f"real number of items in the collection")
     lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
     judged = JudgedRanking.from_hits(
         truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
         truth.pair_grade[at], counts, None if hit_tie_first is None else hit_tie_first + 1,
         hit_tie_size, unlisted_judged=truth.unlisted_judged,
-        collection_size=collection_size, warnings=tuple(warnings), name=ranked.name,
+        collection_sizes=collection_size, warnings=tuple(warnings), name=ranked.name,
         ties=report, run_only_queries=int(run_only.sum()), lists=lists,
         truth=truth if keep_lists else None)
     return apply_policy(judged, ties)

@@ -13,6 +13,7 @@ from .answer_sets import judged_answer_sets
 from .loaders import load_qrels, load_taxonomy
 from .judged import JudgedRanking
 from .pipelines import judge_embeddings, judge_matrix, judge_run_file
+from .ranking import JUDGED
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -26,9 +27,9 @@ class Sample:
     texts: str | None = None   # a CSV (query_id,text) of the queries' text, under SAMPLE_DIR
 
 
-def _fmp(ties):
+def _fmp(ties):   # every document of each toy is judged: |D| is 10 and 8
     d = SAMPLE_DIR / "fmp"
-    return {"fmp": judge_run_file(d / "toys.run", load_qrels(d / "toys.qrels"), ties)}
+    return {"fmp": judge_run_file(d / "toys.run", load_qrels(d / "toys.qrels"), ties, JUDGED)}
 
 
 def _serra(ties):

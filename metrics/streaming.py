@@ -34,7 +34,7 @@ from .allvsall import Cliques, relevant_ranks
 from .errors import InputError
 from .judged import GradeCounts, JudgedRanking, TieReport
 from .model import GroundTruth
-from .ranking import check_policy, ordering_policy, policy_scores, tie_keys
+from .ranking import JUDGED, check_policy, ordering_policy, policy_scores, tie_keys
 from .tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
@@ -251,7 +251,7 @@ def count_block(scores, keys: np.ndarray, ties: str, larger_is_better: bool, row
 
 
 def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = "stable",
-                   larger_is_better: bool = True, collection_size: int | None = None,
+                   larger_is_better: bool = True, collection_size: int | str | None = None,
                    name: str = "run", memory: int | None = None,
                    progress: Progress | None = None, keep_lists: bool = True,
                    cluster=None) -> JudgedRanking:
@@ -264,6 +264,10 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.
     """
     check_policy(ties)
+    if collection_size == JUDGED:
+        raise InputError("a collection size of 'judged' is for runs: every query here is ranked "
+                         "against all the items, so |D| is their number (leave it out, or give "
+                         "a number)")
     tie_aware, ties = ties, ordering_policy(ties)
     query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
@@ -323,7 +327,8 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
              if keep_lists else None)
     judged = JudgedRanking.from_hits(
         truth.query_ids, lengths, pair_query, 1 + better + tied_first, pair_grade,
-        truth.grade_counts(), 1 + better, size, collection_size=collection_size or n_items,
+        truth.grade_counts(), 1 + better, size,
+        collection_sizes=n_items if collection_size is None else collection_size,
         warnings=tuple(warnings), name=name, ties=_tie_report(pair_query, better, size),
         run_only_queries=run_only, lists=lists, truth=truth if keep_lists else None)
     return apply_policy(judged, tie_aware)
@@ -341,7 +346,7 @@ def clique_grade_counts(cliques: Cliques) -> GradeCounts:
 
 
 def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
-                     larger_is_better: bool = True, collection_size: int | None = None,
+                     larger_is_better: bool = True, collection_size: int | str | None = None,
                      name: str = "run", source: str = "matrix", truth_name: str = "labels",
                      progress: Progress | None = None, keep_lists: bool = True,
                      cluster=None) -> JudgedRanking:
@@ -358,7 +363,8 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     n = len(item_ids)
     if len(set(item_ids)) != n:
         raise InputError("an item id appears twice in the labels", source=truth_name)
-    size = collection_size if collection_size is not None else n - 1
+    # labels judge the whole collection, so 'judged' is the N − 1 others as well
+    size = n - 1 if collection_size in (None, JUDGED) else collection_size
     if size < n - 1:
         raise InputError(f"collection size {size} is smaller than the {n - 1} items each query is "
                          f"ranked against; give the real number of items in the collection")
@@ -367,7 +373,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     judged = JudgedRanking.from_hits(
         item_ids, np.full(n, max(n - 1, 0)), query, counted.rank,
         np.ones(len(query), dtype=np.int64), clique_grade_counts(cliques), counted.better + 1,
-        counted.tie_size, unlisted_judged=True, collection_size=size, name=name,
+        counted.tie_size, unlisted_judged=True, collection_sizes=size, name=name,
         ties=_tie_report(query, counted.better, counted.tie_size), lists=lists,
         truth=GroundTruth.from_labels(item_ids, labels, name=truth_name) if keep_lists else None)
     return apply_policy(judged, tie_aware)

@@ -6,7 +6,7 @@ import streamlit as st
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import bound, rankings
+from dashboard.state import COLLECTION_SIZE_HOW, bound, rankings
 from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                             mean_interpolated_precision, mean_lift, mean_roc, rank_curves,
                             roc_auc, roc_curve)
@@ -107,10 +107,10 @@ with lift_tab:
                "towards (0, 1), the better.")
 
 with roc_tab:
-    missing = [s for s in systems if data[s].collection_size is None]
+    missing = [s for s in systems if data[s].collection_sizes is None]
     if missing:
         st.info("ROC needs the collection size |D|, which is unknown for "
-                + md(", ".join(missing)) + ". Upload the data with a collection size.")
+                + md(", ".join(missing)) + ". " + COLLECTION_SIZE_HOW)
     lines, roc_means = {}, {}
     aucs = st.columns(max(len(systems) - len(missing), 1))
     for system, subset in subsets.items():

@@ -14,6 +14,7 @@ from dashboard.tables import csv_bytes, number_columns
 from metrics import InputError
 from metrics.inspect import dataset_summary
 from metrics.pipelines import UPLOAD_KINDS
+from metrics.ranking import JUDGED
 from metrics.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
@@ -45,8 +46,10 @@ def use_upload() -> None:
             digest = hashlib.sha256(content).hexdigest()
             store[digest] = content
             files.append((role, f.name, digest))
-    size = st.session_state.get("upload_collection_size") or None
-    candidate = ("upload", kind, tuple(files), int(size) if size else None,
+    size = st.session_state.get("upload_collection_size")
+    size = (JUDGED if kind == "runs+qrels" and st.session_state.get("upload_all_judged")
+            else int(size) if size else None)
+    candidate = ("upload", kind, tuple(files), size,
                  bool(st.session_state.get("upload_distance")),
                  st.session_state.get("upload_similarity", "cosine"))
     try:
@@ -74,7 +77,12 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
             st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
         left, right = st.columns(2)
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
-                          min_value=0, step=1, key="upload_collection_size")
+                          min_value=0, step=1, key="upload_collection_size",
+                          disabled=bool(st.session_state.get("upload_all_judged"))
+                          and kind == "runs+qrels")
+        if kind == "runs+qrels":
+            left.checkbox("The ground truth judges every item of each query (|D| of a query = "
+                          "its judged items)", key="upload_all_judged")
         if kind == "matrices+labels":
             right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
         if kind == "embeddings+qrels":

@@ -96,6 +96,6 @@ st.subheader(f"At cutoff K = {k}")
 top = query_table(judged, q, threshold, 0, k, curves)
 grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
 for worked in worked_measures(top["χ"].to_numpy(), grades, r_q, k, ideal_grades(judged, q),
-                              confusion_at(judged, q, k, threshold), judged.collection_size):
+                              confusion_at(judged, q, k, threshold), judged.collection_size(q)):
     st.latex(stacked(worked.latex))
     st.caption(worked.rewards)

@@ -78,10 +78,11 @@ def _confusion(at):
 def test_k_slider_drives_the_confusion_matrix():
     # FMP toy 1 (query toy1): relevant at ranks 1, 2, 4, 8 of 10
     at = app("pages/explorer.py", sample="fmp", query="toy1")
+    # every document of the toy is judged, so |D| = 10: TN = |D| − K − FN
     at.slider(key="cutoff_slider").set_value(4).run()
-    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = 5"]]
     at.slider(key="cutoff_slider").set_value(8).run()
-    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
+    assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = 2"]]
     latex = " ".join(m.value for m in at.latex)
     assert r"P@8 &= \frac{TP}{K} \\ &= \frac{4}{8} = 0.5" in latex
 
@@ -134,6 +135,52 @@ def test_bad_upload_shows_an_error():
         shown = [e.value.replace("\\", "") for e in at.error]   # as rendered: escapes dropped
         assert any("bad.run, line 1, column 'score': score 'high' is not a number" in text
                    for text in shown), page
+
+
+def _small_upload(collection_size):
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = b"".join(f"q1 0 d{i} {int(i == 2)}\n".encode() for i in range(1, 7))
+    return ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
+            collection_size, False, "cosine")
+
+
+def test_an_upload_without_collection_size_says_where_to_give_it():
+    at = app("pages/data.py", upload=_small_upload(None), sample="upload", measures="TN@3")
+    assert not at.exception
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert "TN@3 needs the collection size |D|" in shown and "On the Data page" in shown
+    assert "--collection-size" not in shown                # the app names its own control
+    curves = app("pages/curves.py", upload=_small_upload(None), sample="upload")
+    info = " ".join(i.value for i in curves.info)
+    assert "ROC needs the collection size |D|" in info and "--collection-size" not in info
+    explorer = app("pages/explorer.py", upload=_small_upload(None), sample="upload", cutoff=3)
+    assert _confusion(explorer) == [["TP = 1", "FN = 0"], ["FP = 2", "TN = ?<br>(|D| unknown)"]]
+
+
+def test_an_upload_whose_qrels_judge_every_item_has_its_collection_size():
+    # six documents judged, d2 relevant, five retrieved: at K = 3 TN = 6 − 3 − 0 = 3
+    at = app("pages/data.py", upload=_small_upload("judged"), sample="upload",
+             measures="TN@3,Accuracy@3")
+    assert not at.exception and not at.error
+    table = at.dataframe[1].value.set_index("system")
+    assert table.loc["mine", "TN@3"] == 3
+    assert table.loc["mine", "Accuracy@3"] == pytest.approx(4 / 6)
+    summary = at.dataframe[0].value
+    assert summary.loc["collection size |D|", "mine"] == "6"
+
+
+def test_fmp_curves_draw_roc_with_each_toys_collection():
+    import json
+
+    at = app("pages/curves.py", sample="fmp")
+    assert not at.exception and not at.error
+    assert not [i.value for i in at.info if "collection size" in i.value]
+    roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+           if "ROC along the ranking" in c.proto.spec][0]
+    names = " ".join(str(t.get("name")) for t in roc["data"])
+    # toy1: relevant at 1, 2, 4, 8 of 10, six negatives: (6 + 6 + 5 + 2)/(4·6) = 19/24;
+    # toy2: relevant at 2, 3, 5, 6 of 8, four negatives: (3 + 3 + 2 + 2)/(4·4) = 10/16
+    assert f"AUC {19 / 24:.3f}" in names and f"AUC {10 / 16:.3f}" in names, names
 
 
 def test_good_upload_is_evaluated():
@@ -521,7 +568,7 @@ def test_teaching_mode_steps_through_the_ranking():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics == {"χ(r), r = 4": "1", "TP(r), r = 4": "3", "P(r), r = 4": "0.750",
                        "R(r), r = 4": "0.750", "F(r), r = 4": "0.750"}
-    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = ?<br>(|D| unknown)"]]
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = 5"]]    # |D| = 10
     window = _frames_with(at, "in top K")[0]
     assert 4 in window["rank"].tolist() and len(window) == 7
     assert window.set_index("rank")["in top K"].to_dict()[4] == "✓"
@@ -529,7 +576,7 @@ def test_teaching_mode_steps_through_the_ranking():
     at.number_input(key="teach_rank_box").set_value(7).run()
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["P(r), r = 7"] == "0.429" and metrics["χ(r), r = 7"] == "0"   # 3/7
-    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 4", "TN = ?<br>(|D| unknown)"]]
+    assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 4", "TN = 2"]]
     pr = [c for c in at.get("plotly_chart") if '"PR curve of toy1' in c.proto.spec][0]
     traces = {t.get("name"): t for t in __import__("json").loads(pr.proto.spec)["data"]}
     assert _values(traces["rank r = 7"]["x"]) == [0.75]

@@ -68,7 +68,7 @@ def test_worked_formulas_agree_with_the_engine(query, k):
     counts = confusion_at(judged, query, k)
     worked = {w.name: w for w in worked_measures(
         table["χ"].to_numpy(), one.dense_grades(0)[0], int(one.num_relevant()[0]), k,
-        ideal_grades(one, 0), counts, judged.collection_size)}
+        ideal_grades(one, 0), counts, judged.collection_size(query))}
     engine = evaluate(one, f"P@{k},R@{k},F@{k},AP@{k},RR@{k},nDCG@{k},Accuracy@{k},"
                            f"Specificity@{k},Fallout@{k}").aggregate()
     for name, value in engine.items():

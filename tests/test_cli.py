@@ -155,6 +155,39 @@ def test_evaluate_embeddings(tmp_path):
     assert code == 2 and "dimension 2" in err
 
 
+def test_collection_size_per_query_from_complete_qrels(tmp_path):
+    fmp = ROOT / "sample_data" / "fmp"
+    code, out, err = cli("evaluate", fmp / "toys.run", fmp / "toys.qrels", "-m", "TN@4,Accuracy@4",
+                         "--collection-size", "judged", "-f", "json", "--per-query")
+    assert code == 0, err
+    # toy1: 10 documents, relevant at ranks 1, 2, 4, 8 -> TP 3, FP 1, FN 1, TN 10 − 4 − 1 = 5;
+    # toy2: 8 documents, relevant at ranks 2, 3, 5, 6 -> TP 2, FP 2, FN 2, TN 8 − 4 − 2 = 2
+    assert json.loads(out)["per_query"] == {"toy1": {"TN@4": 5.0, "Accuracy@4": 0.8},
+                                            "toy2": {"TN@4": 2.0, "Accuracy@4": 0.5}}
+    code, _, err = cli("evaluate", fmp / "toys.run", fmp / "toys.qrels", "-m", "TN@4")
+    assert code == 2 and err.count("\n") == 1
+    assert "TN@4 needs the collection size |D|" in err and "--collection-size" in err
+    partial = tmp_path / "partial.qrels"
+    partial.write_text("".join(line for line in (fmp / "toys.qrels").read_text().splitlines(True)
+                               if line.split()[2] != "6"))
+    code, _, err = cli("evaluate", fmp / "toys.run", partial, "-m", "TN@4",
+                       "--collection-size", "judged")
+    assert code == 2 and err.count("\n") == 1
+    assert "query 'toy1' retrieves item '6', which the ground truth does not judge" in err
+
+
+def test_collection_size_judged_is_refused_for_embeddings(tmp_path):
+    np.save(tmp_path / "q.npy", np.array([[1.0, 0.0]]))
+    np.save(tmp_path / "d.npy", np.array([[0.9, 0.1], [0.1, 0.9]]))
+    (tmp_path / "qids.txt").write_text("q1\n")
+    (tmp_path / "dids.txt").write_text("d1\nd2\n")
+    (tmp_path / "qrels.csv").write_text("query_id,item_id,relevance\nq1,d1,1\nq1,d2,0\n")
+    code, _, err = cli("evaluate-embeddings", tmp_path / "q.npy", tmp_path / "qids.txt",
+                       tmp_path / "d.npy", tmp_path / "dids.txt", tmp_path / "qrels.csv",
+                       "-m", "TN@1", "--collection-size", "judged")
+    assert code == 2 and "'judged' is for runs" in err
+
+
 def test_compare_json(tmp_path, files):
     run, qrels = files
     better = tmp_path / "better.run"

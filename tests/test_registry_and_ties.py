@@ -125,7 +125,7 @@ def test_matrix_excludes_the_query_and_breaks_ties():
     assert trec.ranked_list(0)[0].tolist() == ["y", "x", "z"]
     assert judged.dense_grades(0)[0].tolist() == [0, 1, 0]
     assert trec.dense_grades(0)[0].tolist() == [1, 0, 0]
-    assert judged.collection_size == 3
+    assert judged.collection_sizes.tolist() == [3, 3, 3, 3]
     assert evaluate(judged, "FirstRank").results["FirstRank"].values.tolist() == [2, 1, 2, 1]
     distance = judge_all_vs_all(-scores, ids, labels, larger_is_better=False)
     for q in range(4):

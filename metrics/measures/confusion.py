@@ -24,7 +24,7 @@ def counts(j, cutoff, rel):
     tp = true_positives(j, rel, cutoff).astype(np.float64)
     fp = retrieved - tp
     fn = j.num_relevant(rel) - tp
-    tn = None if j.collection_size is None else j.collection_size - retrieved - fn
+    tn = None if j.collection_sizes is None else j.collection_sizes - retrieved - fn
     return tp, fp, fn, tn
 
 
@@ -55,7 +55,7 @@ _count(3, "TN", "non-relevant items not in the top k", "|D| − min(k, |A|) − 
 def accuracy(j, cutoff, rel=1):
     """Accuracy = (TP + TN)/|D|."""
     tp, _, _, tn = counts(j, cutoff, rel)
-    return (tp + tn) / j.collection_size
+    return (tp + tn) / j.collection_sizes
 
 
 @register("Sensitivity", meaning="true positive rate at k (= recall)",
