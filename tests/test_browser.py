@@ -146,15 +146,25 @@ def choose_sample(page, title):
     wait_for_app(page)
 
 
-def upload(page, run_path, qrels_path):
+def upload(page, run_path, qrels_path=None):
     """Choose the run, then the qrels right away (no wait for the first upload, as a quick
-    person or a script would), wait until both have arrived, and press the form's button."""
+    person or a script would), wait until both have arrived, and press the form's button.
+    Without ``qrels_path`` the qrels chosen before stays, and the run chosen before is removed
+    first (the run uploader takes several files: a new one is added to the old)."""
     if page.locator('[data-testid="stFileUploaderDropzoneInput"]').count() == 0:
         page.get_by_text("Upload your own runs and ground truth").click()
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     inputs.nth(0).wait_for(state="attached", timeout=30_000)
+    if qrels_path is None:
+        old_runs = page.locator('[data-testid="stFileUploader"]').first.locator(
+            '[data-testid="stFileChipDeleteBtn"]')
+        while old_runs.count():
+            old_runs.first.click()
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 1")
     inputs.nth(0).set_input_files(str(run_path))
-    inputs.nth(1).set_input_files(str(qrels_path))
+    if qrels_path is not None:
+        inputs.nth(1).set_input_files(str(qrels_path))
     # On a busy machine an upload can take longer than any fixed pause (the button is disabled
     # until then, but a click on a disabled button would wait for nothing)
     try:
