@@ -8,13 +8,16 @@ MB or a GB, so the dashboard keeps its datasets here instead. Rules:
 * after a value is stored, the least recently used values are evicted until the sizes sum to at
   most the budget;
 * a value larger than the whole budget is returned but not kept (keeping it would break the
-  budget; every use computes it again), and evicts nothing.
+  budget; every use computes it again), and evicts nothing;
+* after a value is stored, the memory freed by the computation and by the evictions is handed
+  back to the system (:func:`release_freed_memory`).
 
 No Streamlit here: the dashboard holds one instance per server process (dashboard/state.py).
 """
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from collections import OrderedDict
 from typing import Callable, Hashable
@@ -90,10 +93,22 @@ class MemoryBoundedCache:
         with self._lock:
             self._entries[key] = (value, size)
             total = sum(s for _, s in self._entries.values())
-            while total > self.budget:
-                _, (_, evicted) = self._entries.popitem(last=False)
-                total -= evicted
+            while total > self.budget:   # no reference to an evicted value is kept here
+                total -= self._entries.popitem(last=False)[1][1]
+        release_freed_memory()
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+def release_freed_memory() -> None:
+    """Hand memory that was freed back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing). glibc keeps freed blocks below its mmap threshold, which grows up to 32 MB as large
+    arrays are freed, in its per-thread arenas. Measured in a server taking twenty 50 MB uploads:
+    once the cache was full (0.93 GiB of datasets), resident memory still grew by about 50 MB
+    per upload, to 1.85 GiB; with this call after each stored dataset it stayed at 1.25 GiB."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):   # not glibc (macOS, musl): its allocator decides
+        pass
