@@ -135,3 +135,15 @@ def test_a_loaded_trec_run_is_counted_near_its_arrays():
     lists = judged.lists
     floor = lists.rows.nbytes + lists.scores.nbytes + 16 * len(lists.items)
     assert floor < judged.nbytes < floor + 2_000_000
+
+
+def test_the_budget_comes_from_the_environment_in_mebibytes(monkeypatch, capsys):
+    from dashboard.state import CACHE_BUDGET_VARIABLE, dataset_cache_budget
+
+    monkeypatch.delenv(CACHE_BUDGET_VARIABLE, raising=False)
+    assert dataset_cache_budget() == 1024 * 2**20
+    monkeypatch.setenv(CACHE_BUDGET_VARIABLE, "256")
+    assert dataset_cache_budget() == 256 * 2**20
+    monkeypatch.setenv(CACHE_BUDGET_VARIABLE, "a lot")
+    assert dataset_cache_budget() == 1024 * 2**20
+    assert "'a lot' is not a number of megabytes" in capsys.readouterr().err
