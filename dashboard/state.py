@@ -10,15 +10,19 @@ as an unhashed argument: hashing a 35 MB upload on every click would cost a thir
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 
 import pandas as pd
 import streamlit as st
 
 from dashboard.measure_picker import measure_picker
+from dashboard.memory_cache import MemoryBoundedCache
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.errors import CollectionSizeNeeded
 from metrics.evaluate import EvaluationResult, tie_moves
+from metrics.footprint import deep_nbytes
 from metrics.judged import JudgedRanking
 from metrics.pipelines import judge_upload
 from metrics.ranking import TIE_POLICIES
@@ -49,28 +53,64 @@ def source_title(key: str) -> str:
     return "Uploaded files" if key == UPLOAD else SAMPLES[key].title
 
 
-# cache_resource, not cache_data: cache_data hands every rerun a pickled copy, which for a
-# 1,000 × 1,000 run costs about a second per click; these objects are never modified, and the
-# key (the source tuple, holding the files' content) keeps different uploads apart.
-# Bounds: a judged dataset takes about four to six times its files' size in memory (a 32 MB run
-# of a million lines: 100–200 MB), so at most four are kept, each for an hour after its last
-# use; with the results and per-query caches below the server stays within the budget the
-# README gives (about 1.5 GB for 50 MB uploads).
-CACHE_TTL = 3600   # seconds
+# Loaded datasets are kept in a cache bounded by memory (dashboard/memory_cache.py), not
+# st.cache_resource, which bounds by count only: a dataset takes from a few kB to a GB. Not
+# st.cache_data either: it hands every rerun a pickled copy, which for a 1,000 × 1,000 run costs
+# about a second per click; these objects are never modified, and the key (the source tuple,
+# holding the files' content hashes) keeps different uploads apart.
+CACHE_TTL = 3600   # seconds, for the caches of results below (small beside the datasets)
+CACHE_BUDGET_VARIABLE = "METRICS_DASHBOARD_CACHE_MB"
+DEFAULT_CACHE_MB = 1024
 
 
-@st.cache_resource(show_spinner="Loading and ranking…", max_entries=4, ttl=CACHE_TTL)
-def load_source(src: tuple, ties: str, _store: dict | None = None) -> dict[str, JudgedRanking]:
+def dataset_cache_budget() -> int:
+    """Bytes the loaded datasets may hold together: ``METRICS_DASHBOARD_CACHE_MB`` megabytes
+    (MiB) when the environment sets it, else 1 GiB."""
+    given = os.environ.get(CACHE_BUDGET_VARIABLE, "").strip()
+    try:
+        megabytes = float(given) if given else DEFAULT_CACHE_MB
+    except ValueError:
+        megabytes = DEFAULT_CACHE_MB   # the server log says so once, at the cache's creation
+        print(f"{CACHE_BUDGET_VARIABLE}={given!r} is not a number of megabytes; "
+              f"using {DEFAULT_CACHE_MB}", file=sys.stderr)
+    return int(max(megabytes, 0) * 2**20)
+
+
+def dataset_bytes(data: dict[str, JudgedRanking]) -> int:
+    """A dataset's memory: its systems together (they share the truth, counted once)."""
+    return deep_nbytes(*data.values())
+
+
+@st.cache_resource(show_spinner=False)   # one per server process, kept across module reloads
+def dataset_cache() -> MemoryBoundedCache:
+    return MemoryBoundedCache(dataset_cache_budget(), dataset_bytes)
+
+
+def load_source(src: tuple, ties: str, store: dict | None = None) -> dict[str, JudgedRanking]:
+    """The judged rankings of a source under a tie policy, one per system, from the cache of
+    datasets (computed once per content, whichever session asks). ``store`` holds an upload's
+    bytes by digest; it is not part of the key."""
+    def compute() -> dict[str, JudgedRanking]:
+        with st.spinner("Loading and ranking…"):
+            return _load(src, ties, store)
+
+    return dataset_cache().get((src, ties), compute)
+
+
+def _load(src: tuple, ties: str, store: dict | None) -> dict[str, JudgedRanking]:
     if src[0] == "sample":
         return load_sample(src[1], ties)
     _, kind, files, collection_size, distance, similarity = src
     grouped: dict[str, list[tuple[str, bytes]]] = {}
-    for role, name, content in files:  # content: the bytes, or their digest in _store
-        data = content if isinstance(content, bytes) else (_store or {})[content]
+    for role, name, content in files:  # content: the bytes, or their digest in store
+        data = content if isinstance(content, bytes) else (store or {})[content]
         grouped.setdefault(role, []).append((name, data))
     return judge_upload(kind, grouped, ties, collection_size, distance, similarity)
 
 
+# The caches below are keyed by the source too but hold only what they computed (means,
+# per-query values, one query's curves or failure report), never a judged ranking: a dataset the
+# cache above evicts is freed, and asked for again it is loaded again.
 @st.cache_resource(show_spinner="Evaluating…", max_entries=32, ttl=CACHE_TTL)
 def evaluate_source(src: tuple, ties: str, measures: str,
                     _store: dict | None = None) -> dict[str, EvaluationResult]:

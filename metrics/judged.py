@@ -212,6 +212,16 @@ class JudgedRanking:
         """The highest grade of the whole ground truth."""
         return self.truth_grades.max_grade
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of memory the ranking holds: its arrays, the grade counts, and the lists and
+        truth it keeps for display (ids, scores, the upload's bytes they are read from), each
+        buffer once (:func:`metrics.footprint.deep_nbytes`; derived arrays cached so far
+        included). A dataset's systems share their truth: measure them together with
+        ``deep_nbytes(*systems)``."""
+        from .footprint import deep_nbytes
+        return deep_nbytes(self)
+
     @cached_property
     def hit_query(self) -> np.ndarray:
         """The query index of every hit."""

@@ -64,15 +64,17 @@ def use_upload() -> None:
 
 
 st.title("Data")
-# A switch and a bordered box, not st.expander: a file chosen in one uploader while another's
-# upload was still running was sometimes dropped from the page (and from the uploader's value)
-# when the uploaders sat in an expander, which redraws its contents (about one upload pair in
-# ten in a browser test, none in twenty without the expander; the file itself had arrived).
+# The uploaders sit in a form: a file chosen there reaches the server at once but starts no
+# rerun, and the form's button (which Streamlit keeps disabled while an upload is in progress)
+# hands all of them over in one run. Without the form each upload reran the script, and a file
+# chosen in the second uploader while the first one's rerun redrew the page was sometimes
+# dropped from the page and from the uploader's value (about one pair in twenty; the file had
+# arrived).
 st.session_state.setdefault("show_upload", st.session_state["sample"] == UPLOAD)
 if st.toggle("Upload your own runs and ground truth", key="show_upload"):
-    with st.container(border=True):
-        kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
-                        key="upload_kind", horizontal=True)
+    kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
+                    key="upload_kind", horizontal=True)
+    with st.form("upload_form"):
         for role, label, many in ROLES[kind]:
             st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
         left, right = st.columns(2)
@@ -87,9 +89,9 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
             right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
         if kind == "embeddings+qrels":
             right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
-        st.button("Evaluate these files", on_click=use_upload, type="primary")
-        if "upload_error" in st.session_state:
-            st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
+        st.form_submit_button("Evaluate these files", on_click=use_upload, type="primary")
+    if "upload_error" in st.session_state:
+        st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
 
 st.subheader(source_title(st.session_state["sample"]))
 data = rankings()
