@@ -79,12 +79,11 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
             st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
         left, right = st.columns(2)
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
-                          min_value=0, step=1, key="upload_collection_size",
-                          disabled=bool(st.session_state.get("upload_all_judged"))
-                          and kind == "runs+qrels")
-        if kind == "runs+qrels":
-            left.checkbox("The ground truth judges every item of each query (|D| of a query = "
-                          "its judged items)", key="upload_all_judged")
+                          min_value=0, step=1, key="upload_collection_size")
+        if kind == "runs+qrels":   # in a form nothing reruns on a tick: say which one wins
+            left.checkbox("The ground truth judges every item of each query: |D| of a query is "
+                          "its judged items (instead of the number above)",
+                          key="upload_all_judged")
         if kind == "matrices+labels":
             right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
         if kind == "embeddings+qrels":
