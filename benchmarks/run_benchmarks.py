@@ -222,19 +222,23 @@ def job_dashboard(run, qrels, out):
 # held (polled at every animation frame, so drawing is included).
 BENCH_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
-  const b = window.__bench = {armed: false, t0: null, t1: null, ran: false};
+  const b = window.__bench = {armed: false, t0: null, t1: null, ran: false, started: null,
+                              ended: null};
   const action = () => { if (b.armed && b.t0 === null) b.t0 = performance.now(); };
   document.addEventListener('pointerdown', action, true);
   document.addEventListener('keydown', action, true);
   new MutationObserver(records => {
     if (b.t0 === null) return;
+    const now = performance.now(), state = app.getAttribute('data-test-script-state');
+    if (state !== 'notRunning' && b.started === null) b.started = now;
+    if (state === 'notRunning') b.ended = now;
     for (const r of records)
-      if (r.oldValue !== 'notRunning' || app.getAttribute(r.attributeName) !== 'notRunning')
-        b.ran = true;
+      if (r.oldValue !== 'notRunning' || state !== 'notRunning') b.ran = true;
   }).observe(app, {attributes: true, attributeOldValue: true,
                    attributeFilter: ['data-test-script-state']});
 }"""
-ARM_JS = "() => Object.assign(window.__bench, {armed: true, t0: null, t1: null, ran: false})"
+ARM_JS = ("() => Object.assign(window.__bench, {armed: true, t0: null, t1: null, ran: false, "
+          "started: null, ended: null})")
 # shown(...) helpers for the conditions: plotly titles (drawn SVG text), the main column's text,
 # a selectbox's shown value found by its label
 DONE_JS = """([kind, arg]) => {
@@ -393,13 +397,18 @@ def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: 
         page.evaluate(ARM_JS)
         act()
         page.wait_for_function(DONE_JS, arg=[kind, arg], polling="raf", timeout=120_000)
-        t = page.evaluate("() => window.__bench.t1 - window.__bench.t0") / 1000
+        b = page.evaluate("() => window.__bench")
+        phases[kind].append([(b["started"] - b["t0"]) / 1000, (b["ended"] - b["started"]) / 1000,
+                             (b["t1"] - b["ended"]) / 1000])
         page.wait_for_timeout(300)   # let any follow-up (the URL's update) settle
-        return t
+        return (b["t1"] - b["t0"]) / 1000
 
     systems = [run_a.name.split(".")[0], run_b.name.split(".")[0]]   # names of the runs' files
     measures = ["P@10", "RR", "nDCG@10", "AP", "R@10", "Rprec", "Bpref"]
     times: dict[str, list[float]] = {"query": [], "cutoff": [], "system": [], "sort": []}
+    # each time in three parts: until the browser sees the rerun start, the rerun (script
+    # state running), after it until the new state is drawn
+    phases: dict[str, list[list[float]]] = {kind: [] for kind in times}
     for i in range(repeats):
         selectbox("Query").click()
         option = page.get_by_role("option").nth(1 + i % 5)
@@ -418,7 +427,7 @@ def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: 
         selectbox("Sort queries by").click()
         times["sort"].append(timed_action(
             page.get_by_role("option", name=measure, exact=True).click, "sort", measure))
-    return {"evaluated": evaluated, "opened": opened, "times": times}
+    return {"evaluated": evaluated, "opened": opened, "times": times, "phases": phases}
 
 def job_floor_embeddings(truth_kind, queries, query_ids, items, item_ids, truth):
     """The floor of W5/W6: NumPy only (plus the standard library). Memory-maps the arrays,
