@@ -15,6 +15,7 @@ from .colours import (HIGHLIGHT_TEXT, LOSS_COLOUR, MEAN_COLOUR, MUTED_COLOUR, PA
                       REFERENCE_COLOUR, TIE_COLOUR, WIN_COLOUR)
 
 MEAN_STYLE = dict(color=MEAN_COLOUR, width=3)
+PR_MARKERS = 400    # a PR curve of more points is drawn as a line without markers
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
 _LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=40),
                legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
@@ -109,7 +110,7 @@ def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
     ranks = np.arange(1, len(recall) + 1) if ranks is None else np.asarray(ranks)
     fig = _figure()
     fig.add_trace(go.Scatter(x=recall, y=precision,
-                             mode="lines+markers" if len(recall) <= 400 else "lines",
+                             mode="lines+markers" if len(recall) <= PR_MARKERS else "lines",
                              name="P(r), R(r)",
                              line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
                              hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
@@ -237,7 +238,11 @@ def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *
     return fig
 
 
-STRIP_TICKS = 2000   # longer lists draw their other ranks as one line, not a tick each
+# Longer lists draw their other ranks as one line, not a tick each. Beyond a few hundred ranks
+# the ticks are under 3 px apart on a projector-sized strip (a band either way), and Plotly's
+# processing of a 1,000-point trace was most of the time the browser took to redraw the Query
+# explorer (about a quarter of a second a strip, on every query switch and change of K).
+STRIP_TICKS = 200
 
 
 def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, *,
