@@ -279,9 +279,14 @@ def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, 
         fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
                                  marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
                                              line=dict(width=3)), hoverinfo="skip"))
-    if cutoff is not None:
-        fig.add_vline(x=cutoff + 0.5, line=dict(color=PALETTE[1], dash="dash", width=2),
-                      annotation_text=f"K = {cutoff}", annotation_position="top right")
+    if cutoff is not None:   # what add_vline(…, annotation_position="top right") adds, at a
+        # tenth of its cost (it looks the axes up through the figure's subplot grid)
+        at = cutoff + 0.5
+        fig.update_layout(
+            shapes=[dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain",
+                         line=dict(color=PALETTE[1], dash="dash", width=2))],
+            annotations=[dict(text=f"K = {cutoff}", showarrow=False, x=at, xref="x",
+                              xanchor="left", y=1, yref="y domain", yanchor="top")])
     found = int(relevant.sum())
     fig.update_layout(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
                                             f"in a list of {length}",

@@ -11,7 +11,7 @@ from dashboard.safe import md
 from dashboard.query_view import query_figures, teaching_stepper
 from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
                              provenance_record, query_curves, rankings, source, upload_store)
-from dashboard.tables import (csv_bytes, number_columns, page_of_ranks, show_ranked_list,
+from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
                               with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from metrics.inspect import confusion_at, query_table
@@ -42,11 +42,13 @@ worst_first = per_query.sort_values(
 with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
     st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
                  width="stretch", height=260)
-    st.download_button("Download CSV", csv_bytes(worst_first, provenance_record(
-        measures, warnings=result.warnings)), f"{system}_per_query.csv", "text/csv")
+    download_csv("Download CSV", worst_first, provenance_record(
+        measures, warnings=result.warnings), f"{system}_per_query.csv")
 
 order = worst_first["query_id"].tolist()
-values = dict(zip(per_query["query_id"], per_query[sort_by]))
+# the Query box's labels, made once per system and sort order (not on every query switch)
+labels = {q: f"{q}  ({sort_by} = " + ("undefined" if v != v else format(v, ".4f")) + ")"
+          for q, v in zip(order, worst_first[sort_by].tolist())}
 
 
 # Everything below depends on the query and K, nothing above does: a fragment, so that a query
@@ -59,8 +61,7 @@ def one_query() -> None:
     # choice
     query_id = choose(
         "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
-        format_func=lambda q: f"{q}  ({sort_by} = " + ("undefined" if np.isnan(values[q]) else
-                                                       format(values[q], ".4f")) + ")")
+        format_func=labels.__getitem__)
     text = query_texts(st.session_state["sample"]).get(query_id) \
         if st.session_state["sample"] != UPLOAD else None
     if text:
@@ -99,9 +100,9 @@ def one_query() -> None:
                 + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
                    "policy" if "tied ranks" in table else "") + ")")
     show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-    st.download_button("Download CSV" + (" (this page)" if stop - first < n else ""),
-                       csv_bytes(table, provenance_record(measures)),
-                       f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
+    download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
+                 provenance_record(measures), f"{system}_{query_id}_ranking.csv",
+                 key="download_ranking")
 
     st.subheader(f"At cutoff K = {k}")
     top = query_table(judged, q, threshold, 0, k, curves)
