@@ -22,12 +22,14 @@ _LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=40),
 _TEMPLATE = pio.templates["plotly_white"]
 
 
-def _figure(*traces) -> go.Figure:
-    """A Figure with Plotly's plotly_white template, attached the way Plotly attaches its
-    default template (validation off for that one assignment). ``template="plotly_white"``
-    would validate and copy the whole template again: 30–50 ms a figure, most of the time of
-    building the Query explorer's figures on every click. The figure's JSON is the same."""
-    fig = go.Figure(list(traces) or None)
+def _figure(data=(), layout: dict | None = None) -> go.Figure:
+    """A Figure of ``data`` (traces) and ``layout`` with Plotly's plotly_white template,
+    attached the way Plotly attaches its default template (validation off for that one
+    assignment). ``template="plotly_white"`` would validate and copy the whole template again:
+    30–50 ms a figure. Figures drawn on every click of the Query explorer pass all their traces
+    and layout here at once, which costs a third of adding them one call at a time. The JSON
+    is the same either way."""
+    fig = go.Figure(data=list(data) or None, layout=layout)
     fig.layout._validate = False
     try:
         fig.layout.template = _TEMPLATE
@@ -36,11 +38,14 @@ def _figure(*traces) -> go.Figure:
     return fig
 
 
+def _unit_layout(x_title: str, y_title: str) -> dict:
+    """The layout of a figure whose axes both run over [0, 1] (recall, precision, rates)."""
+    return dict(_LAYOUT, xaxis=dict(title=x_title, range=[-0.02, 1.05]),
+                yaxis=dict(title=y_title, range=[-0.02, 1.05]))
+
+
 def _unit_axes(fig: go.Figure, x_title: str, y_title: str) -> go.Figure:
-    fig.update_xaxes(title=x_title, range=[-0.02, 1.05])
-    fig.update_yaxes(title=y_title, range=[-0.02, 1.05])
-    fig.update_layout(**_LAYOUT)
-    return fig
+    return fig.update_layout(**_unit_layout(x_title, y_title))
 
 
 def _safe(text) -> str:
@@ -108,46 +113,45 @@ def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
     recall = np.asarray(recall, dtype=float)
     precision = np.asarray(precision, dtype=float)
     ranks = np.arange(1, len(recall) + 1) if ranks is None else np.asarray(ranks)
-    fig = _figure()
-    fig.add_trace(go.Scatter(x=recall, y=precision,
+    traces = []
+    traces.append(go.Scatter(x=recall, y=precision,
                              mode="lines+markers" if len(recall) <= PR_MARKERS else "lines",
                              name="P(r), R(r)",
                              line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
                              hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
                                            "P = %{y:.3f}<extra></extra>"))
     if interpolated is not None:
-        fig.add_trace(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines+markers",
+        traces.append(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines+markers",
                                  line=dict(color=MEAN_COLOUR, shape="hv"),
                                  name="11-point interpolated"))
     if exact is not None:
-        fig.add_trace(go.Scatter(x=recall, y=np.asarray(exact, dtype=float), mode="lines",
+        traces.append(go.Scatter(x=recall, y=np.asarray(exact, dtype=float), mode="lines",
                                  line=dict(color=PALETTE[3], shape="vh", width=2),
                                  name="exact interpolated: max P at recall ≥ R(r)",
                                  hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
+    traces.append(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     if bep is not None and np.isfinite(bep):
-        fig.add_trace(go.Scatter(x=[bep], y=[bep], mode="markers", name=f"break-even {bep:.3f}",
+        traces.append(go.Scatter(x=[bep], y=[bep], mode="markers", name=f"break-even {bep:.3f}",
                                  marker=dict(size=18, symbol="circle-open", color=PALETTE[2],
                                              line=dict(width=3))))
     if fmax is not None and np.isfinite(fmax[0]):
         r, p, rank = fmax
         f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
-        fig.add_trace(go.Scatter(x=[r], y=[p], mode="markers",
+        traces.append(go.Scatter(x=[r], y=[p], mode="markers",
                                  name=f"F_max {f:.3f} (rank {rank})",
                                  marker=dict(size=16, symbol="star-open", color=PALETTE[4],
                                              line=dict(width=3))))
     if cutoff is not None and np.isfinite(cutoff[0]):
-        fig.add_trace(go.Scatter(x=[cutoff[0]], y=[cutoff[1]], mode="markers",
+        traces.append(go.Scatter(x=[cutoff[0]], y=[cutoff[1]], mode="markers",
                                  name=f"cutoff K = {cutoff[2]}",
                                  marker=dict(size=15, symbol="square-open", color=PALETTE[1],
                                              line=dict(width=3))))
     if current is not None and np.isfinite(current[0]):
-        fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers",
+        traces.append(go.Scatter(x=[current[0]], y=[current[1]], mode="markers",
                                  name=f"rank r = {current[2]}",
                                  marker=dict(size=13, symbol="circle", color=PALETTE[6])))
-    fig.update_layout(title=_safe(title))
-    return _unit_axes(fig, "recall R(r)", "precision P(r)")
+    return _figure(traces, dict(_unit_layout("recall R(r)", "precision P(r)"), title=_safe(title)))
 
 
 def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
@@ -226,16 +230,15 @@ def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *
             [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ?<br>(|D| unknown)"]]
     shade = [[1.0, 0.35], [0.35, 0.8]]
     # light cells with dark text in both themes (the dark theme's white text would vanish)
-    fig = _figure(go.Heatmap(
+    return _figure([go.Heatmap(
         z=shade, x=[f"retrieved (top {name})", "not retrieved"], y=["relevant", "not relevant"],
         text=text, texttemplate="%{text}", textfont=dict(size=18, color=HIGHLIGHT_TEXT),
         showscale=False,
         colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
-        hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(title=f"Confusion matrix at {name} = {k}" if k else "Confusion matrix",
-                      margin=dict(l=100, r=20, t=50, b=40), height=320)
-    return fig
+        hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1)], dict(
+        yaxis=dict(autorange="reversed"),
+        title=f"Confusion matrix at {name} = {k}" if k else "Confusion matrix",
+        margin=dict(l=100, r=20, t=50, b=40), height=320))
 
 
 # Longer lists draw their other ranks as one line, not a tick each. Beyond a few hundred ranks
@@ -258,43 +261,42 @@ def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, 
     relevant = grades >= max(threshold, 1)
     others = np.setdiff1d(np.arange(1, length + 1), ranks[relevant]) \
         if length - relevant.sum() <= STRIP_TICKS else None
-    fig = _figure()
+    traces = []
     if others is not None:
-        fig.add_trace(go.Scatter(x=others, y=np.zeros(len(others)), mode="markers",
+        traces.append(go.Scatter(x=others, y=np.zeros(len(others)), mode="markers",
                                  name="not relevant / unjudged",
                                  marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
                                  hovertemplate="rank %{x}<extra></extra>"))
     else:
-        fig.add_trace(go.Scatter(x=[1, length], y=[0, 0], mode="lines",
+        traces.append(go.Scatter(x=[1, length], y=[0, 0], mode="lines",
                                  name="not relevant / unjudged (every other rank)",
                                  line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip"))
     for g in sorted(set(grades[relevant].tolist())):
         at = relevant & (grades == g)
-        fig.add_trace(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
+        traces.append(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
                                  name=f"grade {g}",
                                  marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
                                              symbol="diamond"),
                                  hovertemplate="rank %{x}<extra>grade " + str(g) + "</extra>"))
     if current is not None:
-        fig.add_trace(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
+        traces.append(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
                                  marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
                                              line=dict(width=3)), hoverinfo="skip"))
-    if cutoff is not None:   # what add_vline(…, annotation_position="top right") adds, at a
-        # tenth of its cost (it looks the axes up through the figure's subplot grid)
+    found = int(relevant.sum())
+    layout = dict(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
+                                        f"in a list of {length}",
+                  height=190, margin=dict(l=20, r=20, t=40, b=30),
+                  legend=dict(orientation="h", y=-0.75), yaxis=dict(visible=False, range=[-1, 1]),
+                  xaxis=dict(title="rank", range=[0, max(length, 1) + 1]))
+    if cutoff is not None:   # what add_vline(…, annotation_position="top right") adds, without
+        # its look-ups through the figure's subplot grid (most of the time of building a strip)
         at = cutoff + 0.5
-        fig.update_layout(
+        layout.update(
             shapes=[dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain",
                          line=dict(color=PALETTE[1], dash="dash", width=2))],
             annotations=[dict(text=f"K = {cutoff}", showarrow=False, x=at, xref="x",
                               xanchor="left", y=1, yref="y domain", yanchor="top")])
-    found = int(relevant.sum())
-    fig.update_layout(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
-                                            f"in a list of {length}",
-                      height=190, margin=dict(l=20, r=20, t=40, b=30),
-                      legend=dict(orientation="h", y=-0.75))
-    fig.update_yaxes(visible=False, range=[-1, 1])
-    fig.update_xaxes(title="rank", range=[0, max(length, 1) + 1])
-    return fig
+    return _figure(traces, layout)
 
 
 SAME = 1e-12   # differences this small are ties
@@ -345,11 +347,11 @@ def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: 
     d = diff[order]
     kind = outcome(d)
     counts = [int((kind == i).sum()) for i in range(3)]
-    fig = _figure(go.Bar(x=np.arange(1, len(d) + 1), y=d,
+    fig = _figure([go.Bar(x=np.arange(1, len(d) + 1), y=d,
                          marker_color=[OUTCOMES[i][1] for i in kind], customdata=order,
                          text=[_safe(queries[i]) for i in order], textposition="none",
                          name="B − A",
-                         hovertemplate="query %{text}<br>B − A = %{y:.4f}<extra></extra>"))
+                         hovertemplate="query %{text}<br>B − A = %{y:.4f}<extra></extra>")])
     fig.update_layout(title=f"{_safe(measure)}, B − A: {counts[0]} wins, {counts[1]} ties, "
                             f"{counts[2]} losses",
                       margin=dict(l=60, r=20, t=50, b=40), showlegend=False, bargap=0.1)
