@@ -13,7 +13,9 @@ binary, per-query values compared; W5 text-to-music embeddings (2,000 × 50,000 
 cover songs from embeddings (20,000 items in cliques) against a NumPy-only floor process; W5-big
 (10,000 × 200,000 × 512, with --big); W6-cluster, the same W6 job on one process and on a Dask
 LocalCluster of 1 and 2 workers, with a cost model for larger jobs on a cluster; the memory curve (peak memory against lines read, balanced
-and skewed runs of 1, 3 and 10 M lines); the dashboard; how cost grows.
+and skewed runs of 1, 3 and 10 M lines); the dashboard (script time, AppTest); the dashboard in
+headless Chromium (dashboard-browser: two W2-sized runs uploaded to a real server, the Query
+explorer's clicks timed in the browser); how cost grows.
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
@@ -216,6 +218,220 @@ def job_dashboard(run, qrels, out):
             "cutoff": statistics.median(cutoff)}
 
 
+# In-page instrumentation of the browser benchmark: the time of the first pointer or key event
+# after the harness arms it (the user's action), whether the app's script state left
+# "notRunning" after it (a rerun really happened), and the time a condition on the page first
+# held (polled at every animation frame, so drawing is included).
+BENCH_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const b = window.__bench = {armed: false, t0: null, t1: null, ran: false, started: null,
+                              ended: null};
+  const action = () => { if (b.armed && b.t0 === null) b.t0 = performance.now(); };
+  document.addEventListener('pointerdown', action, true);
+  document.addEventListener('keydown', action, true);
+  new MutationObserver(records => {
+    if (b.t0 === null) return;
+    const now = performance.now(), state = app.getAttribute('data-test-script-state');
+    if (state !== 'notRunning' && b.started === null) b.started = now;
+    if (state === 'notRunning') b.ended = now;
+    for (const r of records)
+      if (r.oldValue !== 'notRunning' || state !== 'notRunning') b.ran = true;
+  }).observe(app, {attributes: true, attributeOldValue: true,
+                   attributeFilter: ['data-test-script-state']});
+}"""
+ARM_JS = ("() => Object.assign(window.__bench, {armed: true, t0: null, t1: null, ran: false, "
+          "started: null, ended: null})")
+# shown(...) helpers for the conditions: plotly titles (drawn SVG text), the main column's text,
+# a selectbox's shown value found by its label
+DONE_JS = """([kind, arg]) => {
+  const b = window.__bench;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!b.ran || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const main = document.querySelector('[data-testid="stMain"]');
+  const titles = Array.from(main.querySelectorAll('.gtitle')).map(t => t.textContent);
+  const box = label => {
+    for (const s of main.querySelectorAll('[data-testid="stSelectbox"]')) {
+      const l = s.querySelector('[data-testid="stWidgetLabel"]');
+      if (l && l.innerText.trim() === label) return s.querySelector('input').value;
+    }
+    return null;
+  };
+  const ok = {
+    query: () => titles.includes('PR curve of ' + arg)
+                 && (box('Query') || '').startsWith(arg + ' '),
+    cutoff: () => titles.includes('Confusion matrix at K = ' + arg)
+                  && main.innerText.includes('At cutoff K = ' + arg),
+    system: () => box('System') === arg[0] && titles.includes(arg[1] + ': the same query'),
+    sort: () => main.innerText.includes('worst ' + arg + ' first')
+                && (box('Query') || '').includes('(' + arg + ' = '),
+  }[kind]();
+  if (ok && b.t1 === null) b.t1 = performance.now();
+  return ok;
+}"""
+
+
+def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7"):
+    """The Query explorer in headless Chromium on a W2-sized upload of two systems: a real
+    ``streamlit run app.py`` server on 127.0.0.1, the files uploaded on the Data page as a user
+    would, then ``repeats`` times each: switch the query, change K in the number box, switch the
+    system, change "Sort queries by". Each time runs from the browser's pointer-down (or Enter
+    key-down) event that makes the change to the first animation frame at which the app's
+    script state is back to notRunning after a rerun and the page shows the new state (the
+    drawn figure titles, the boxes' values): the server's run, the websocket and the browser's
+    drawing are all included. The server's resident memory is sampled every 50 ms (psutil)."""
+    import socket
+    import threading
+
+    import psutil
+    from playwright.sync_api import sync_playwright
+
+    repeats = int(repeats)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tempfile.NamedTemporaryFile("w+b", suffix=".streamlit.log", delete=False)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    peak, watching = [0], [True]
+
+    def watch_memory():
+        process = psutil.Process(server.pid)
+        while watching[0]:
+            try:
+                peak[0] = max(peak[0], process.memory_info().rss)
+            except psutil.Error:
+                return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch_memory, daemon=True)
+    watcher.start()
+    url = f"http://127.0.0.1:{port}"
+    result: dict = {}
+    try:
+        from urllib.request import urlopen
+        deadline = time.time() + 120
+        while True:
+            try:
+                if urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError("streamlit did not start: "
+                                       + log.read().decode(errors="replace")[-500:])
+                time.sleep(0.3)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--headless", "--no-sandbox", "--disable-gpu",
+                      "--disable-background-networking"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            result = _browse_explorer(page, url, Path(run_a), Path(run_b), Path(qrels),
+                                      repeats)
+            if errors:
+                raise RuntimeError(f"the page raised: {errors[0][:200]}")
+            browser.close()
+    finally:
+        watching[0] = False
+        watcher.join()
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        os.unlink(log.name)
+    return {**result, "server_peak_mb": peak[0] / 2 ** 20}
+
+
+def _wait_for_run(page, timeout=600_000):
+    """A click's rerun: wait until it has started and finished (a fixed pause first, as the
+    rerun may not have started when the click returns; these steps are not timed)."""
+    page.wait_for_timeout(500)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout)
+
+
+def _chips(page, count):
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === n && "
+        "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')", arg=count,
+        timeout=600_000)
+
+
+def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: int) -> dict:
+    page.goto(url)
+    _wait_for_run(page)
+    # the Data page's uploaders, as a user uses them: the two runs, then the qrels, then the
+    # button (files are handed over one uploader at a time, each after its rerun)
+    page.get_by_text("Upload your own runs and ground truth").click()
+    _wait_for_run(page)
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    inputs.nth(0).set_input_files([str(run_a), str(run_b)])
+    _chips(page, 2)
+    _wait_for_run(page)
+    inputs.nth(1).set_input_files(str(qrels))
+    _chips(page, 3)
+    _wait_for_run(page)
+    t0 = time.perf_counter()
+    page.get_by_role("button", name="Evaluate these files").click()
+    _wait_for_run(page)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes('Mean over queries')", timeout=600_000)
+    evaluated = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Query explorer", exact=True).click()
+    _wait_for_run(page)
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes('At cutoff K')", timeout=600_000)
+    opened = time.perf_counter() - t0
+    page.evaluate(BENCH_JS)
+    main = page.locator('[data-testid="stMain"]')
+
+    def selectbox(label):
+        return main.locator('[data-testid="stSelectbox"]').filter(
+            has=page.get_by_text(label, exact=True))
+
+    def timed_action(act, kind, arg) -> float:
+        page.evaluate(ARM_JS)
+        act()
+        page.wait_for_function(DONE_JS, arg=[kind, arg], polling="raf", timeout=120_000)
+        b = page.evaluate("() => window.__bench")
+        phases[kind].append([(b["started"] - b["t0"]) / 1000, (b["ended"] - b["started"]) / 1000,
+                             (b["t1"] - b["ended"]) / 1000])
+        page.wait_for_timeout(300)   # let any follow-up (the URL's update) settle
+        return (b["t1"] - b["t0"]) / 1000
+
+    systems = [run_a.name.split(".")[0], run_b.name.split(".")[0]]   # names of the runs' files
+    measures = ["P@10", "RR", "nDCG@10", "AP", "R@10", "Rprec", "Bpref"]
+    times: dict[str, list[float]] = {"query": [], "cutoff": [], "system": [], "sort": []}
+    # each time in three parts: until the browser sees the rerun start, the rerun (script
+    # state running), after it until the new state is drawn
+    phases: dict[str, list[list[float]]] = {kind: [] for kind in times}
+    for i in range(repeats):
+        selectbox("Query").click()
+        option = page.get_by_role("option").nth(1 + i % 5)
+        query = option.inner_text().split()[0]
+        times["query"].append(timed_action(option.click, "query", query))
+        k = str(5 + 3 * i)
+        box = page.get_by_label("Cutoff K", exact=True)
+        box.fill(k)
+        times["cutoff"].append(timed_action(lambda: box.press("Enter"), "cutoff", k))
+        system, other = systems[(i + 1) % 2], systems[i % 2]
+        selectbox("System").click()
+        times["system"].append(timed_action(
+            page.get_by_role("option", name=system, exact=True).click, "system",
+            [system, other]))
+        measure = measures[i % len(measures)]
+        selectbox("Sort queries by").click()
+        times["sort"].append(timed_action(
+            page.get_by_role("option", name=measure, exact=True).click, "sort", measure))
+    return {"evaluated": evaluated, "opened": opened, "times": times, "phases": phases}
+
 def job_floor_embeddings(truth_kind, queries, query_ids, items, item_ids, truth):
     """The floor of W5/W6: NumPy only (plus the standard library). Memory-maps the arrays,
     multiplies a block of queries by all items in float32 (BLAS), divides by the item norms
@@ -327,7 +543,8 @@ def job_cluster(workers, embeddings, ids, labels):
             **{m: float(v) for m, v in values.items()}}
 
 
-JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard, "pytrec_eval": job_pytrec, "ranx": job_ranx,
+JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
+        "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures,
         "floor_embeddings": job_floor_embeddings}
 
@@ -347,21 +564,23 @@ def _cap_address_space(cap_bytes: int):
     return apply
 
 
-def timed(args: list[str], env=None, stdout_path=None, timeout=None) -> dict:
+def timed(args: list[str], env=None, stdout_path=None, timeout=None, cap=True) -> dict:
     """Run a command in a fresh process (a session of its own) under /usr/bin/time, its address
-    space capped with RLIMIT_AS (--mem-cap-gb) and killed after --timeout seconds. Returns the
+    space capped with RLIMIT_AS (--mem-cap-gb; not with ``cap`` False: Chromium reserves more
+    address space than it uses) and killed after --timeout seconds. Returns the
     wall seconds, the peak RSS in MB (max RSS of the process, from /usr/bin/time), the JSON line
     the command printed (unless its stdout goes to ``stdout_path``), and "failed": None or why
     ("out of memory", "timeout", "error: …") — the command's failure never raises."""
     timeout = timeout or LIMITS["timeout"]
-    cap = int(LIMITS["mem_cap_gb"] * 2 ** 30)
+    limit = int(LIMITS["mem_cap_gb"] * 2 ** 30)
     with tempfile.NamedTemporaryFile("r", suffix=".time") as stats, \
             tempfile.TemporaryFile("w+") as err, \
             (open(stdout_path, "w+") if stdout_path else tempfile.TemporaryFile("w+")) as out:
         start = time.perf_counter()
         proc = subprocess.Popen(["/usr/bin/time", "-f", "%e %M", "-o", stats.name, *args],
                                 stdout=out, stderr=err, text=True, env=env, cwd=ROOT,
-                                start_new_session=True, preexec_fn=_cap_address_space(cap))
+                                start_new_session=True,
+                                preexec_fn=_cap_address_space(limit) if cap else None)
         timed_out = False
         try:
             proc.wait(timeout=timeout)
@@ -1065,6 +1284,67 @@ def report_dashboard(dashboard: dict) -> list[str]:
         f"| move K | {fmt(dashboard['cutoff'])} | < 0.3 |", ""]
 
 
+# (action, what the page must show before the time stops, target in seconds)
+BROWSER_ACTIONS = [
+    ("query", "switch the query (pick another in the Query box)",
+     "the PR curve titled with the new query, the box showing it", 0.3),
+    ("cutoff", "change K (type it in the number box, Enter)",
+     "the confusion matrix titled with the new K and “At cutoff K = …”", 0.3),
+    ("system", "switch the system",
+     "the other system's rank strip titled with its name, the box showing the new system", 0.5),
+    ("sort", "change “Sort queries by”",
+     "the queries' table titled with the measure, the Query box labelled with its value", 0.5),
+]
+
+
+def report_dashboard_browser(result: dict) -> list[str]:
+    lines = ["## Dashboard in a browser: two systems, 1,000 queries × 1,000 results each", ""]
+    if result.get("failed"):
+        TARGETS.append(("Dashboard in Chromium (issue 15)", "query, K < 0.3 s; system, sort "
+                        "< 0.5 s", f"failed: {result['failed']}", "no"))
+        return lines + [f"The browser measurement failed: {result['failed']}.", ""]
+    times = result["times"]
+    repeats = len(times["query"])
+    lines += [
+        "A real `streamlit run app.py` server on 127.0.0.1 and headless Chromium (Playwright, "
+        "1400 × 1000): the two runs (W2's run and a second one re-scored from it with noise, "
+        "35 MB each) and W2's graded qrels are uploaded on the Data page, then the Query "
+        f"explorer is opened and each action is done {repeats} times. A time runs from the "
+        "browser's pointer-down (Enter key-down for K) that makes the change to the first "
+        "animation frame at which the app's script state is back to *notRunning* after a "
+        "rerun and the page shows the new state: the server's script run, the websocket and "
+        "the browser's drawing of the figures are included; opening a drop-down before the "
+        "click is not. K is new each time; the query is one of the first five of the list "
+        "(which each sort change reorders); the system toggles between the two; the sort "
+        "cycles through the seven measures. Each time is split into: until the browser sees "
+        "the rerun start (the click reaching the server), the rerun as the browser sees it "
+        "(the script run, with the browser drawing the elements as they arrive), and the "
+        "drawing left after it.", "",
+        "| action | the time stops when the page shows | median (s) | max (s) | median split: "
+        "to the rerun's start / rerun / drawing after it (s) | target (s) | met? |",
+        "| --- | --- | --- | --- | --- | --- | --- |"]
+    met_all = []
+    for key, action, shown, target in BROWSER_ACTIONS:
+        median = statistics.median(times[key])
+        met = median < target
+        met_all.append(met)
+        split = " / ".join(fmt(statistics.median(p[i] for p in result["phases"][key]))
+                           for i in range(3))
+        lines.append(f"| {action} | {shown} | {fmt(median)} | {fmt(max(times[key]))} | {split} "
+                     f"| < {target:g} | {'yes' if met else 'no'} |")
+    lines += ["", f"Before these: the upload's evaluation (the button's click to the means "
+                  f"shown) took {fmt(result['evaluated'])} s and opening the Query explorer "
+                  f"{fmt(result['opened'])} s (both systems evaluated there). The server's peak "
+                  f"resident memory over the whole session: {mb(result['server_peak_mb'])} MB "
+                  "(sampled every 50 ms).", ""]
+    TARGETS.append(("Dashboard in Chromium, 2 systems × W2 (issue 15)",
+                    "median: query switch and K < 0.3 s, system and sort < 0.5 s",
+                    ", ".join(f"{k} {fmt(statistics.median(times[k]))} s"
+                              for k, *_ in BROWSER_ACTIONS)
+                    + f"; server peak {mb(result['server_peak_mb'])} MB",
+                    "yes" if all(met_all) else "no"))
+    return lines
+
 def bench_scaling() -> list[tuple[str, str, str]]:
     from workloads import make_matrix_workload, make_run_workload
 
@@ -1144,7 +1424,7 @@ def write_report(sections: list[list[str]], command: str) -> str:
 # ---- main -----------------------------------------------------------------------------------------------
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "curve", "dashboard",
-             "scaling")
+             "dashboard-browser", "scaling")
 
 
 def main() -> None:
@@ -1250,6 +1530,15 @@ def main() -> None:
         paths = make_run_workload(HERE / "workloads" / "q1000", 1000, seed=1000)
         sections.append(report_dashboard(timed(job_command(
             "dashboard", str(paths["run"]), str(paths["graded"]), "-"))))
+    if "dashboard-browser" in chosen:
+        print("running the dashboard in a browser", flush=True)
+        from workloads import make_second_run
+
+        paths = make_run_workload(HERE / "workloads" / "q1000", 1000, seed=1000)
+        second = make_second_run(paths, seed=1001)
+        sections.append(report_dashboard_browser(timed(job_command(
+            "dashboard_browser", str(paths["run"]), str(second), str(paths["graded"]), "-",
+            "3" if quick else "7"), cap=False)))
     if "scaling" in chosen:
         print("running how cost grows", flush=True)
         scaling = bench_scaling()

@@ -76,6 +76,28 @@ def make_run_workload(folder: Path, queries: int, seed: int, depth: int = DEPTH)
     return paths
 
 
+def make_second_run(paths: dict[str, Path], seed: int) -> Path:
+    """A second system for the run of :func:`make_run_workload` (the same queries and qrels):
+    its items re-scored with Gaussian noise (σ = 2 on scores in [0, 10)) and re-ranked, so the
+    two systems disagree on most queries. Written beside the run as run_b.trec; reused if
+    present."""
+    path = paths["run"].with_name("run_b.trec")
+    meta = path.with_suffix(".json")
+    expected = {"seed": seed, "of": paths["run"].stat().st_size}
+    if meta.exists() and json.loads(meta.read_text()) == expected and path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    run = pd.read_csv(paths["run"], sep=" ", header=None, names=["q", "z", "d", "r", "s", "t"])
+    position = pd.factorize(run["q"])[0]   # keep the queries in the order of the first run
+    run["s"] = np.round(run["s"].to_numpy() + rng.normal(0, 2, len(run)), 6)
+    run = run.iloc[np.lexsort((-run["s"].to_numpy(), position))]
+    run["r"] = run.groupby("q", sort=False).cumcount() + 1
+    run["t"] = "bench_b"
+    run.to_csv(path, sep=" ", header=False, index=False, float_format="%.6f")
+    meta.write_text(json.dumps(expected))
+    return path
+
+
 def make_matrix_workload(folder: Path, n: int, seed: int) -> dict[str, Path]:
     """labels.csv and an N×N float32 similarity matrix (written in row blocks); reuse if present."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from charts import confusion_matrix_figure, pr_curve_figure
+from charts.figures import PR_MARKERS
 from dashboard.failure import rank_strip
 from dashboard.state import bound
 from dashboard.tables import show_ranked_list, with_cutoff
@@ -32,7 +33,9 @@ def pr_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: 
     that shape it (:func:`metrics.curves.drawn_ranks`). Returns (figure, caption)."""
     n = len(curves.chi)
     r_q = int(judged.num_relevant(threshold)[query])
-    keep = drawn_ranks(curves.chi)
+    # a list too long for a marker per rank is drawn from its corners only: the same line, a
+    # tenth of the points for the browser to process on every redraw
+    keep = drawn_ranks(curves.chi, max_points=PR_MARKERS)
     bep = float(curves.true_positives[min(r_q, n) - 1]) / r_q if r_q and n else None
     f = curves.f
     best = int(np.nanargmax(f)) if n and r_q and np.nanmax(f) > 0 else None

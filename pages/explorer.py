@@ -6,11 +6,12 @@ import streamlit as st
 
 from dashboard.failure import rank_strip, show_failure_panel
 from dashboard.frame import page_setup
+from dashboard.permalink import write_permalink
 from dashboard.safe import md
 from dashboard.query_view import query_figures, teaching_stepper
 from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
                              provenance_record, query_curves, rankings, source, upload_store)
-from dashboard.tables import (csv_bytes, number_columns, page_of_ranks, show_ranked_list,
+from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
                               with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from metrics.inspect import confusion_at, query_table
@@ -41,61 +42,76 @@ worst_first = per_query.sort_values(
 with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
     st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
                  width="stretch", height=260)
-    st.download_button("Download CSV", csv_bytes(worst_first, provenance_record(
-        measures, warnings=result.warnings)), f"{system}_per_query.csv", "text/csv")
+    download_csv("Download CSV", worst_first, provenance_record(
+        measures, warnings=result.warnings), f"{system}_per_query.csv")
 
 order = worst_first["query_id"].tolist()
-values = dict(zip(per_query["query_id"], per_query[sort_by]))
-# the query is a setting of its own; the box is keyed on system and sort, so that its labels
-# (which hold that system's value of that measure) are never left over from another choice
-query_id = choose(
-    "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
-    format_func=lambda q: f"{q}  ({sort_by} = "
-                          f"{'undefined' if np.isnan(values[q]) else format(values[q], '.4f')})")
-text = query_texts(st.session_state["sample"]).get(query_id) \
-    if st.session_state["sample"] != UPLOAD else None
-if text:
-    st.markdown(f"**Query text:** “{md(text)}”")
-q = int(np.flatnonzero(judged.query_ids == query_id)[0])
-k = cutoff_control(data)
-teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
+# the Query box's labels, made once per system and sort order (not on every query switch)
+labels = {q: f"{q}  ({sort_by} = " + ("undefined" if v != v else format(v, ".4f")) + ")"
+          for q, v in zip(order, worst_first[sort_by].tolist())}
 
-curves = query_curves(source(), st.session_state["ties"], system, q, threshold, upload_store())
-n = len(curves.chi)
-r_q = int(judged.num_relevant(threshold)[q])
-if r_q == 0:
-    st.warning("This query has no relevant item in the ground truth: its measures are undefined.")
 
-if teaching:
-    teaching_stepper(judged, q, curves, threshold, k)
-else:
-    st.plotly_chart(rank_strip(judged, q, threshold, cutoff=k), width="stretch")
-    query_figures(judged, q, curves, threshold, k)
+# Everything below depends on the query and K, nothing above does: a fragment, so that a query
+# switch, a K change or a page of the ranked list reruns this part only (not the sidebar, the
+# per-query table or the other systems' work), and the browser redraws only this part.
+@st.fragment
+def one_query() -> None:
+    # the query is a setting of its own; the box is keyed on system and sort, so that its
+    # labels (which hold that system's value of that measure) are never left over from another
+    # choice
+    query_id = choose(
+        "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
+        format_func=labels.__getitem__)
+    text = query_texts(st.session_state["sample"]).get(query_id) \
+        if st.session_state["sample"] != UPLOAD else None
+    if text:
+        st.markdown(f"**Query text:** “{md(text)}”")
+    q = int(np.flatnonzero(judged.query_ids == query_id)[0])
+    k = cutoff_control(data)
+    teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
 
-others = [s for s in systems if s != system]
-other = others[0] if len(others) == 1 else \
-    choose("Compare with", "other_system", others, others[0], "other_system_box") \
-    if others else None
-show_failure_panel(data, system, other, query_id, k, threshold)
+    curves = query_curves(source(), st.session_state["ties"], system, q, threshold,
+                          upload_store())
+    n = len(curves.chi)
+    r_q = int(judged.num_relevant(threshold)[q])
+    if r_q == 0:
+        st.warning("This query has no relevant item in the ground truth: its measures are "
+                   "undefined.")
 
-# The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768); a
-# long list is shown a page at a time, and only that page is built.
-st.subheader("Ranked list")
-first, stop = page_of_ranks(n, "ranking")
-table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
-st.markdown(f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in green, "
-            f"✓ in the top K = {k}"
-            + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
-               "policy" if "tied ranks" in table else "") + ")")
-show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-st.download_button("Download CSV" + (" (this page)" if stop - first < n else ""),
-                   csv_bytes(table, provenance_record(measures)),
-                   f"{system}_{query_id}_ranking.csv", "text/csv", key="download_ranking")
+    if teaching:
+        teaching_stepper(judged, q, curves, threshold, k)
+    else:
+        st.plotly_chart(rank_strip(judged, q, threshold, cutoff=k), width="stretch")
+        query_figures(judged, q, curves, threshold, k)
 
-st.subheader(f"At cutoff K = {k}")
-top = query_table(judged, q, threshold, 0, k, curves)
-grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
-for worked in worked_measures(top["χ"].to_numpy(), grades, r_q, k, ideal_grades(judged, q),
-                              confusion_at(judged, q, k, threshold), judged.collection_size(q)):
-    st.latex(stacked(worked.latex))
-    st.caption(worked.rewards)
+    others = [s for s in systems if s != system]
+    other = others[0] if len(others) == 1 else \
+        choose("Compare with", "other_system", others, others[0], "other_system_box") \
+        if others else None
+    show_failure_panel(data, system, other, query_id, k, threshold)
+
+    # The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768);
+    # a long list is shown a page at a time, and only that page is built.
+    st.subheader("Ranked list")
+    first, stop = page_of_ranks(n, "ranking")
+    table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
+    st.markdown(f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in green, "
+                f"✓ in the top K = {k}"
+                + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
+                   "policy" if "tied ranks" in table else "") + ")")
+    show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
+    download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
+                 provenance_record(measures), f"{system}_{query_id}_ranking.csv",
+                 key="download_ranking")
+
+    st.subheader(f"At cutoff K = {k}")
+    top = query_table(judged, q, threshold, 0, k, curves)
+    grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
+    for worked in worked_measures(top["χ"].to_numpy(), grades, r_q, k, ideal_grades(judged, q),
+                                  confusion_at(judged, q, k, threshold), judged.collection_size(q)):
+        st.latex(stacked(worked.latex))
+        st.caption(worked.rewards)
+    write_permalink("explorer")   # a fragment's rerun does not reach app.py, which writes it
+
+
+one_query()

@@ -59,6 +59,28 @@ def test_rank_strip_separates_relevant_items():
     assert fig.layout.title.text == "2 of 3 relevant items retrieved in a list of 4"
 
 
+def test_a_long_rank_strip_draws_the_other_ranks_as_one_line():
+    short = rank_strip_figure([3, 7], [1, 1], 150, num_relevant=2, cutoff=5)
+    assert len(short.data[0].x) == 148 and short.data[0].mode == "markers"   # a tick each
+    long = rank_strip_figure([3, 7], [1, 1], 1000, num_relevant=2, cutoff=5)
+    assert list(long.data[0].x) == [1, 1000] and long.data[0].mode == "lines"
+    assert list(long.data[1].x) == [3, 7]                                     # still marked
+    # the K line as plotly's add_vline draws it
+    expected = rank_strip_figure([3, 7], [1, 1], 1000, num_relevant=2)
+    expected.add_vline(x=5.5, line=dict(color=long.layout.shapes[0].line.color, dash="dash",
+                                        width=2),
+                       annotation_text="K = 5", annotation_position="top right")
+    assert long.to_dict()["layout"] == expected.to_dict()["layout"]
+
+
+def test_figures_carry_plotly_white_in_full():
+    import plotly.io as pio
+
+    wanted = pio.templates["plotly_white"].to_plotly_json()
+    for fig in _every_figure():
+        assert fig.to_dict()["layout"]["template"] == wanted
+
+
 @pytest.mark.parametrize("query", range(6))
 @pytest.mark.parametrize("k", [1, 4, 8, 14])
 def test_worked_formulas_agree_with_the_engine(query, k):
