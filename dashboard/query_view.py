@@ -78,10 +78,11 @@ def query_figures(judged: JudgedRanking, query: int, curves: RankCurves, thresho
                       ": change **Cutoff K** above."))
 
 
-def _toggle_play(length: int) -> None:
+def _set_playing(length: int, playing: bool) -> None:
     """Play/pause callback. It runs before the fragment, which must then not take a step (the
-    run is the click's, not the timer's) and must rerun the page to start or stop the timer."""
-    playing = not st.session_state.get("teach_playing", False)
+    run is the click's, not the timer's) and must rerun the page to start or stop the timer.
+    It sets the state the button offered rather than toggling it: a click handled twice (the
+    timer's runs and the click's can meet) leaves the same state, never pause-then-play."""
     if playing and st.session_state["teach_rank"] >= length:
         st.session_state["teach_rank"] = 1      # play again from the top
     st.session_state["teach_playing"] = playing
@@ -116,7 +117,7 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
                                                  "▶ steps through the list, one rank a second")
         playing_now = bool(st.session_state.get("teach_playing"))
         button.button("⏸ Pause" if playing_now else "▶ Play", width="stretch", key="teach_play",
-                      on_click=_toggle_play, args=(length,))
+                      on_click=_set_playing, args=(length, not playing_now))
         r = int(st.session_state["teach_rank"])
         i = r - 1
         values = [("χ(r)", f"{int(curves.chi[i])}"), ("TP(r)", f"{int(curves.true_positives[i])}"),

@@ -602,6 +602,19 @@ def test_teaching_mode_play_advances_and_stops_at_the_end():
     assert not at.exception
 
 
+def test_a_pause_handled_twice_stays_paused():
+    import streamlit as st
+
+    from dashboard.query_view import _set_playing
+
+    st.session_state["teach_rank"], st.session_state["teach_playing"] = 5, True
+    _set_playing(10, False)
+    _set_playing(10, False)                  # the same click again: still paused
+    assert st.session_state["teach_playing"] is False and st.session_state["teach_rank"] == 5
+    _set_playing(10, True)
+    assert st.session_state["teach_playing"] is True
+
+
 def test_every_formula_says_what_it_rewards():
     at = app("pages/explorer.py", sample="serra", query="A2")
     captions = [c.value for c in at.caption]
