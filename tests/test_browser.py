@@ -96,8 +96,9 @@ def wait_for_app(page):
     page.wait_for_timeout(600)
 
 
-def open_page(browser, url):
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+def open_page(browser, url, width: int = 1400, height: int = 1100, scheme: str = "light"):
+    """A page of its own context (closing the page closes it) at ``url``, its run finished."""
+    page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
@@ -419,14 +420,7 @@ CHECK_LAYOUT = """() => {
 def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
     from charts.colours import DIFFERS_BACKGROUND, RELEVANT_BACKGROUND
 
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  color_scheme=scheme)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(app_url)
-    wait_for_app(page)
+    page, errors = open_page(browser, app_url, *SIZES[size], scheme)
     choose_sample(page, SAMPLE_TITLES[SAMPLE_KEYS.index(sample)])
     for path, title, text in PAGES:
         if path:
@@ -458,7 +452,7 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
             assert bands >= 2, title                      # the highlights were found …
             assert lowest >= 4.5, (title, scheme, lowest)  # … and their text is legible
         full_shot(page, f"{path or 'data'}_{size}_{scheme}_{sample}")
-    context.close()
+    page.close()
 
 
 # --- a deep link as the first request of a fresh server -----------------------------------------
@@ -577,14 +571,8 @@ def band_contrast(page, background):
 def test_teaching_mode_plays_through_the_ranking(app_url, browser, size, scheme):
     from charts.colours import CURRENT_BACKGROUND
 
-    width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height},
-                                  color_scheme=scheme)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{app_url}/explorer?dataset=instruments&k=5")
-    wait_for_app(page)
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&k=5",
+                             *SIZES[size], scheme)
     page.get_by_text("Teaching mode: step through the ranking rank by rank").click()
     wait_for_app(page)
     rank = page.get_by_label("Rank r", exact=True)
@@ -613,7 +601,7 @@ def test_teaching_mode_plays_through_the_ranking(app_url, browser, size, scheme)
     page.wait_for_timeout(2500)
     assert int(rank.input_value()) == stopped    # paused: r stays
     assert page.locator('[data-testid="stException"]').count() == 0 and not errors
-    context.close()
+    page.close()
 
 
 def test_why_a_query_fails_and_the_query_text(app_url, browser):
