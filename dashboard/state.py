@@ -136,12 +136,18 @@ def upload_store() -> dict | None:
     return st.session_state.get("upload_bytes")
 
 
+def show_error(exc: InputError, lead: str = "") -> None:
+    """``st.error`` of bad input; a measure that lacks |D| also says where the app takes it."""
+    how = f". {COLLECTION_SIZE_HOW}" if isinstance(exc, CollectionSizeNeeded) else ""
+    st.error(f"{lead}{md(exc)}{how}")
+
+
 def rankings() -> dict[str, JudgedRanking] | None:
     """The current data, or None after an ``st.error`` saying what is wrong."""
     try:
         return load_source(source(), st.session_state["ties"], upload_store())
     except InputError as exc:
-        st.error(f"Cannot load the data: {md(exc)}")
+        show_error(exc, "Cannot load the data: ")
         return None
 
 
@@ -150,7 +156,7 @@ def measure_list() -> list[Measure] | None:
     try:
         parsed = parse_measures(st.session_state.get("measures", DEFAULT_MEASURES))
     except MeasureError as exc:
-        st.error(f"Measures: {md(exc)}")
+        show_error(exc, "Measures: ")
         return None
     return with_relevance_threshold(parsed, int(st.session_state["threshold"]))
 
@@ -159,11 +165,8 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
     try:
         return evaluate_source(source(), st.session_state["ties"],
                                ",".join(str(m) for m in measures), upload_store())
-    except CollectionSizeNeeded as exc:
-        st.error(md(exc) + ". " + COLLECTION_SIZE_HOW)
-        return None
     except InputError as exc:  # MeasureError included
-        st.error(md(exc))
+        show_error(exc)
         return None
 
 
@@ -173,7 +176,7 @@ def intervals(measures: list[Measure], level: float, seed: int) -> pd.DataFrame 
         return interval_source(source(), st.session_state["ties"],
                                ",".join(str(m) for m in measures), level, seed, upload_store())
     except InputError as exc:
-        st.error(md(exc))
+        show_error(exc)
         return None
 
 
@@ -275,7 +278,7 @@ def conventions_tables(measures: list[Measure]):
         return conventions_source(source(), st.session_state["ties"],
                                   ",".join(str(m) for m in measures), upload_store())
     except InputError as exc:
-        st.error(md(exc))
+        show_error(exc)
         return None
 
 
