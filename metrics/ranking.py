@@ -329,14 +329,10 @@ JUDGED = "judged"   # collection_size: |D_q| is the number of items the truth ju
 
 def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
     """|D| per query (or one number, or None when unknown); see :func:`judge`."""
-    if given is None:
-        if truth.unlisted_judged and truth.candidates is not None:
-            return truth.candidates
-        return None
+    if given in (None, JUDGED) and truth.unlisted_judged:   # labels and taxonomies judge the
+        return truth.candidates                            # whole collection already
     if given != JUDGED:
         return given
-    if truth.unlisted_judged:   # labels and taxonomies judge the whole collection already
-        return truth.candidates
     judged_hits = np.bincount(row_query[found], minlength=len(lengths))
     unjudged = np.flatnonzero(judged_hits < lengths)
     if len(unjudged):
