@@ -2,8 +2,9 @@
 
 :func:`deep_nbytes` follows an object's fields (dataclasses and the other classes of this package,
 dicts, lists, tuples) down to the buffers that hold the data — numpy arrays, polars series,
-``bytes`` — and sums their sizes (a polars string column: its strings and a 16-byte view each), counting each buffer once: views of one array, an id column
-shared by two systems and the upload's bytes under ``np.frombuffer`` are one buffer each. An
+``bytes`` — and sums their sizes (a polars string column: its strings and a 16-byte view each),
+counting each buffer once: views of one array, an id column shared by two systems and the
+upload's bytes under ``np.frombuffer`` are one buffer each. An
 object array adds the size of each Python object it points to (query and item ids). Arrays
 mapped from a file (``np.memmap``) count nothing: the page cache holds them and the system can
 take them back. Python scalars, strings of fields and bookkeeping count nothing either: they are
@@ -69,7 +70,8 @@ def _array_nbytes(array: np.ndarray, seen: set[int]) -> int:
     return size
 
 
-STRING_VIEW_BYTES = 16   # per string; one of up to 12 bytes lives in its view: counted twice (a bound)
+# per string; a string of up to 12 bytes lives in its view, so it is counted twice (a bound)
+STRING_VIEW_BYTES = 16
 
 
 def _polars_nbytes(obj) -> int:
