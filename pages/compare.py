@@ -12,7 +12,7 @@ from dashboard.frame import page_path, page_setup
 from dashboard.safe import md
 from dashboard.state import (choose, compare_source, evaluations, measure_list,
                              provenance_record, rankings, source, upload_store)
-from dashboard.tables import csv_bytes, show_ranked_list
+from dashboard.tables import download_csv, show_ranked_list
 from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.inspect import side_by_side
 from metrics.stats import DEFAULT_SEED
@@ -80,8 +80,7 @@ decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "
                                    "Cohen's d"]}
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
                                 na_rep="—"), hide_index=True, width="stretch")
-st.download_button("Download CSV", csv_bytes(frame, provenance_record(measures, seed=int(seed))),
-                   "tests.csv", "text/csv")
+download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")
 methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
            "t-test, Wilcoxon signed-rank, and a randomisation test, "

@@ -6,7 +6,7 @@ import streamlit as st
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
-from dashboard.tables import csv_bytes, number_columns
+from dashboard.tables import download_csv, number_columns
 from metrics.conventions import tie_policy_note
 from metrics.registry import PROTOCOLS
 
@@ -40,14 +40,14 @@ if tables is not None:
                          column_config=config, width="stretch")
             st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
                                    for _, r in rows.iterrows()))
-    st.download_button("Download CSV", csv_bytes(grid, provenance_record(measures)),
-                       f"{system}_protocols.csv", "text/csv", key="download_protocols")
+    download_csv("Download CSV", grid, provenance_record(measures), f"{system}_protocols.csv",
+                 key="download_protocols")
 
     st.subheader("Tie policies")
     st.dataframe(ours[system], column_config=number_columns(policies), hide_index=True,
                  width="stretch")
-    st.download_button("Download CSV", csv_bytes(ours[system], provenance_record(measures)),
-                       f"{system}_tie_policies.csv", "text/csv", key="download_tie_policies")
+    download_csv("Download CSV", ours[system], provenance_record(measures),
+                 f"{system}_tie_policies.csv", key="download_tie_policies")
     st.markdown("\n".join(f"- **{md(p)}** — {md(tie_policy_note(p))}" for p in policies))
     if "expected" in policies and ours[system]["expected"].isna().any():
         st.caption("An empty cell under *expected*: that measure has no exact mean over the "

@@ -10,7 +10,7 @@ from dashboard.safe import md
 from dashboard.state import (UPLOAD, aggregate_table, evaluations, intervals, load_source,
                              measure_list, provenance_record, rankings, source_title,
                              tie_moves_now)
-from dashboard.tables import csv_bytes, number_columns
+from dashboard.tables import download_csv, number_columns
 from metrics import InputError
 from metrics.inspect import dataset_summary
 from metrics.pipelines import UPLOAD_KINDS
@@ -112,8 +112,8 @@ if data is not None and measures:
             st.caption("Measures undefined for some queries average fewer of them: "
                        + md("; ".join(fewer)) + ".")
         warnings_shown = [w for r in results.values() for w in r.warnings]
-        st.download_button("Download CSV", csv_bytes(table, provenance_record(
-            measures, warnings=warnings_shown)), "aggregate.csv", "text/csv")
+        download_csv("Download CSV", table, provenance_record(measures, warnings=warnings_shown),
+                     "aggregate.csv")
         level = st.select_slider("Confidence level", [0.8, 0.9, 0.95, 0.99], value=0.95,
                                  key="ci_level", format_func=lambda x: f"{x:.0%}")
         bounds = intervals(measures, level, DEFAULT_SEED)
@@ -126,8 +126,7 @@ if data is not None and measures:
             record = provenance_record(measures, seed=DEFAULT_SEED, warnings=warnings_shown,
                                        ci={"level": level, "method": CI_METHOD,
                                            "resamples": DEFAULT_RESAMPLES})
-            st.download_button("Download CSV", csv_bytes(bounds, record), "intervals.csv",
-                               "text/csv", key="download_intervals")
+            download_csv("Download CSV", bounds, record, "intervals.csv", key="download_intervals")
         for system, r in results.items():
             for warning in r.warnings:
                 if warning.startswith("score ties"):
