@@ -595,23 +595,31 @@ def timed(args: list[str], env=None, stdout_path=None, timeout=None, cap=True) -
             rss = int(report[-1].split()[1]) / 1024
         err.seek(0)
         stderr = err.read()
-        failed = None
-        if timed_out:
-            failed = f"timeout ({timeout:g} s)"
-        elif proc.returncode != 0:
-            signalled = next((x for x in report if "terminated by signal" in x), "")
-            if any(sign in stderr for sign in OOM_SIGNS) or signalled.endswith("signal 9"):
-                failed = "out of memory"
-            else:
-                last = [x for x in stderr.splitlines() if x.strip()]
-                failed = "error: " + (last[-1][:200] if last else signalled or
-                                      f"exit status {proc.returncode}")
-        info = {}
-        if not stdout_path and not failed:
-            out.seek(0)
-            line = [x for x in out.read().splitlines() if x.startswith("{") and x.endswith("}")]
-            info = json.loads(line[-1]) if line else {}
+        signalled = next((x for x in report if "terminated by signal" in x), "")
+        failed = _failure(timed_out, timeout, proc.returncode, stderr, signalled)
+        info = {} if stdout_path or failed else _json_line(out)
     return {"wall": wall, "rss_mb": rss, "failed": failed, "stderr": stderr[-2000:], **info}
+
+
+def _failure(timed_out: bool, timeout: float, returncode: int, stderr: str,
+             signalled: str = "") -> str | None:
+    """Why a timed command failed ("timeout", "out of memory", "error: …"), or None.
+    ``signalled``: /usr/bin/time's "terminated by signal N" line, when there is one."""
+    if timed_out:
+        return f"timeout ({timeout:g} s)"
+    if returncode == 0:
+        return None
+    if any(sign in stderr for sign in OOM_SIGNS) or signalled.endswith("signal 9"):
+        return "out of memory"
+    last = [x for x in stderr.splitlines() if x.strip()]
+    return "error: " + (last[-1][:200] if last else signalled or f"exit status {returncode}")
+
+
+def _json_line(out) -> dict:
+    """The last JSON object a command printed on a line of its own (its phases' timings)."""
+    out.seek(0)
+    line = [x for x in out.read().splitlines() if x.startswith("{") and x.endswith("}")]
+    return json.loads(line[-1]) if line else {}
 
 
 def timed_tree(args: list[str], timeout=None) -> dict:
@@ -649,18 +657,8 @@ def timed_tree(args: list[str], timeout=None) -> dict:
         wall = time.perf_counter() - start
         err.seek(0)
         stderr = err.read()
-        failed = None
-        if timed_out:
-            failed = f"timeout ({timeout:g} s)"
-        elif proc.returncode != 0:
-            last = [x for x in stderr.splitlines() if x.strip()]
-            failed = ("out of memory" if any(sign in stderr for sign in OOM_SIGNS) else
-                      "error: " + (last[-1][:200] if last else f"exit status {proc.returncode}"))
-        info = {}
-        if not failed:
-            out.seek(0)
-            line = [x for x in out.read().splitlines() if x.startswith("{") and x.endswith("}")]
-            info = json.loads(line[-1]) if line else {}
+        failed = _failure(timed_out, timeout, proc.returncode, stderr)
+        info = {} if failed else _json_line(out)
     return {"wall": wall, "rss_mb": peak / 2 ** 20, "failed": failed, "stderr": stderr[-2000:],
             **info}
 
