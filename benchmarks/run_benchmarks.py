@@ -261,7 +261,8 @@ DONE_JS = """([kind, arg]) => {
                  && (box('Query') || '').startsWith(arg + ' '),
     cutoff: () => titles.includes('Confusion matrix at K = ' + arg)
                   && main.innerText.includes('At cutoff K = ' + arg),
-    system: () => box('System') === arg[0] && titles.includes(arg[1] + ': the same query'),
+    system: () => box('System') === arg[0]
+                  && titles.includes('Relevant items by rank: ' + arg[0] + ' and ' + arg[1]),
     sort: () => main.innerText.includes('worst ' + arg + ' first')
                 && (box('Query') || '').includes('(' + arg + ' = '),
   }[kind]();
@@ -1289,7 +1290,8 @@ BROWSER_ACTIONS = [
     ("cutoff", "change K (type it in the number box, Enter)",
      "the confusion matrix titled with the new K and “At cutoff K = …”", 0.3),
     ("system", "switch the system",
-     "the other system's rank strip titled with its name, the box showing the new system", 0.5),
+     "the rank strip titled with both systems, the new one first; the System box showing it",
+     0.5),
     ("sort", "change “Sort queries by”",
      "the queries' table titled with the measure, the Query box labelled with its value", 0.5),
 ]

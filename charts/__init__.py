@@ -2,8 +2,8 @@
 
 from .figures import (confusion_matrix_figure, difference_figure, interpolated_pr_figure,
                       lift_curves_figure, paired_scatter_figure, pr_curve_figure, pr_curves_figure,
-                      rank_strip_figure, roc_figure)
+                      rank_strip_figure, roc_figure, StripRow)
 
 __all__ = ["confusion_matrix_figure", "difference_figure", "interpolated_pr_figure",
            "lift_curves_figure", "paired_scatter_figure", "pr_curve_figure", "pr_curves_figure",
-           "rank_strip_figure", "roc_figure"]
+           "rank_strip_figure", "roc_figure", "StripRow"]

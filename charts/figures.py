@@ -3,6 +3,7 @@ labels that come from user data are passed to Plotly as text (never as HTML temp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -248,46 +249,73 @@ def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *
 STRIP_TICKS = 200
 
 
-def rank_strip_figure(ranks: Sequence[int], grades: Sequence[int], length: int, *,
-                      num_relevant: int, threshold: int = 1, cutoff: int | None = None,
-                      current: int | None = None, title: str = "") -> go.Figure:
-    """Where a query's items ended up: ``ranks`` and ``grades`` of the judged items (or of the
-    whole list); those of grade >= ``threshold`` are drawn large and coloured by grade, every
-    other rank of the list 1..``length`` as a small tick (as a line when there are more than
-    STRIP_TICKS), so a glance shows whether the relevant items lead the list. ``cutoff`` K is a
-    dashed line after rank K; ``current`` a ring around rank r (the teaching mode)."""
-    ranks = np.asarray(ranks, dtype=np.int64)
-    grades = np.asarray(grades, dtype=np.int64)
-    relevant = grades >= max(threshold, 1)
-    others = np.setdiff1d(np.arange(1, length + 1), ranks[relevant]) \
-        if length - relevant.sum() <= STRIP_TICKS else None
-    traces = []
-    if others is not None:
-        traces.append(go.Scatter(x=others, y=np.zeros(len(others)), mode="markers",
-                                 name="not relevant / unjudged",
-                                 marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
-                                 hovertemplate="rank %{x}<extra></extra>"))
-    else:
-        traces.append(go.Scatter(x=[1, length], y=[0, 0], mode="lines",
-                                 name="not relevant / unjudged (every other rank)",
-                                 line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip"))
-    for g in sorted(set(grades[relevant].tolist())):
-        at = relevant & (grades == g)
-        traces.append(go.Scatter(x=ranks[at], y=np.zeros(at.sum()), mode="markers",
-                                 name=f"grade {g}",
-                                 marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
-                                             symbol="diamond"),
-                                 hovertemplate="rank %{x}<extra>grade " + str(g) + "</extra>"))
+@dataclass(frozen=True)
+class StripRow:
+    """One system's list for one query, a row of :func:`rank_strip_figure`: the ``ranks`` and
+    ``grades`` of its judged items (or of the whole list), its ``length`` and the query's
+    number of relevant items."""
+    name: str
+    ranks: Sequence[int]
+    grades: Sequence[int]
+    length: int
+    num_relevant: int
+
+
+def rank_strip_figure(rows: Sequence[StripRow], *, threshold: int = 1, cutoff: int | None = None,
+                      current: int | None = None) -> go.Figure:
+    """Where a query's relevant items ended up, one row per system (the first on top, in one
+    figure: one chart for the browser to draw on a query switch, not one per system). Items of
+    grade >= ``threshold`` are drawn large and coloured by grade, every other rank of the list
+    1..length as a small tick (as a line when there are more than STRIP_TICKS), so a glance
+    shows whether the relevant items lead the list. ``cutoff`` K is a dashed line after rank K
+    across the rows; ``current`` a ring around rank r in the first row (the teaching mode)."""
+    traces, graded, found = [], set(), []
+    for y, row in enumerate(rows):
+        ranks = np.asarray(row.ranks, dtype=np.int64)
+        grades = np.asarray(row.grades, dtype=np.int64)
+        relevant = grades >= max(threshold, 1)
+        at_row = dict(legendgroup="other", showlegend=y == 0)
+        if row.length - relevant.sum() <= STRIP_TICKS:
+            others = np.setdiff1d(np.arange(1, row.length + 1), ranks[relevant])
+            traces.append(go.Scatter(x=others, y=np.full(len(others), y), mode="markers",
+                                     name="not relevant / unjudged",
+                                     marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
+                                     hovertemplate="rank %{x}<extra></extra>", **at_row))
+        else:
+            traces.append(go.Scatter(x=[1, row.length], y=[y, y], mode="lines",
+                                     name="not relevant / unjudged (every other rank)",
+                                     line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip",
+                                     **at_row))
+        for g in sorted(set(grades[relevant].tolist())):
+            at = relevant & (grades == g)
+            traces.append(go.Scatter(x=ranks[at], y=np.full(at.sum(), y), mode="markers",
+                                     name=f"grade {g}", legendgroup=f"grade {g}",
+                                     showlegend=g not in graded,
+                                     marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
+                                                 symbol="diamond"),
+                                     hovertemplate="rank %{x}<extra>grade " + str(g)
+                                                   + "</extra>"))
+            graded.add(g)
+        found.append(int(relevant.sum()))
     if current is not None:
         traces.append(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
                                  marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
                                              line=dict(width=3)), hoverinfo="skip"))
-    found = int(relevant.sum())
-    layout = dict(title=_safe(title) or f"{found} of {num_relevant} relevant items retrieved "
-                                        f"in a list of {length}",
-                  height=190, margin=dict(l=20, r=20, t=40, b=30),
-                  legend=dict(orientation="h", y=-0.75), yaxis=dict(visible=False, range=[-1, 1]),
-                  xaxis=dict(title="rank", range=[0, max(length, 1) + 1]))
+    first, longest = rows[0], max(row.length for row in rows)
+    labels = [f"{_safe(row.name)}<br>{n} of {row.num_relevant} found"
+              for row, n in zip(rows, found)]
+    title = (f"{found[0]} of {first.num_relevant} relevant items retrieved in a list of "
+             f"{first.length}" if len(rows) == 1 else
+             "Relevant items by rank: " + " and ".join(_safe(row.name) for row in rows))
+    height = 190 + 70 * (len(rows) - 1)
+    layout = dict(title=title, height=height,
+                  margin=dict(l=20, r=20, t=40, b=30),
+                  # the legend 90 px below the plot area, whatever the number of rows
+                  legend=dict(orientation="h", y=-90 / (height - 70)),
+                  yaxis=dict(visible=len(rows) > 1, range=[len(rows) - 0.4, -0.6],
+                             tickvals=list(range(len(rows))), ticktext=labels, automargin=True,
+                             showgrid=False, zeroline=False),
+                  xaxis=dict(title="rank", range=[0, max(longest, 1) + 1]))
     if cutoff is not None:   # what add_vline(…, annotation_position="top right") adds, without
         # its look-ups through the figure's subplot grid (most of the time of building a strip)
         at = cutoff + 0.5

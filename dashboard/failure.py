@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from charts import rank_strip_figure
+from charts import StripRow
 from dashboard.safe import md
 from dashboard.state import query_failure, source, upload_store
 from dashboard.tables import NOT_RETRIEVED
@@ -14,20 +14,26 @@ from metrics.inspect import unjudged_in_top
 from metrics.judged import JudgedRanking
 
 
-def relevant_hits(judged: JudgedRanking, query: int, threshold: int):
-    """Ranks and grades of the relevant items one query's list retrieved (for its rank strip)."""
+def strip_row(judged: JudgedRanking, name: str, query: int, threshold: int) -> StripRow:
+    """One system's row of a query's rank strip: the ranks and grades of the relevant items its
+    list retrieved."""
     at = slice(judged.offsets[query], judged.offsets[query + 1])
     ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
     keep = grades >= max(threshold, 1)
-    return ranks[keep], grades[keep]
+    return StripRow(name, ranks[keep], grades[keep], int(judged.lengths[query]),
+                    int(judged.num_relevant(threshold)[query]))
 
 
-def rank_strip(judged: JudgedRanking, query: int, threshold: int, *, cutoff: int | None = None,
-               current: int | None = None, title: str = ""):
-    ranks, grades = relevant_hits(judged, query, threshold)
-    return rank_strip_figure(ranks, grades, int(judged.lengths[query]),
-                             num_relevant=int(judged.num_relevant(threshold)[query]),
-                             threshold=threshold, cutoff=cutoff, current=current, title=title)
+def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, query_id: str,
+               threshold: int) -> list[StripRow]:
+    """The rows of a query's rank strip: the system's, then the other system's when it has the
+    query."""
+    rows = []
+    for name in (system, other) if other is not None else (system,):
+        at = (data[name].query_ids == query_id).nonzero()[0]
+        if len(at):
+            rows.append(strip_row(data[name], name, int(at[0]), threshold))
+    return rows
 
 
 def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str | None,
@@ -52,11 +58,6 @@ def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str |
         f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** — "
         + ("nobody judged them, so they count as not relevant: the query may be better than "
            "its numbers." if unjudged else "every item there was judged."))
-    rows = (data[other].query_ids == query_id).nonzero()[0] if other is not None else []
-    if len(rows):
-        st.plotly_chart(rank_strip(data[other], int(rows[0]), threshold, cutoff=cutoff,
-                                   title=f"{other}: the same query"),
-                        width="stretch", key="other_strip")
     if missed and report.missed_ids_known:
         st.markdown(f"**Relevant items not retrieved** ({len(report.missed):,}), highest grade "
                     "first" + (f", with their rank in {md(other)}" if other else ""))

@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from charts import confusion_matrix_figure, pr_curve_figure
+from charts import StripRow, confusion_matrix_figure, pr_curve_figure, rank_strip_figure
 from charts.figures import PR_MARKERS
-from dashboard.failure import rank_strip
 from dashboard.state import bound
 from dashboard.tables import show_ranked_list, with_cutoff
 from metrics.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
@@ -18,6 +17,15 @@ from metrics.inspect import confusion_at, query_table
 from metrics.judged import JudgedRanking
 
 STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
+# Small figures redrawn on every click (rank strips, confusion matrices) go without Plotly's
+# toolbar: building it is a tenth of each draw, and zooming a strip or a 2 × 2 grid shows nothing
+QUIET = {"displayModeBar": False}
+
+
+def show_rank_strip(rows: list[StripRow], threshold: int, cutoff: int,
+                    current: int | None = None) -> None:
+    st.plotly_chart(rank_strip_figure(rows, threshold=threshold, cutoff=cutoff, current=current),
+                    width="stretch", config=QUIET)
 
 
 def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | None:
@@ -72,7 +80,7 @@ def query_figures(judged: JudgedRanking, query: int, curves: RankCurves, thresho
     with grid.cell():
         st.plotly_chart(confusion_matrix_figure(*confusion_at(judged, query, at, threshold),
                                                 k=at, name="K" if current is None else "r"),
-                        width="stretch")
+                        width="stretch", config=QUIET)
         st.caption(f"The top {'r' if current is not None else 'K'} items count as retrieved"
                    + (" (rank r steps through the list)." if current is not None else
                       ": change **Cutoff K** above."))
@@ -90,9 +98,10 @@ def _set_playing(length: int, playing: bool) -> None:
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                     cutoff: int) -> None:
-    """Step through one query's ranking. A fragment: a step reruns this part of the page only,
-    once a second while playing."""
+                     cutoff: int, strip: list[StripRow]) -> None:
+    """Step through one query's ranking (``strip``: the rows of its rank strip, this system's
+    first). A fragment: a step reruns this part of the page only, once a second while
+    playing."""
     length = len(curves.chi)
     if length == 0:
         st.info("This query's list is empty: there is nothing to step through.")
@@ -129,8 +138,7 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "
                    "R(r) = TP(r)/R_q; F(r) = 2·P·R/(P + R). The amber row is rank r; "
                    f"'{'✓'}' marks the top K = {cutoff}.")
-        st.plotly_chart(rank_strip(judged, query, threshold, cutoff=cutoff, current=r),
-                        width="stretch", key="teach_strip")
+        show_rank_strip(strip, threshold, cutoff, current=r)
         first = max(0, min(i - 3, length - 7))
         window = query_table(judged, query, threshold, first, first + 7, curves)
         show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)

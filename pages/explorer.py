@@ -4,11 +4,11 @@ step through its ranking rank by rank (teaching mode)."""
 import numpy as np
 import streamlit as st
 
-from dashboard.failure import rank_strip, show_failure_panel
+from dashboard.failure import show_failure_panel, strip_rows
 from dashboard.frame import page_setup
 from dashboard.permalink import write_permalink
 from dashboard.safe import md
-from dashboard.query_view import query_figures, teaching_stepper
+from dashboard.query_view import query_figures, show_rank_strip, teaching_stepper
 from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
                              provenance_record, query_curves, rankings, source, upload_store)
 from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
@@ -39,11 +39,14 @@ per_query = result.per_query()
 worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
-with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", expanded=False):
-    st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
-                 width="stretch", height=260)
-    download_csv("Download CSV", worst_first, provenance_record(
-        measures, warnings=result.warnings), f"{system}_per_query.csv")
+# built only while open: closed, a system or sort change does not send the whole table again
+with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", key="all_queries_open",
+                 on_change="rerun") as all_queries:
+    if all_queries.open:
+        st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
+                     width="stretch", height=260)
+        download_csv("Download CSV", worst_first, provenance_record(
+            measures, warnings=result.warnings), f"{system}_per_query.csv")
 
 order = worst_first["query_id"].tolist()
 # the Query box's labels, made once per system and sort order (not on every query switch)
@@ -78,16 +81,18 @@ def one_query() -> None:
         st.warning("This query has no relevant item in the ground truth: its measures are "
                    "undefined.")
 
-    if teaching:
-        teaching_stepper(judged, q, curves, threshold, k)
-    else:
-        st.plotly_chart(rank_strip(judged, q, threshold, cutoff=k), width="stretch")
-        query_figures(judged, q, curves, threshold, k)
-
     others = [s for s in systems if s != system]
     other = others[0] if len(others) == 1 else \
         choose("Compare with", "other_system", others, others[0], "other_system_box") \
         if others else None
+    # one figure holds both systems' strips: one chart to draw on a query switch, not two
+    strip = strip_rows(data, system, other, query_id, threshold)
+    if teaching:
+        teaching_stepper(judged, q, curves, threshold, k, strip)
+    else:
+        show_rank_strip(strip, threshold, k)
+        query_figures(judged, q, curves, threshold, k)
+
     show_failure_panel(data, system, other, query_id, k, threshold)
 
     # The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768);

@@ -1,5 +1,6 @@
 """Page logic with streamlit.testing.v1.AppTest."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -110,10 +111,10 @@ def _query_box(at):
 
 def test_choosing_another_query_changes_the_table():
     at = app("pages/explorer.py", sample="fmp", query="toy1")
-    first = at.dataframe[1].value
+    first = _frames_with(at, "χ")[0]
     assert first["item"].tolist()[:4] == ["9", "2", "6", "8"]
     _query_box(at).set_value("toy2").run()
-    second = at.dataframe[1].value
+    second = _frames_with(at, "χ")[0]
     assert second["item"].tolist()[:4] == ["6", "3", "4", "5"]
     assert second["χ"].tolist() == [0, 1, 1, 0, 1, 1, 0, 0]
 
@@ -642,8 +643,10 @@ def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tm
     assert "not retrieved" in missed["rank in system_b"].tolist()
     text = " ".join(m.value for m in at.markdown)
     assert "Unjudged in the top K = 10: 0 of 10 (0%)" in text          # taxonomy judges all
-    strips = [c for c in at.get("plotly_chart") if "the same query" in c.proto.spec]
-    assert len(strips) == 1 and "system_b" in strips[0].proto.spec
+    strips = [c for c in at.get("plotly_chart")
+              if "Relevant items by rank: system_a and system_b" in c.proto.spec]
+    rows = json.loads(strips[0].proto.spec)["layout"]["yaxis"]["ticktext"]
+    assert len(strips) == 1 and [row.split("<br>")[0] for row in rows] == ["system_a", "system_b"]
     assert np.all(data["system_a"].query_ids == data["system_b"].query_ids)
 
 

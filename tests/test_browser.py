@@ -335,7 +335,7 @@ SHORT_LISTS = {"fmp", "instruments"}   # ranked lists drawn with highlighted row
 
 def expected_charts(path: str, sample: str) -> int:
     """Plotly charts a page shows (Curves: the open tab's one; Compare: none for one system)."""
-    return {"": 0, "explorer": 4 if sample in TWO_SYSTEMS else 3,   # + the other's rank strip
+    return {"": 0, "explorer": 3,   # the rank strip (a row per system), PR curve, confusion
             "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0,
             "conventions": 0}[path]
 
@@ -583,7 +583,7 @@ def test_teaching_mode_plays_through_the_ranking(app_url, browser, size, scheme)
     main = page.inner_text('[data-testid="stMain"]')
     assert "P(r), r = 3" in main and "Confusion matrix at r = 3" in main
     found = page.evaluate(CHECK_LAYOUT)
-    assert len(found["charts"]) == 4 and all(w >= MIN_CHART_WIDTH for w in found["charts"])
+    assert len(found["charts"]) == 3 and all(w >= MIN_CHART_WIDTH for w in found["charts"])
     for formula in found["formulas"]:
         assert formula["left"] >= -1 and formula["right"] >= -1, formula
     # the K control stays in the main column, beside the teaching controls

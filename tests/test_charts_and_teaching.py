@@ -5,7 +5,7 @@ import pytest
 
 from charts import (confusion_matrix_figure, difference_figure, interpolated_pr_figure,
                     lift_curves_figure, paired_scatter_figure, pr_curve_figure, pr_curves_figure,
-                    rank_strip_figure, roc_figure)
+                    rank_strip_figure, roc_figure, StripRow)
 from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
                             TIE_COLOUR, WIN_COLOUR, contrast_ratio)
 from dashboard.teaching import worked_measures
@@ -52,21 +52,41 @@ def test_confusion_matrix_figure():
     assert unknown.data[0].text[1][1] == "TN = ?<br>(|D| unknown)"
 
 
+def _strip(*rows, **options):
+    return rank_strip_figure([StripRow(f"s{i}", *row) for i, row in enumerate(rows)], **options)
+
+
 def test_rank_strip_separates_relevant_items():
-    fig = rank_strip_figure([1, 2, 3, 4], [1, 0, -1, 2], 4, num_relevant=3)
+    fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3))
     by_name = {t.name: list(t.x) for t in fig.data}
     assert by_name == {"not relevant / unjudged": [2, 3], "grade 1": [1], "grade 2": [4]}
     assert fig.layout.title.text == "2 of 3 relevant items retrieved in a list of 4"
+    assert not fig.layout.yaxis.visible                   # one row: no row names
+
+
+def test_two_systems_share_one_strip_figure_a_row_each():
+    # system A finds grades 1 and 2 at ranks 1 and 4; B finds grade 1 at rank 3 of a list of 5
+    fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([3], [1], 5, 3), cutoff=2, current=2)
+    rows = [(t.name, list(t.x), set(t.y), t.showlegend is not False) for t in fig.data]
+    assert rows == [("not relevant / unjudged", [2, 3], {0}, True),
+                    ("grade 1", [1], {0}, True), ("grade 2", [4], {0}, True),
+                    ("not relevant / unjudged", [1, 2, 4, 5], {1}, False),
+                    ("grade 1", [3], {1}, False),          # one legend entry per meaning
+                    ("rank r = 2", [2], {0}, True)]        # the ring marks the first row only
+    assert list(fig.layout.yaxis.ticktext) == ["s0<br>2 of 3 found", "s1<br>1 of 3 found"]
+    assert fig.layout.title.text == "Relevant items by rank: s0 and s1"
+    assert fig.layout.xaxis.range == (0, 6)               # the longer list sets the axis
+    assert fig.layout.shapes[0].x0 == 2.5                 # K = 2 across both rows
 
 
 def test_a_long_rank_strip_draws_the_other_ranks_as_one_line():
-    short = rank_strip_figure([3, 7], [1, 1], 150, num_relevant=2, cutoff=5)
+    short = _strip(([3, 7], [1, 1], 150, 2), cutoff=5)
     assert len(short.data[0].x) == 148 and short.data[0].mode == "markers"   # a tick each
-    long = rank_strip_figure([3, 7], [1, 1], 1000, num_relevant=2, cutoff=5)
+    long = _strip(([3, 7], [1, 1], 1000, 2), cutoff=5)
     assert list(long.data[0].x) == [1, 1000] and long.data[0].mode == "lines"
     assert list(long.data[1].x) == [3, 7]                                     # still marked
     # the K line as plotly's add_vline draws it
-    expected = rank_strip_figure([3, 7], [1, 1], 1000, num_relevant=2)
+    expected = _strip(([3, 7], [1, 1], 1000, 2))
     expected.add_vline(x=5.5, line=dict(color=long.layout.shapes[0].line.color, dash="dash",
                                         width=2),
                        annotation_text="K = 5", annotation_position="top right")
@@ -168,7 +188,7 @@ def _every_figure():
     yield interpolated_pr_figure(RECALL_LEVELS, {"q": np.ones(11)}, mean={"A": np.ones(11)})
     yield lift_curves_figure(curves, mean={"s": ([0, 1], [0, 1])})
     yield roc_figure({f"q{i}": ([0, 1], [0, 1], 0.5) for i in range(8)})
-    yield rank_strip_figure([1, 2, 3, 4], [1, 0, -1, 2], 4, num_relevant=3)
+    yield _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([2], [1], 6, 3))
     yield paired_scatter_figure([0.1, 0.5, 0.5], [0.2, 0.5, 0.1], ["a", "b", "c"],
                                 name_a="A", name_b="B", measure="AP")
     yield difference_figure([0.1, 0.0, -0.2], ["a", "b", "c"], name_a="A", name_b="B",
