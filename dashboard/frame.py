@@ -15,6 +15,8 @@ ways) with the app's navigation, sidebar and state. The URL's query string is ke
 
 from __future__ import annotations
 
+import gc
+import sys
 from pathlib import Path
 
 import streamlit as st
@@ -61,6 +63,25 @@ def page_setup() -> None:
         st.rerun()                                        # … and runs app.py for this page
     init_state()
     show_permalink_notes()
+    freeze_imported_objects()
+
+
+_modules_frozen = 0
+
+
+def freeze_imported_objects() -> None:
+    """Move the objects of the libraries imported so far out of the garbage collector's reach.
+
+    With Streamlit, Plotly and pandas imported the server holds some 130,000 objects that live as
+    long as it does, and every full collection walks them all: 100–190 ms on a small machine,
+    holding the GIL in the middle of somebody's click. Frozen (``gc.freeze``), they are skipped;
+    a full collection then walks only what the sessions made since. Done again whenever a page
+    has imported new modules (at most once per module set: the first visit of each page)."""
+    global _modules_frozen
+    if len(sys.modules) > _modules_frozen:
+        gc.collect()   # the garbage of the first runs is not frozen with the rest
+        gc.freeze()
+        _modules_frozen = len(sys.modules)
 
 
 def page_path(url_path: str):
