@@ -33,6 +33,7 @@ benchmarks/workloads/BENCHMARKS.partial.md unless --out is given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -246,7 +247,10 @@ ARM_JS = ("() => Object.assign(window.__bench, {armed: true, t0: null, t1: null,
 DONE_JS = """([kind, arg]) => {
   const b = window.__bench;
   const app = document.querySelector('[data-testid="stApp"]');
-  if (!b.ran || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  // a rerun as short as the floor's may start and end within one frame, leaving the script
+  // state attribute untouched: there the shown text alone says the rerun is done
+  if (!(b.ran || kind.startsWith('floor_'))
+      || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const main = document.querySelector('[data-testid="stMain"]');
   const titles = Array.from(main.querySelectorAll('.gtitle')).map(t => t.textContent);
   const box = label => {
@@ -265,6 +269,8 @@ DONE_JS = """([kind, arg]) => {
                   && titles.includes('Relevant items by rank: ' + arg[0] + ' and ' + arg[1]),
     sort: () => main.innerText.includes('worst ' + arg + ' first')
                 && (box('Query') || '').includes('(' + arg + ' = '),
+    floor_query: () => main.innerText.includes('Shown: ' + arg + ' at'),
+    floor_cutoff: () => main.innerText.includes('at K = ' + arg + '.'),
   }[kind]();
   if (ok && b.t1 === null) b.t1 = performance.now();
   return ok;
@@ -279,20 +285,55 @@ def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7"):
     key-down) event that makes the change to the first animation frame at which the app's
     script state is back to notRunning after a rerun and the page shows the new state (the
     drawn figure titles, the boxes' values): the server's run, the websocket and the browser's
-    drawing are all included. The server's resident memory is sampled every 50 ms (psutil)."""
-    import socket
-    import threading
-
-    import psutil
+    drawing are all included. The server's resident memory is sampled every 50 ms (psutil).
+    Then the floor: the same query switch and K change on benchmarks/floor_app.py, a fragment
+    with those two controls only, on a server of its own in the same browser."""
     from playwright.sync_api import sync_playwright
 
     repeats = int(repeats)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"])
+        with _streamlit_server("app.py") as (url, peak):
+            result = _in_page(browser, lambda page: _browse_explorer(
+                page, url, Path(run_a), Path(run_b), Path(qrels), repeats))
+        result["server_peak_mb"] = peak[0] / 2 ** 20
+        with _streamlit_server("benchmarks/floor_app.py") as (url, _):
+            result["floor"] = _in_page(browser, lambda page: _browse_floor(page, url, repeats))
+        browser.close()
+    return result
+
+
+def _in_page(browser, browse):
+    """``browse(page)`` in a fresh 1400 × 1000 page; an error the page raised fails the job."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    result = browse(page)
+    if errors:
+        raise RuntimeError(f"the page raised: {errors[0][:200]}")
+    page.close()
+    return result
+
+
+@contextlib.contextmanager
+def _streamlit_server(script: str):
+    """``streamlit run script`` on a free port of 127.0.0.1 until the block ends; yields its
+    URL and a one-element list holding its peak resident memory so far (sampled every 50 ms)."""
+    import socket
+    import threading
+    from urllib.request import urlopen
+
+    import psutil
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     log = tempfile.NamedTemporaryFile("w+b", suffix=".streamlit.log", delete=False)
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.headless", "true", "--server.address", "127.0.0.1"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     peak, watching = [0], [True]
@@ -309,9 +350,7 @@ def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7"):
     watcher = threading.Thread(target=watch_memory, daemon=True)
     watcher.start()
     url = f"http://127.0.0.1:{port}"
-    result: dict = {}
     try:
-        from urllib.request import urlopen
         deadline = time.time() + 120
         while True:
             try:
@@ -323,19 +362,7 @@ def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7"):
                     raise RuntimeError("streamlit did not start: "
                                        + log.read().decode(errors="replace")[-500:])
                 time.sleep(0.3)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path="/usr/bin/chromium",
-                args=["--headless", "--no-sandbox", "--disable-gpu",
-                      "--disable-background-networking"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            result = _browse_explorer(page, url, Path(run_a), Path(run_b), Path(qrels),
-                                      repeats)
-            if errors:
-                raise RuntimeError(f"the page raised: {errors[0][:200]}")
-            browser.close()
+        yield url, peak
     finally:
         watching[0] = False
         watcher.join()
@@ -346,7 +373,6 @@ def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7"):
             server.kill()
         log.close()
         os.unlink(log.name)
-    return {**result, "server_peak_mb": peak[0] / 2 ** 20}
 
 
 def _wait_for_run(page, timeout=600_000):
@@ -391,47 +417,76 @@ def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: 
                            ".includes('At cutoff K')", timeout=600_000)
     opened = time.perf_counter() - t0
     page.evaluate(BENCH_JS)
-    main = page.locator('[data-testid="stMain"]')
-
-    def selectbox(label):
-        return main.locator('[data-testid="stSelectbox"]').filter(
-            has=page.get_by_text(label, exact=True))
-
-    def timed_action(act, kind, arg) -> float:
-        page.evaluate(ARM_JS)
-        act()
-        page.wait_for_function(DONE_JS, arg=[kind, arg], polling="raf", timeout=120_000)
-        b = page.evaluate("() => window.__bench")
-        phases[kind].append([(b["started"] - b["t0"]) / 1000, (b["ended"] - b["started"]) / 1000,
-                             (b["t1"] - b["ended"]) / 1000])
-        page.wait_for_timeout(300)   # let any follow-up (the URL's update) settle
-        return (b["t1"] - b["t0"]) / 1000
-
+    timer = _ActionTimer(page, ["query", "cutoff", "system", "sort"])
     systems = [run_a.name.split(".")[0], run_b.name.split(".")[0]]   # names of the runs' files
     measures = ["P@10", "RR", "nDCG@10", "AP", "R@10", "Rprec", "Bpref"]
-    times: dict[str, list[float]] = {"query": [], "cutoff": [], "system": [], "sort": []}
-    # each time in three parts: until the browser sees the rerun start, the rerun (script
-    # state running), after it until the new state is drawn
-    phases: dict[str, list[list[float]]] = {kind: [] for kind in times}
     for i in range(repeats):
-        selectbox("Query").click()
-        option = page.get_by_role("option").nth(1 + i % 5)
-        query = option.inner_text().split()[0]
-        times["query"].append(timed_action(option.click, "query", query))
-        k = str(5 + 3 * i)
-        box = page.get_by_label("Cutoff K", exact=True)
-        box.fill(k)
-        times["cutoff"].append(timed_action(lambda: box.press("Enter"), "cutoff", k))
+        timer.switch_query(i, "query")
+        timer.change_cutoff(i, "cutoff")
         system, other = systems[(i + 1) % 2], systems[i % 2]
-        selectbox("System").click()
-        times["system"].append(timed_action(
-            page.get_by_role("option", name=system, exact=True).click, "system",
-            [system, other]))
+        timer.selectbox("System").click()
+        timer.timed(page.get_by_role("option", name=system, exact=True).click, "system",
+                    [system, other])
         measure = measures[i % len(measures)]
-        selectbox("Sort queries by").click()
-        times["sort"].append(timed_action(
-            page.get_by_role("option", name=measure, exact=True).click, "sort", measure))
-    return {"evaluated": evaluated, "opened": opened, "times": times, "phases": phases}
+        timer.selectbox("Sort queries by").click()
+        timer.timed(page.get_by_role("option", name=measure, exact=True).click, "sort",
+                    measure)
+    return {"evaluated": evaluated, "opened": opened, "times": timer.times,
+            "phases": timer.phases}
+
+
+def _browse_floor(page, url: str, repeats: int) -> dict:
+    """The query switch and the K change of :func:`_browse_explorer` on floor_app.py."""
+    page.goto(url)
+    _wait_for_run(page)
+    page.evaluate(BENCH_JS)
+    timer = _ActionTimer(page, ["query", "cutoff"], prefix="floor_")
+    for i in range(repeats):
+        timer.switch_query(i, "query")
+        timer.change_cutoff(i, "cutoff")
+    return {"times": timer.times, "phases": timer.phases}
+
+
+class _ActionTimer:
+    """Times actions on a page armed with BENCH_JS, each until DONE_JS's condition of its kind
+    (``prefix`` + kind) holds: the whole time and its three parts, until the browser sees the
+    rerun start, the rerun (script state running), after it until the new state is drawn."""
+
+    def __init__(self, page, kinds: list[str], prefix: str = ""):
+        self.page, self.prefix = page, prefix
+        self.times: dict[str, list[float]] = {kind: [] for kind in kinds}
+        self.phases: dict[str, list[list[float]]] = {kind: [] for kind in kinds}
+
+    def selectbox(self, label: str):
+        return self.page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+            has=self.page.get_by_text(label, exact=True))
+
+    def timed(self, act, kind: str, arg) -> None:
+        page = self.page
+        page.evaluate(ARM_JS)
+        act()
+        page.wait_for_function(DONE_JS, arg=[self.prefix + kind, arg], polling="raf",
+                               timeout=120_000)
+        b = page.evaluate("() => window.__bench")
+        started = b["started"] if b["started"] is not None else b["t1"]   # not seen: see DONE_JS
+        ended = b["ended"] if b["ended"] is not None else started
+        self.phases[kind].append([(started - b["t0"]) / 1000, (ended - started) / 1000,
+                                  (b["t1"] - ended) / 1000])
+        page.wait_for_timeout(300)   # let any follow-up (the URL's update) settle
+        self.times[kind].append((b["t1"] - b["t0"]) / 1000)
+
+    def switch_query(self, i: int, kind: str) -> None:
+        """Pick one of the Query box's first five options other than the first."""
+        self.selectbox("Query").click()
+        option = self.page.get_by_role("option").nth(1 + i % 5)
+        self.timed(option.click, kind, option.inner_text().split()[0])
+
+    def change_cutoff(self, i: int, kind: str) -> None:
+        """Type a new K in the Cutoff K box and press Enter."""
+        k = str(5 + 3 * i)
+        box = self.page.get_by_label("Cutoff K", exact=True)
+        box.fill(k)
+        self.timed(lambda: box.press("Enter"), kind, k)
 
 def job_floor_embeddings(truth_kind, queries, query_ids, items, item_ids, truth):
     """The floor of W5/W6: NumPy only (plus the standard library). Memory-maps the arrays,
@@ -1332,6 +1387,23 @@ def report_dashboard_browser(result: dict) -> list[str]:
                            for i in range(3))
         lines.append(f"| {action} | {shown} | {fmt(median)} | {fmt(max(times[key]))} | {split} "
                      f"| < {target:g} | {'yes' if met else 'no'} |")
+    floor = result.get("floor")
+    if floor:
+        lines += ["", "**The floor.** The same query switch and K change on "
+                      "`benchmarks/floor_app.py`: a server of its own whose page is one fragment "
+                      "holding only a Query box of 1,000 labelled options, a Cutoff K box and a "
+                      "line of text — what any Streamlit page with these two controls costs on "
+                      "this machine and browser, before it shows anything of its own.", "",
+                  "| action | floor (s) | floor split (s) | Query explorer (s) | explorer − floor "
+                  "(s) | target (s) |", "| --- | --- | --- | --- | --- | --- |"]
+        for key, action, _, target in BROWSER_ACTIONS:
+            if key not in floor["times"]:
+                continue
+            base, ours = statistics.median(floor["times"][key]), statistics.median(times[key])
+            split = " / ".join(fmt(statistics.median(p[i] for p in floor["phases"][key]))
+                               for i in range(3))
+            lines.append(f"| {action} | {fmt(base)} | {split} | {fmt(ours)} | "
+                         f"{fmt(ours - base)} | < {target:g} |")
     lines += ["", f"Before these: the upload's evaluation (the button's click to the means "
                   f"shown) took {fmt(result['evaluated'])} s and opening the Query explorer "
                   f"{fmt(result['opened'])} s (both systems evaluated there). The server's peak "
@@ -1341,6 +1413,9 @@ def report_dashboard_browser(result: dict) -> list[str]:
                     "median: query switch and K < 0.3 s, system and sort < 0.5 s",
                     ", ".join(f"{k} {fmt(statistics.median(times[k]))} s"
                               for k, *_ in BROWSER_ACTIONS)
+                    + (" (Streamlit's floor on this machine: query "
+                       f"{fmt(statistics.median(floor['times']['query']))} s, K "
+                       f"{fmt(statistics.median(floor['times']['cutoff']))} s)" if floor else "")
                     + f"; server peak {mb(result['server_peak_mb'])} MB",
                     "yes" if all(met_all) else "no"))
     return lines
