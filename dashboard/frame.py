@@ -16,7 +16,6 @@ ways) with the app's navigation, sidebar and state. The URL's query string is ke
 from __future__ import annotations
 
 import gc
-import sys
 from pathlib import Path
 
 import streamlit as st
@@ -66,22 +65,26 @@ def page_setup() -> None:
     freeze_imported_objects()
 
 
-_modules_frozen = 0
+_frozen = False
 
 
 def freeze_imported_objects() -> None:
-    """Move the objects of the libraries imported so far out of the garbage collector's reach.
+    """Move the objects of the libraries out of the garbage collector's reach, once per server.
 
     With Streamlit, Plotly and pandas imported the server holds some 130,000 objects that live as
     long as it does, and every full collection walks them all: 100–190 ms on a small machine,
     holding the GIL in the middle of somebody's click. Frozen (``gc.freeze``), they are skipped;
-    a full collection then walks only what the sessions made since. Done again whenever a page
-    has imported new modules (at most once per module set: the first visit of each page)."""
-    global _modules_frozen
-    if len(sys.modules) > _modules_frozen:
-        gc.collect()   # the garbage of the first runs is not frozen with the rest
+    a full collection then walks only what the sessions made since. Done once, at the first
+    page run, after importing what the pages draw with, and before any dataset is loaded: a
+    frozen object is never collected, so nothing a session makes may be frozen."""
+    global _frozen
+    if not _frozen:
+        import charts              # noqa: F401  Plotly, imported by the pages that draw
+        import metrics.pipelines   # noqa: F401  the loaders and the engine
+
+        gc.collect()
         gc.freeze()
-        _modules_frozen = len(sys.modules)
+        _frozen = True
 
 
 def page_path(url_path: str):

@@ -18,6 +18,7 @@ No Streamlit here: the dashboard holds one instance per server process (dashboar
 from __future__ import annotations
 
 import ctypes
+import gc
 import threading
 from collections import OrderedDict
 from typing import Callable, Hashable
@@ -95,6 +96,10 @@ class MemoryBoundedCache:
             total = sum(s for _, s in self._entries.values())
             while total > self.budget:   # no reference to an evicted value is kept here
                 total -= self._entries.popitem(last=False)[1][1]
+        # a load is seconds of work: a full collection here (a tenth of a second) frees the
+        # cycles its parsing and the evicted values left, which the server does not collect
+        # after every script run (.streamlit/config.toml, runner.postScriptGC)
+        gc.collect()
         release_freed_memory()
 
     def clear(self) -> None:

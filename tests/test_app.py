@@ -739,7 +739,7 @@ def test_the_measure_picker_adds_a_registered_measure_with_its_cutoff():
     assert not at.error and {"map", "P_5", "MRR"} <= set(at.dataframe[1].value.columns)
 
 
-def test_a_page_freezes_the_objects_of_the_libraries_it_imported(monkeypatch):
+def test_the_first_page_run_freezes_the_libraries_objects_once(monkeypatch):
     # the server's full garbage collections skip what the imports made (dashboard/frame.py)
     import gc
     import sys
@@ -747,11 +747,9 @@ def test_a_page_freezes_the_objects_of_the_libraries_it_imported(monkeypatch):
     import dashboard.frame as frame
 
     freezes = []
-    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(len(sys.modules)))
-    monkeypatch.setattr(frame, "_modules_frozen", 0)
+    monkeypatch.setattr(gc, "freeze", lambda: freezes.append(set(sys.modules)))
+    monkeypatch.setattr(frame, "_frozen", False)
+    assert not app("pages/data.py", sample="fmp").exception   # a page that draws nothing …
+    assert len(freezes) == 1 and {"plotly.graph_objects", "pandas", "streamlit"} <= freezes[0]
     assert not app("pages/explorer.py", sample="fmp").exception
-    assert freezes and freezes[0] > 500              # streamlit, plotly, pandas and the app
-    app("pages/explorer.py", sample="fmp")          # may import a few lazy modules more
-    modules, count = len(sys.modules), len(freezes)
-    app("pages/explorer.py", sample="fmp")
-    assert len(freezes) == count + (len(sys.modules) > modules)   # only when new ones came
+    assert len(freezes) == 1                        # … and never again, whatever is loaded

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from charts import (confusion_matrix_figure, difference_figure, interpolated_pr_figure,
+from charts import (StripRow, confusion_matrix_figure, difference_figure, interpolated_pr_figure,
                     lift_curves_figure, paired_scatter_figure, pr_curve_figure, pr_curves_figure,
-                    rank_strip_figure, roc_figure, StripRow)
+                    rank_strip_figure, roc_figure)
 from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
                             TIE_COLOUR, WIN_COLOUR, contrast_ratio)
 from dashboard.teaching import worked_measures
