@@ -248,6 +248,24 @@ def provenance_record(measures: list[Measure] | None = None, protocol: str | Non
                              seed=seed, ci=ci, warnings=warnings)
 
 
+def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) -> dict:
+    """The provenance record of the Answer sets page's tables. That page has data of its own
+    (the sidebar's dataset plays no part): its answer sets as edited there (hashed as CSV),
+    Table 2's measures, |A| and |D|. The answer sets give ranks, not scores: nothing to tie."""
+    from metrics import provenance
+    from metrics.answer_sets import TABLE2_MEASURES
+    from metrics.registry import parse_measure
+
+    text = answer_sets.to_csv(index=False).encode()
+    inputs = [{"role": "answer_sets", "name": "the answer sets as edited on the page",
+               "rows": len(answer_sets), "bytes": len(text),
+               "sha256": hashlib.sha256(text).hexdigest()}]
+    measures = [parse_measure(m) for m in dict.fromkeys(TABLE2_MEASURES.values())]
+    return provenance.record(command="dashboard", inputs=inputs, measures=measures,
+                             ties="none (ranks given)",
+                             options={"answer_set_length": length, "collection_size": size})
+
+
 @st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
 def conventions_source(src: tuple, ties: str, measures: str, _store: dict | None = None):
     """Per system, the protocol grid and our measures' grid under every tie policy of

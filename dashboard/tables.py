@@ -86,12 +86,12 @@ def csv_bytes(frame: pd.DataFrame, provenance: dict | None = None, index: bool =
 
 
 def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: str,
-                 key: str | None = None) -> None:
+                 key: str | None = None, index: bool = False) -> None:
     """A download button for a table as CSV (:func:`csv_bytes`), made when it is clicked: on a
     page that reruns on every click, writing a 1,000-row CSV nobody asked for cost a tenth of
     a second each time."""
-    st.download_button(label, lambda: csv_bytes(frame, provenance), file_name, "text/csv",
-                       key=key)
+    st.download_button(label, lambda: csv_bytes(frame, provenance, index), file_name,
+                       "text/csv", key=key)
 
 
 PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured

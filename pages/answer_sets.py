@@ -8,6 +8,8 @@ from charts import lift_curves_figure, pr_curves_figure
 from charts.colours import DIFFERS_BACKGROUND, highlight_css
 from dashboard.frame import page_setup
 from dashboard.safe import md
+from dashboard.state import answer_sets_provenance
+from dashboard.tables import download_csv
 from metrics import InputError
 from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
                                  judged_answer_sets, parse_positions, table2)
@@ -117,7 +119,8 @@ if len(printed.columns):
         st.dataframe(styled(printed), column_config=columns, width="stretch", height=670)
 both = computed.join(printed.add_suffix(" (paper)"))
 both.insert(0, "our measure", [TABLE2_MEASURES[row] for row in both.index])
-st.download_button("Download CSV", both.to_csv().encode(), "table2.csv", "text/csv")
+provenance = answer_sets_provenance(edited, int(length), int(size))
+download_csv("Download CSV", both, provenance, "table2.csv", index=True)
 st.caption("Red cells: the computed value, rounded to the paper's precision, differs from the "
            "printed one. Each row is computed with: " + "; ".join(
                f"{row} = {m}" for row, m in TABLE2_MEASURES.items()) + ".")
@@ -143,8 +146,8 @@ else:
                            "pairs it cannot tell apart": a.tied_pairs} for a in agreement])
     st.dataframe(frame.style.format({"Kendall τ": "{:.3f}", "p": "{:.3g}"}, na_rep="—"),
                  hide_index=True, width="stretch")
-    st.download_button("Download CSV", frame.to_csv(index=False).encode(), "agreement.csv",
-                       "text/csv", key="download_agreement")
+    download_csv("Download CSV", frame, provenance | {"preferred_order": preferred},
+                 "agreement.csv", key="download_agreement")
     st.caption("Kendall's τ-b (scipy.stats.kendalltau) between your order and each measure's "
                "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
 

@@ -149,3 +149,27 @@ def test_dashboard_csv_downloads_lead_with_the_record():
     text = csv_bytes(frame, rec).decode()
     assert read_comment_lines(text) == json.loads(json.dumps(rec))
     assert pd.read_csv(io.StringIO(text), comment="#").equals(frame)
+
+
+def test_answer_sets_downloads_record_the_sets_as_edited():
+    # the Answer sets page has its own data: its record hashes the answer sets shown there
+    import hashlib
+
+    import pandas as pd
+
+    from dashboard.state import answer_sets_provenance
+    from metrics.answer_sets import TABLE2_MEASURES
+    from metrics.samples import SAMPLE_DIR
+
+    sets = pd.read_csv(SAMPLE_DIR / "serra" / "answer_sets.csv", dtype=str,
+                       keep_default_na=False)
+    rec = answer_sets_provenance(sets, 20, 2054)
+    text = sets.to_csv(index=False).encode()
+    assert rec["inputs"] == [{"role": "answer_sets",
+                              "name": "the answer sets as edited on the page", "rows": 6,
+                              "bytes": len(text), "sha256": hashlib.sha256(text).hexdigest()}]
+    assert rec["options"] == {"answer_set_length": 20, "collection_size": 2054}
+    assert [m["name"] for m in rec["measures"]] == list(dict.fromkeys(TABLE2_MEASURES.values()))
+    edited = sets.assign(relevant_positions=["1"] * len(sets))
+    assert answer_sets_provenance(edited, 20, 2054)["inputs"][0]["sha256"] != \
+        rec["inputs"][0]["sha256"]
