@@ -253,7 +253,9 @@ DONE_JS = """([kind, arg]) => {
   if (!(b.ran || kind.startsWith('floor_'))
       || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   const main = document.querySelector('[data-testid="stMain"]');
-  const titles = Array.from(main.querySelectorAll('.gtitle')).map(t => t.textContent);
+  // the Query explorer's one figure titles its panels with annotations
+  const titles = Array.from(main.querySelectorAll('.gtitle, .annotation-text'))
+    .map(t => t.textContent);
   const box = label => {
     for (const s of main.querySelectorAll('[data-testid="stSelectbox"]')) {
       const l = s.querySelector('[data-testid="stWidgetLabel"]');
@@ -265,7 +267,7 @@ DONE_JS = """([kind, arg]) => {
     query: () => titles.includes('PR curve of ' + arg)
                  && (box('Query') || '').startsWith(arg + ' '),
     cutoff: () => titles.includes('Confusion matrix at K = ' + arg)
-                  && main.innerText.includes('At cutoff K = ' + arg),
+                  && main.innerText.includes('Unjudged in the top K = ' + arg + ':'),
     system: () => box('System') === arg[0]
                   && titles.includes('Relevant items by rank: ' + arg[0] + ' and ' + arg[1]),
     sort: () => main.innerText.includes('worst ' + arg + ' first')
@@ -415,7 +417,7 @@ def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: 
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Query explorer", exact=True).click()
     _wait_for_run(page)
     page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
-                           ".includes('At cutoff K')", timeout=600_000)
+                           ".includes('Unjudged in the top K')", timeout=600_000)
     opened = time.perf_counter() - t0
     page.evaluate(BENCH_JS)
     timer = _ActionTimer(page, ["query", "cutoff", "system", "sort"])
@@ -1344,7 +1346,7 @@ BROWSER_ACTIONS = [
     ("query", "switch the query (pick another in the Query box)",
      "the PR curve titled with the new query, the box showing it", 0.3),
     ("cutoff", "change K (type it in the number box, Enter)",
-     "the confusion matrix titled with the new K and “At cutoff K = …”", 0.3),
+     "the confusion matrix titled with the new K and “Unjudged in the top K = …”", 0.3),
     ("system", "switch the system",
      "the rank strip titled with both systems, the new one first; the System box showing it",
      0.5),

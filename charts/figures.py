@@ -3,7 +3,6 @@ labels that come from user data are passed to Plotly as text (never as HTML temp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -12,11 +11,10 @@ import plotly.io as pio
 
 from metrics.curves import RECALL_LEVELS
 
-from .colours import (HIGHLIGHT_TEXT, LOSS_COLOUR, MEAN_COLOUR, MUTED_COLOUR, PALETTE,
-                      REFERENCE_COLOUR, TIE_COLOUR, WIN_COLOUR)
+from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_COLOUR,
+                      WIN_COLOUR)
 
 MEAN_STYLE = dict(color=MEAN_COLOUR, width=3)
-PR_MARKERS = 400    # a PR curve of more points is drawn as a line without markers
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
 _LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=40),
                legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
@@ -99,62 +97,6 @@ class _QueryLines:
                           line=dict(style, color=colour))
 
 
-def pr_curve_figure(recall: Sequence[float], precision: Sequence[float], *,
-                    bep: float | None = None, fmax: tuple[float, float, int] | None = None,
-                    interpolated: Sequence[float] | None = None,
-                    exact: Sequence[float] | None = None, ranks: Sequence[int] | None = None,
-                    cutoff: tuple[float, float, int] | None = None,
-                    current: tuple[float, float, int] | None = None,
-                    title: str = "") -> go.Figure:
-    """One query's PR curve (points at ``ranks``, by default r = 1..|A|; a long list is drawn
-    from fewer points, see :func:`metrics.curves.drawn_ranks`), with the break-even point
-    (P = R) and F_max (given as (recall, precision, rank)) marked; optionally the 11-point
-    interpolation, the exact interpolated curve (``exact``: at the same points), the cutoff K and
-    the rank r of the teaching mode, each as (recall, precision, rank)."""
-    recall = np.asarray(recall, dtype=float)
-    precision = np.asarray(precision, dtype=float)
-    ranks = np.arange(1, len(recall) + 1) if ranks is None else np.asarray(ranks)
-    traces = []
-    traces.append(go.Scatter(x=recall, y=precision,
-                             mode="lines+markers" if len(recall) <= PR_MARKERS else "lines",
-                             name="P(r), R(r)",
-                             line=dict(color=PALETTE[0], dash="dash"), customdata=ranks,
-                             hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
-                                           "P = %{y:.3f}<extra></extra>"))
-    if interpolated is not None:
-        traces.append(go.Scatter(x=RECALL_LEVELS, y=interpolated, mode="lines+markers",
-                                 line=dict(color=MEAN_COLOUR, shape="hv"),
-                                 name="11-point interpolated"))
-    if exact is not None:
-        traces.append(go.Scatter(x=recall, y=np.asarray(exact, dtype=float), mode="lines",
-                                 line=dict(color=PALETTE[3], shape="vh", width=2),
-                                 name="exact interpolated: max P at recall ≥ R(r)",
-                                 hoverinfo="skip"))
-    traces.append(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
-                             line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
-    if bep is not None and np.isfinite(bep):
-        traces.append(go.Scatter(x=[bep], y=[bep], mode="markers", name=f"break-even {bep:.3f}",
-                                 marker=dict(size=18, symbol="circle-open", color=PALETTE[2],
-                                             line=dict(width=3))))
-    if fmax is not None and np.isfinite(fmax[0]):
-        r, p, rank = fmax
-        f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
-        traces.append(go.Scatter(x=[r], y=[p], mode="markers",
-                                 name=f"F_max {f:.3f} (rank {rank})",
-                                 marker=dict(size=16, symbol="star-open", color=PALETTE[4],
-                                             line=dict(width=3))))
-    if cutoff is not None and np.isfinite(cutoff[0]):
-        traces.append(go.Scatter(x=[cutoff[0]], y=[cutoff[1]], mode="markers",
-                                 name=f"cutoff K = {cutoff[2]}",
-                                 marker=dict(size=15, symbol="square-open", color=PALETTE[1],
-                                             line=dict(width=3))))
-    if current is not None and np.isfinite(current[0]):
-        traces.append(go.Scatter(x=[current[0]], y=[current[1]], mode="markers",
-                                 name=f"rank r = {current[2]}",
-                                 marker=dict(size=13, symbol="circle", color=PALETTE[6])))
-    return _figure(traces, dict(_unit_layout("recall R(r)", "precision P(r)"), title=_safe(title)))
-
-
 def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                      mean: Mapping[str, Sequence[float]] | None = None,
                      groups: Mapping[str, str] | None = None, title: str = "") -> go.Figure:
@@ -219,112 +161,6 @@ def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], floa
     _add_means(fig, mean or {}, "mean", "lines", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "false positive rate", "true positive rate")
-
-
-def confusion_matrix_figure(tp: float, fp: float, fn: float, tn: float | None, *,
-                            k: int | None = None, name: str = "K") -> go.Figure:
-    """The 2×2 confusion matrix at cutoff k (called ``name``: K, or r in the teaching mode): rows
-    actual relevant / not, columns retrieved in the top k / not. TN is shown as '?' when |D| is
-    unknown."""
-    values = [[tp, fn], [fp, tn if tn is not None else np.nan]]
-    text = [[f"TP = {tp:g}", f"FN = {fn:g}"],
-            [f"FP = {fp:g}", f"TN = {tn:g}" if tn is not None else "TN = ?<br>(|D| unknown)"]]
-    shade = [[1.0, 0.35], [0.35, 0.8]]
-    # light cells with dark text in both themes (the dark theme's white text would vanish)
-    return _figure([go.Heatmap(
-        z=shade, x=[f"retrieved (top {name})", "not retrieved"], y=["relevant", "not relevant"],
-        text=text, texttemplate="%{text}", textfont=dict(size=18, color=HIGHLIGHT_TEXT),
-        showscale=False,
-        colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
-        hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1)], dict(
-        yaxis=dict(autorange="reversed"),
-        title=f"Confusion matrix at {name} = {k}" if k else "Confusion matrix",
-        margin=dict(l=100, r=20, t=50, b=40), height=320))
-
-
-# Longer lists draw their other ranks as one line, not a tick each. Beyond a few hundred ranks
-# the ticks are under 3 px apart on a projector-sized strip (a band either way), and Plotly's
-# processing of a 1,000-point trace was most of the time the browser took to redraw the Query
-# explorer (about a quarter of a second a strip, on every query switch and change of K).
-STRIP_TICKS = 200
-
-
-@dataclass(frozen=True)
-class StripRow:
-    """One system's list for one query, a row of :func:`rank_strip_figure`: the ``ranks`` and
-    ``grades`` of its judged items (or of the whole list), its ``length`` and the query's
-    number of relevant items."""
-    name: str
-    ranks: Sequence[int]
-    grades: Sequence[int]
-    length: int
-    num_relevant: int
-
-
-def rank_strip_figure(rows: Sequence[StripRow], *, threshold: int = 1, cutoff: int | None = None,
-                      current: int | None = None) -> go.Figure:
-    """Where a query's relevant items ended up, one row per system (the first on top, in one
-    figure: one chart for the browser to draw on a query switch, not one per system). Items of
-    grade >= ``threshold`` are drawn large and coloured by grade, every other rank of the list
-    1..length as a small tick (as a line when there are more than STRIP_TICKS), so a glance
-    shows whether the relevant items lead the list. ``cutoff`` K is a dashed line after rank K
-    across the rows; ``current`` a ring around rank r in the first row (the teaching mode)."""
-    traces, graded, found = [], set(), []
-    for y, row in enumerate(rows):
-        ranks = np.asarray(row.ranks, dtype=np.int64)
-        grades = np.asarray(row.grades, dtype=np.int64)
-        relevant = grades >= max(threshold, 1)
-        at_row = dict(legendgroup="other", showlegend=y == 0)
-        if row.length - relevant.sum() <= STRIP_TICKS:
-            others = np.setdiff1d(np.arange(1, row.length + 1), ranks[relevant])
-            traces.append(go.Scatter(x=others, y=np.full(len(others), y), mode="markers",
-                                     name="not relevant / unjudged",
-                                     marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
-                                     hovertemplate="rank %{x}<extra></extra>", **at_row))
-        else:
-            traces.append(go.Scatter(x=[1, row.length], y=[y, y], mode="lines",
-                                     name="not relevant / unjudged (every other rank)",
-                                     line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip",
-                                     **at_row))
-        for g in sorted(set(grades[relevant].tolist())):
-            at = relevant & (grades == g)
-            traces.append(go.Scatter(x=ranks[at], y=np.full(at.sum(), y), mode="markers",
-                                     name=f"grade {g}", legendgroup=f"grade {g}",
-                                     showlegend=g not in graded,
-                                     marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
-                                                 symbol="diamond"),
-                                     hovertemplate="rank %{x}<extra>grade " + str(g)
-                                                   + "</extra>"))
-            graded.add(g)
-        found.append(int(relevant.sum()))
-    if current is not None:
-        traces.append(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
-                                 marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
-                                             line=dict(width=3)), hoverinfo="skip"))
-    first, longest = rows[0], max(row.length for row in rows)
-    labels = [f"{_safe(row.name)}<br>{n} of {row.num_relevant} found"
-              for row, n in zip(rows, found)]
-    title = (f"{found[0]} of {first.num_relevant} relevant items retrieved in a list of "
-             f"{first.length}" if len(rows) == 1 else
-             "Relevant items by rank: " + " and ".join(_safe(row.name) for row in rows))
-    height = 190 + 70 * (len(rows) - 1)
-    layout = dict(title=title, height=height,
-                  margin=dict(l=20, r=20, t=40, b=30),
-                  # the legend 90 px below the plot area, whatever the number of rows
-                  legend=dict(orientation="h", y=-90 / (height - 70)),
-                  yaxis=dict(visible=len(rows) > 1, range=[len(rows) - 0.4, -0.6],
-                             tickvals=list(range(len(rows))), ticktext=labels, automargin=True,
-                             showgrid=False, zeroline=False),
-                  xaxis=dict(title="rank", range=[0, max(longest, 1) + 1]))
-    if cutoff is not None:   # what add_vline(…, annotation_position="top right") adds, without
-        # its look-ups through the figure's subplot grid (most of the time of building a strip)
-        at = cutoff + 0.5
-        layout.update(
-            shapes=[dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain",
-                         line=dict(color=PALETTE[1], dash="dash", width=2))],
-            annotations=[dict(text=f"K = {cutoff}", showarrow=False, x=at, xref="x",
-                              xanchor="left", y=1, yref="y domain", yanchor="top")])
-    return _figure(traces, layout)
 
 
 SAME = 1e-12   # differences this small are ties

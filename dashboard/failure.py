@@ -10,7 +10,7 @@ from charts import StripRow
 from dashboard.safe import md
 from dashboard.state import query_failure, source, upload_store
 from dashboard.tables import NOT_RETRIEVED
-from metrics.inspect import unjudged_in_top
+from metrics.inspect import FailureReport, unjudged_in_top
 from metrics.judged import JudgedRanking
 
 
@@ -36,18 +36,20 @@ def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, q
     return rows
 
 
-def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str | None,
-                       query_id: str, cutoff: int, threshold: int) -> None:
+def show_failure_summary(data: dict[str, JudgedRanking], system: str, other: str | None,
+                         query_id: str, cutoff: int, threshold: int) -> FailureReport:
+    """What the ranking found and missed and how much of its top K nobody judged, in two
+    lines; returns the report, whose missed items :func:`show_missed_items` lists."""
     judged = data[system]
     q = int((judged.query_ids == query_id).nonzero()[0][0])
     report = query_failure(source(), st.session_state["ties"], system, other, q, threshold,
                            upload_store())
-    top_k, unjudged = unjudged_in_top(judged, q, cutoff)
     st.subheader("Why this query fails")
     if report.num_relevant == 0:
         st.markdown("No item of the ground truth is relevant to this query: every measure that "
                     "divides by R_q is undefined, and nothing the system does can change that.")
-        return
+        return report
+    top_k, unjudged = unjudged_in_top(judged, q, cutoff)
     first = (f"the first at rank {report.first_relevant:,}" if report.first_relevant
              else "none of them")
     missed = report.num_relevant - report.found
@@ -58,7 +60,17 @@ def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str |
         f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** — "
         + ("nobody judged them, so they count as not relevant: the query may be better than "
            "its numbers." if unjudged else "every item there was judged."))
-    if missed and report.missed_ids_known:
+    return report
+
+
+def show_missed_items(report: FailureReport, other: str | None) -> None:
+    """The relevant items the ranking did not retrieve, highest grade first, with their rank
+    in the ``other`` system."""
+    missed = report.num_relevant - report.found
+    if not missed:
+        st.markdown("Every relevant item of this query was retrieved." if report.num_relevant
+                    else "This query has no relevant item.")
+    elif report.missed_ids_known:
         st.markdown(f"**Relevant items not retrieved** ({len(report.missed):,}), highest grade "
                     "first" + (f", with their rank in {md(other)}" if other else ""))
         shown = report.missed.copy()
@@ -67,6 +79,6 @@ def show_failure_panel(data: dict[str, JudgedRanking], system: str, other: str |
                              for r in shown[column]]
         st.dataframe(shown, hide_index=True, width="stretch",
                      height=min(300, 38 + 35 * len(shown)))
-    elif missed:
+    else:
         st.caption("This ground truth gives R_q without the items' ids (answer sets): the items "
                    "not retrieved cannot be listed.")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from charts import StripRow, confusion_matrix_figure, pr_curve_figure, rank_strip_figure
-from charts.figures import PR_MARKERS
+from charts import Confusion, PRCurve, StripRow, query_figure
+from charts.query_figure import PR_MARKERS
 from dashboard.state import bound
 from dashboard.tables import show_ranked_list, with_cutoff
 from metrics.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
@@ -17,15 +17,6 @@ from metrics.inspect import confusion_at, query_table
 from metrics.judged import JudgedRanking
 
 STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
-# Small figures redrawn on every click (rank strips, confusion matrices) go without Plotly's
-# toolbar: building it is a tenth of each draw, and zooming a strip or a 2 × 2 grid shows nothing
-QUIET = {"displayModeBar": False}
-
-
-def show_rank_strip(rows: list[StripRow], threshold: int, cutoff: int,
-                    current: int | None = None) -> None:
-    st.plotly_chart(rank_strip_figure(rows, threshold=threshold, cutoff=cutoff, current=current),
-                    width="stretch", config=QUIET)
 
 
 def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | None:
@@ -34,11 +25,11 @@ def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | N
     return float(curves.recall[rank - 1]), float(curves.precision[rank - 1]), rank
 
 
-def pr_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-              cutoff: int, current: int | None = None):
-    """The PR curve of one query with its break-even point, F_max, the 11-point and the exact
-    interpolated curves, cutoff K and (teaching) rank r; a long list is drawn from the points
-    that shape it (:func:`metrics.curves.drawn_ranks`). Returns (figure, caption)."""
+def pr_curve(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
+             cutoff: int, current: int | None = None) -> tuple[PRCurve, str]:
+    """The PR curve of one query as drawn, with its break-even point, F_max, the 11-point and
+    the exact interpolated curves, cutoff K and (teaching) rank r; a long list is drawn from the
+    points that shape it (:func:`metrics.curves.drawn_ranks`). Returns (curve, caption)."""
     n = len(curves.chi)
     r_q = int(judged.num_relevant(threshold)[query])
     # a list too long for a marker per rank is drawn from its corners only: the same line, a
@@ -52,38 +43,34 @@ def pr_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: 
     interpolated = interpolated_precision(judged.subset(np.array([query])), threshold)[0] \
         if r_q else None
     exact = exact_interpolated_precision(curves)[keep] if r_q else None
-    figure = pr_curve_figure(curves.recall[keep], curves.precision[keep], ranks=keep + 1,
-                             bep=bep, fmax=fmax, interpolated=interpolated, exact=exact,
-                             cutoff=_point(curves, cutoff) if r_q else None,
-                             current=_point(curves, current) if r_q else None,
-                             title=f"PR curve of {judged.query_ids[query]}")
+    curve = PRCurve(curves.recall[keep], curves.precision[keep], ranks=keep + 1, bep=bep,
+                    fmax=fmax, interpolated=interpolated, exact=exact,
+                    cutoff=_point(curves, cutoff) if r_q else None,
+                    current=_point(curves, current) if r_q else None)
     caption = ""
     if bep is not None:
         caption = (f"Break-even point: P(R_q) = R(R_q) at r = R_q = {r_q}: {bep:.4f}. "
                    + (f"F_max = {f[best]:.4f} at rank {best + 1}. " if best is not None else "")
                    + "Exact interpolated: at each recall, the highest precision at that recall "
-                     "or beyond; the 11-point curve samples it at recall 0, 0.1, …, 1.")
-    return figure, caption
+                     "or beyond; the 11-point curve samples it at recall 0, 0.1, …, 1. ")
+    return curve, caption
 
 
-def query_figures(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                  cutoff: int, current: int | None = None) -> None:
-    """The PR curve and the confusion matrix, side by side when both get 300 px; the matrix is
-    at rank r in the teaching mode, at K otherwise."""
-    at = current if current is not None else cutoff
-    figure, caption = pr_figure(judged, query, curves, threshold, cutoff, current)
-    grid = st.grid(2, min_column_width=300)
-    with grid.cell():
-        st.plotly_chart(figure, width="stretch")
-        if caption:
-            st.caption(caption)
-    with grid.cell():
-        st.plotly_chart(confusion_matrix_figure(*confusion_at(judged, query, at, threshold),
-                                                k=at, name="K" if current is None else "r"),
-                        width="stretch", config=QUIET)
-        st.caption(f"The top {'r' if current is not None else 'K'} items count as retrieved"
-                   + (" (rank r steps through the list)." if current is not None else
-                      ": change **Cutoff K** above."))
+def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
+                      cutoff: int, strip: list[StripRow], current: int | None = None) -> None:
+    """The query's one figure (:func:`charts.query_figure`): its rank strip (``strip``: a row
+    per system, this one first), PR curve and confusion matrix, the matrix at rank r in the
+    teaching mode and at K otherwise, with the captions that explain them."""
+    at, name = (current, "r") if current is not None else (cutoff, "K")
+    curve, caption = pr_curve(judged, query, curves, threshold, cutoff, current)
+    figure = query_figure(strip, curve, Confusion(*confusion_at(judged, query, at, threshold),
+                                                  k=at, name=name),
+                          query=str(judged.query_ids[query]), threshold=threshold,
+                          cutoff=cutoff, current=current)
+    st.plotly_chart(figure, width="stretch")
+    st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
+               + (" (rank r steps through the list)." if current is not None else
+                  ": change **Cutoff K** above."))
 
 
 def _set_playing(length: int, playing: bool) -> None:
@@ -138,10 +125,9 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "
                    "R(r) = TP(r)/R_q; F(r) = 2·P·R/(P + R). The amber row is rank r; "
                    f"'{'✓'}' marks the top K = {cutoff}.")
-        show_rank_strip(strip, threshold, cutoff, current=r)
         first = max(0, min(i - 3, length - 7))
         window = query_table(judged, query, threshold, first, first + 7, curves)
         show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
-        query_figures(judged, query, curves, threshold, cutoff, current=r)
+        show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r)
 
     step()

@@ -4,11 +4,11 @@ step through its ranking rank by rank (teaching mode)."""
 import numpy as np
 import streamlit as st
 
-from dashboard.failure import show_failure_panel, strip_rows
+from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
 from dashboard.frame import page_setup
 from dashboard.permalink import write_permalink
 from dashboard.safe import md
-from dashboard.query_view import query_figures, show_rank_strip, teaching_stepper
+from dashboard.query_view import show_query_figure, teaching_stepper
 from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
                              provenance_record, query_curves, rankings, source, upload_store)
 from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
@@ -85,37 +85,48 @@ def one_query() -> None:
     other = others[0] if len(others) == 1 else \
         choose("Compare with", "other_system", others, others[0], "other_system_box") \
         if others else None
-    # one figure holds both systems' strips: one chart to draw on a query switch, not two
+    # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold)
     if teaching:
         teaching_stepper(judged, q, curves, threshold, k, strip)
     else:
-        show_rank_strip(strip, threshold, k)
-        query_figures(judged, q, curves, threshold, k)
+        show_query_figure(judged, q, curves, threshold, k, strip)
 
-    show_failure_panel(data, system, other, query_id, k, threshold)
+    report = show_failure_summary(data, system, other, query_id, k, threshold)
 
-    # The ranked list has a row of its own (all its columns, F(r) included, fit at 1024 × 768);
-    # a long list is shown a page at a time, and only that page is built.
-    st.subheader("Ranked list")
-    first, stop = page_of_ranks(n, "ranking")
-    table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
-    st.markdown(f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in green, "
-                f"✓ in the top K = {k}"
+    # Only the open tab is built: a query switch or a change of K redraws one table, not three
+    # (each costs the browser about a tenth of a second to draw)
+    ranked, missed, worked = st.tabs(
+        ["Ranked list", "Relevant items not retrieved", "Worked measures at K"],
+        key="explorer_tab", on_change="rerun")
+    with ranked:
+        if ranked.open:
+            # a long list is shown a page at a time, and only that page is built
+            first, stop = page_of_ranks(n, "ranking")
+            table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
+            st.markdown(
+                f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
+                f"green, ✓ in the top K = {k}"
                 + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
                    "policy" if "tied ranks" in table else "") + ")")
-    show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-    download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
-                 provenance_record(measures), f"{system}_{query_id}_ranking.csv",
-                 key="download_ranking")
-
-    st.subheader(f"At cutoff K = {k}")
-    top = query_table(judged, q, threshold, 0, k, curves)
-    grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
-    for worked in worked_measures(top["χ"].to_numpy(), grades, r_q, k, ideal_grades(judged, q),
-                                  confusion_at(judged, q, k, threshold), judged.collection_size(q)):
-        st.latex(stacked(worked.latex))
-        st.caption(worked.rewards)
+            show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
+            download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
+                         provenance_record(measures), f"{system}_{query_id}_ranking.csv",
+                         key="download_ranking")
+    with missed:
+        if missed.open:
+            show_missed_items(report, other)
+    with worked:
+        if worked.open:
+            st.subheader(f"At cutoff K = {k}")
+            top = query_table(judged, q, threshold, 0, k, curves)
+            grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
+            for step in worked_measures(top["χ"].to_numpy(), grades, r_q, k,
+                                        ideal_grades(judged, q),
+                                        confusion_at(judged, q, k, threshold),
+                                        judged.collection_size(q)):
+                st.latex(stacked(step.latex))
+                st.caption(step.rewards)
     write_permalink("explorer")   # a fragment's rerun does not reach app.py, which writes it
 
 

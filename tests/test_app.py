@@ -67,13 +67,28 @@ def test_bad_measure_shows_an_error_not_a_traceback():
     assert "unknown measure 'Nope'" in at.error[0].value.replace("\\", "")
 
 
-def _confusion(at):
-    chart = [c for c in at.get("plotly_chart")
-             if '"Confusion matrix' in c.proto.spec][0]
-    spec = chart.proto.spec
+def _panel(at, axis: str) -> list[dict]:
+    """The traces of one panel of the explorer's query figure: the rank strip on x, the PR
+    curve on x2, the confusion matrix on x3."""
     import json
-    figure = json.loads(spec)
-    return figure["data"][0]["text"]
+
+    [chart] = [c for c in at.get("plotly_chart") if "Confusion matrix at" in c.proto.spec]
+    return [t for t in json.loads(chart.proto.spec)["data"] if t.get("xaxis", "x") == axis]
+
+
+def _confusion(at):
+    return _panel(at, "x3")[0]["text"]
+
+
+def _panel_titles(at) -> list[str]:
+    import json
+
+    [chart] = [c for c in at.get("plotly_chart") if "Confusion matrix at" in c.proto.spec]
+    return [a["text"].removeprefix("<b>").removesuffix("</b>")
+            for a in json.loads(chart.proto.spec)["layout"]["annotations"]]
+
+
+WORKED = "Worked measures at K"   # the explorer's tab of worked formulas (built only when open)
 
 
 def test_k_slider_drives_the_confusion_matrix():
@@ -84,13 +99,16 @@ def test_k_slider_drives_the_confusion_matrix():
     assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = 5"]]
     at.slider(key="cutoff_slider").set_value(8).run()
     assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = 2"]]
+    assert not at.latex                    # the worked formulas are built when their tab opens
+    at.session_state["explorer_tab"] = WORKED
+    at.run()
     latex = " ".join(m.value for m in at.latex)
     assert r"P@8 &= \frac{TP}{K} \\ &= \frac{4}{8} = 0.5" in latex
 
 
 def test_k_number_box_and_slider_show_the_same_cutoff():
     # K up to 1,000 cannot be reached by dragging: the number box sets it, the slider follows
-    at = app("pages/explorer.py", sample="covers", measures="AP")
+    at = app("pages/explorer.py", sample="covers", measures="AP", explorer_tab=WORKED)
     at.number_input(key="cutoff_box").set_value(137).run()
     assert at.slider(key="cutoff_slider").value == 137 and at.session_state["cutoff"] == 137
     assert "At cutoff K = 137" in [h.value for h in at.subheader]
@@ -362,7 +380,7 @@ def test_a_permalink_restores_dataset_query_and_k():
         == ("covers", "c0042", 25, "trec9", "AP,RR")   # "trec" is trec9's former name
     assert _query_box(at).value == "c0042"
     assert at.number_input(key="cutoff_box").value == 25
-    assert "At cutoff K = 25" in [h.value for h in at.subheader]
+    assert "Confusion matrix at K = 25" in _panel_titles(at)
 
 
 def test_the_url_follows_the_settings():
@@ -578,8 +596,8 @@ def test_teaching_mode_steps_through_the_ranking():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["P(r), r = 7"] == "0.429" and metrics["χ(r), r = 7"] == "0"   # 3/7
     assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 4", "TN = 2"]]
-    pr = [c for c in at.get("plotly_chart") if '"PR curve of toy1' in c.proto.spec][0]
-    traces = {t.get("name"): t for t in __import__("json").loads(pr.proto.spec)["data"]}
+    assert "PR curve of toy1" in _panel_titles(at)
+    traces = {t.get("name"): t for t in _panel(at, "x2")}
     assert _values(traces["rank r = 7"]["x"]) == [0.75]
     assert _values(traces["rank r = 7"]["y"]) == [3 / 7]
     assert _values(traces["cutoff K = 4"]["y"]) == [0.75]
@@ -617,7 +635,7 @@ def test_a_pause_handled_twice_stays_paused():
 
 
 def test_every_formula_says_what_it_rewards():
-    at = app("pages/explorer.py", sample="serra", query="A2")
+    at = app("pages/explorer.py", sample="serra", query="A2", explorer_tab=WORKED)
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Rewards only the first relevant item") for c in captions)
     assert len(at.latex) == 9 and sum(c.startswith(("Rewards", "High only", "Counts", "The share"))
@@ -631,7 +649,7 @@ def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tm
     from metrics.samples import load_sample
 
     at = app("pages/explorer.py", sample="instruments", query="violin", measures="AP",
-             cutoff=10)
+             cutoff=10, explorer_tab="Relevant items not retrieved")
     assert not at.exception and "Why this query fails" in [h.value for h in at.subheader]
     missed = _frames_with(at, "rank in system_b")[0]
     data = load_sample("instruments")
@@ -694,9 +712,11 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
     row = table.set_index("rank").loc[500_123]
     assert row["item"] == "d500123" and row["χ"] == 1 and row["grade"] == "2"
     assert row["P(r)"] == pytest.approx(2 / 500_123) and row["R(r)"] == pytest.approx(2 / 4)
-    pr = [c for c in explorer.get("plotly_chart") if '"PR curve of big' in c.proto.spec][0]
-    drawn = __import__("json").loads(pr.proto.spec)["data"][0]
+    assert "PR curve of big" in _panel_titles(explorer)
+    drawn = _panel(explorer, "x2")[0]
     assert len(_values(drawn["x"])) < 20 and _values(drawn["customdata"])[-1] == n   # corners
+    explorer.session_state["explorer_tab"] = "Relevant items not retrieved"
+    explorer.run()
     missed = _frames_with(explorer, "grade")
     assert any(m["item"].tolist() == ["gone"] for m in missed)
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from charts import (StripRow, confusion_matrix_figure, difference_figure, interpolated_pr_figure,
-                    lift_curves_figure, paired_scatter_figure, pr_curve_figure, pr_curves_figure,
-                    rank_strip_figure, roc_figure)
+from charts import (Confusion, PRCurve, StripRow, difference_figure, interpolated_pr_figure,
+                    lift_curves_figure, paired_scatter_figure, pr_curves_figure, query_figure,
+                    roc_figure)
 from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
                             TIE_COLOUR, WIN_COLOUR, contrast_ratio)
 from dashboard.teaching import worked_measures
@@ -16,18 +16,40 @@ from metrics.inspect import confusion_at, query_table
 from metrics.measures.graded import ideal_grades
 
 
+def _query(rows=(([1, 2], [1, 0], 2, 1),), pr=PRCurve([0.5, 1], [1, 0.5]),
+           confusion=Confusion(3, 1, 1, 95, k=4), query="q", **options):
+    return query_figure([StripRow(f"s{i}", *row) for i, row in enumerate(rows)], pr, confusion,
+                        query=query, **options)
+
+
+def _panel(fig, axis: str) -> list:
+    """The traces of one panel: the strip on x, the PR curve on x2, the matrix on x3."""
+    return [t for t in fig.data if (t.xaxis or "x") == axis]
+
+
+def _titles(fig) -> list[str]:
+    return [a.text for a in fig.layout.annotations if a.xref == "paper"]
+
+
 def test_pr_curve_marks_break_even_and_fmax():
     recall = [0.25, 0.5, 0.5, 0.75]
     precision = [1.0, 1.0, 2 / 3, 0.75]
-    fig = pr_curve_figure(recall, precision, bep=0.75, fmax=(0.75, 0.75, 4), title="q <b>1</b>")
-    names = [t.name for t in fig.data]
-    assert names[0] == "P(r), R(r)" and list(fig.data[0].x) == recall
-    bep = next(t for t in fig.data if t.name.startswith("break-even"))
+    fig = _query(pr=PRCurve(recall, precision, bep=0.75, fmax=(0.75, 0.75, 4)),
+                 query="q <b>1</b>")
+    pr = _panel(fig, "x2")
+    names = [t.name for t in pr]
+    assert names[0] == "P(r), R(r)" and list(pr[0].x) == recall
+    assert list(pr[0].customdata) == [1, 2, 3, 4]          # the ranks, for the hover
+    bep = next(t for t in pr if t.name.startswith("break-even"))
     assert (bep.x[0], bep.y[0]) == (0.75, 0.75)
-    star = next(t for t in fig.data if t.name.startswith("F_max"))
+    star = next(t for t in pr if t.name.startswith("F_max"))
     assert star.name == "F_max 0.750 (rank 4)"
-    assert fig.layout.title.text == "q &lt;b&gt;1&lt;/b&gt;"     # user text shown literally
-    assert fig.layout.xaxis.title.text == "recall R(r)"
+    assert {t.legend for t in pr} == {"legend2"}           # its own legend, under the figure
+    assert "<b>PR curve of q &lt;b&gt;1&lt;/b&gt;</b>" in _titles(fig)   # user text literally
+    assert fig.layout.xaxis2.title.text == "recall R(r)"
+    # the PR curve left, the matrix right, side by side below the strip
+    assert fig.layout.xaxis2.domain[1] < fig.layout.xaxis3.domain[0]
+    assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]
 
 
 def test_multi_curve_figures():
@@ -43,38 +65,41 @@ def test_multi_curve_figures():
     assert fig.data[1].name == "q (AUC 0.750)" and fig.data[0].name == "chance"
 
 
-def test_confusion_matrix_figure():
-    fig = confusion_matrix_figure(3, 1, 1, 95, k=4)
-    assert list(fig.data[0].text[0]) == ["TP = 3", "FN = 1"]
-    assert list(fig.data[0].text[1]) == ["FP = 1", "TN = 95"]
-    assert fig.layout.title.text == "Confusion matrix at K = 4"
-    unknown = confusion_matrix_figure(3, 1, 1, None, k=4)
-    assert unknown.data[0].text[1][1] == "TN = ?<br>(|D| unknown)"
+def test_confusion_matrix_panel():
+    fig = _query(confusion=Confusion(3, 1, 1, 95, k=4))
+    [matrix] = _panel(fig, "x3")
+    assert list(matrix.text[0]) == ["TP = 3", "FN = 1"]
+    assert list(matrix.text[1]) == ["FP = 1", "TN = 95"]
+    assert "<b>Confusion matrix at K = 4</b>" in _titles(fig)
+    unknown = _query(confusion=Confusion(3, 1, 1, None, k=4))
+    assert _panel(unknown, "x3")[0].text[1][1] == "TN = ?<br>(|D| unknown)"
+    teaching = _query(confusion=Confusion(3, 1, 1, 95, k=7, name="r"))
+    assert "<b>Confusion matrix at r = 7</b>" in _titles(teaching)
 
 
 def _strip(*rows, **options):
-    return rank_strip_figure([StripRow(f"s{i}", *row) for i, row in enumerate(rows)], **options)
+    return _query(rows, **options)
 
 
 def test_rank_strip_separates_relevant_items():
     fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3))
-    by_name = {t.name: list(t.x) for t in fig.data}
+    by_name = {t.name: list(t.x) for t in _panel(fig, "x")}
     assert by_name == {"not relevant / unjudged": [2, 3], "grade 1": [1], "grade 2": [4]}
-    assert fig.layout.title.text == "2 of 3 relevant items retrieved in a list of 4"
+    assert _titles(fig)[0] == "<b>2 of 3 relevant items retrieved in a list of 4</b>"
     assert not fig.layout.yaxis.visible                   # one row: no row names
 
 
 def test_two_systems_share_one_strip_figure_a_row_each():
     # system A finds grades 1 and 2 at ranks 1 and 4; B finds grade 1 at rank 3 of a list of 5
     fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([3], [1], 5, 3), cutoff=2, current=2)
-    rows = [(t.name, list(t.x), set(t.y), t.showlegend is not False) for t in fig.data]
+    rows = [(t.name, list(t.x), set(t.y), t.showlegend is not False) for t in _panel(fig, "x")]
     assert rows == [("not relevant / unjudged", [2, 3], {0}, True),
                     ("grade 1", [1], {0}, True), ("grade 2", [4], {0}, True),
                     ("not relevant / unjudged", [1, 2, 4, 5], {1}, False),
                     ("grade 1", [3], {1}, False),          # one legend entry per meaning
                     ("rank r = 2", [2], {0}, True)]        # the ring marks the first row only
     assert list(fig.layout.yaxis.ticktext) == ["s0<br>2 of 3 found", "s1<br>1 of 3 found"]
-    assert fig.layout.title.text == "Relevant items by rank: s0 and s1"
+    assert _titles(fig)[0] == "<b>Relevant items by rank: s0 and s1</b>"
     assert fig.layout.xaxis.range == (0, 6)               # the longer list sets the axis
     assert fig.layout.shapes[0].x0 == 2.5                 # K = 2 across both rows
 
@@ -181,14 +206,15 @@ def _line_colours(fig) -> list[str]:
 
 def _every_figure():
     curves = {f"q{i}": ([0.5, 1], [1, 0.5]) for i in range(8)}
-    yield pr_curve_figure([0.5, 1], [1, 0.5], bep=0.5, fmax=(1, 0.5, 2),
-                          interpolated=np.linspace(1, 0, 11))
+    yield _query((([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([2], [1], 6, 3)),
+                 PRCurve([0.5, 1], [1, 0.5], bep=0.5, fmax=(1, 0.5, 2),
+                         interpolated=np.linspace(1, 0, 11), exact=[1, 0.5],
+                         cutoff=(0.5, 1, 1), current=(1, 0.5, 2)), cutoff=1, current=2)
     yield pr_curves_figure(curves, mean={"A": np.ones(11)})
     yield pr_curves_figure(curves, mean={"A": np.ones(11), "B": np.zeros(11)})
     yield interpolated_pr_figure(RECALL_LEVELS, {"q": np.ones(11)}, mean={"A": np.ones(11)})
     yield lift_curves_figure(curves, mean={"s": ([0, 1], [0, 1])})
     yield roc_figure({f"q{i}": ([0, 1], [0, 1], 0.5) for i in range(8)})
-    yield _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([2], [1], 6, 3))
     yield paired_scatter_figure([0.1, 0.5, 0.5], [0.2, 0.5, 0.1], ["a", "b", "c"],
                                 name_a="A", name_b="B", measure="AP")
     yield difference_figure([0.1, 0.0, -0.2], ["a", "b", "c"], name_a="A", name_b="B",
@@ -209,10 +235,10 @@ def test_figure_lines_and_markers_stand_out_on_both_backgrounds():
 
 
 def test_confusion_matrix_text_is_dark_on_light_cells():
-    fig = confusion_matrix_figure(3, 1, 1, None, k=4)
-    text = fig.data[0].textfont.color
+    [matrix] = _panel(_query(confusion=Confusion(3, 1, 1, None, k=4)), "x3")
+    text = matrix.textfont.color
     assert text == HIGHLIGHT_TEXT
-    for _, colour in fig.data[0].colorscale:
+    for _, colour in matrix.colorscale:
         assert contrast_ratio(text, colour) >= 4.5
 
 

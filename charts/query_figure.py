@@ -1,0 +1,237 @@
+"""The Query explorer's figure of one query: where its relevant items ended up in each system's
+list (the rank strip, a row per system), its PR curve, and its confusion matrix at K (or at the
+teaching mode's rank r), as three panels of one figure.
+
+One figure, not three: the explorer redraws it on every query switch and change of K, and each
+Plotly chart costs the browser a mount and two draws (hidden at a default width, then at its
+column's) whatever its size. Three panels in one chart cost about a third of three charts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from metrics.curves import RECALL_LEVELS
+
+from .colours import HIGHLIGHT_TEXT, MEAN_COLOUR, MUTED_COLOUR, PALETTE, REFERENCE_COLOUR
+from .figures import _figure, _safe
+
+PR_MARKERS = 400    # a PR curve of more points is drawn as a line without markers
+# Longer lists draw their other ranks as one line, not a tick each. Beyond a few hundred ranks
+# the ticks are under 3 px apart on a projector-sized strip (a band either way), and Plotly's
+# processing of a 1,000-point trace was most of the time the browser took to redraw the Query
+# explorer (about a quarter of a second a strip, on every query switch and change of K).
+STRIP_TICKS = 200
+
+# The panels' heights in pixels: the strip grows by a row per system, the PR curve and the
+# confusion matrix beside it keep theirs. GAP holds the strip's rank axis, its legend and the
+# titles of the panels below.
+STRIP_ROW, STRIP_BASE, GAP, PR_HEIGHT, TOP, BOTTOM = 60, 40, 140, 330, 40, 60
+PR_RIGHT, CONFUSION_LEFT = 0.58, 0.72   # x domains: the PR curve left, the matrix right
+
+
+@dataclass(frozen=True)
+class StripRow:
+    """One system's list for one query, a row of the rank strip: the ``ranks`` and ``grades``
+    of its judged items (or of the whole list), its ``length`` and the query's number of
+    relevant items."""
+    name: str
+    ranks: Sequence[int]
+    grades: Sequence[int]
+    length: int
+    num_relevant: int
+
+
+@dataclass(frozen=True)
+class PRCurve:
+    """One query's PR curve as drawn: precision and recall at ``ranks`` (by default 1..|A|; a
+    long list is drawn from fewer points, see :func:`metrics.curves.drawn_ranks`); optionally
+    the break-even point, F_max, the cutoff K and the teaching mode's rank r, each as
+    (recall, precision, rank) except ``bep``; the 11-point interpolated precision and the
+    exact interpolated curve (at the same points as ``recall``)."""
+    recall: Sequence[float]
+    precision: Sequence[float]
+    ranks: Sequence[int] | None = None
+    bep: float | None = None
+    fmax: tuple[float, float, int] | None = None
+    interpolated: Sequence[float] | None = None
+    exact: Sequence[float] | None = None
+    cutoff: tuple[float, float, int] | None = None
+    current: tuple[float, float, int] | None = None
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """The 2 × 2 counts at cutoff ``k`` (called ``name``: K, or r in the teaching mode); ``tn``
+    is None when the collection size |D| is unknown."""
+    tp: float
+    fp: float
+    fn: float
+    tn: float | None
+    k: int
+    name: str = "K"
+
+
+def _strip_traces(rows: Sequence[StripRow], threshold: int,
+                  current: int | None) -> tuple[list, list[int]]:
+    """The strip's traces (on axes x, y; legend 1) and how many relevant items each row
+    found. Items of grade >= ``threshold`` are large and coloured by grade, every other rank
+    1..length a small tick (one line beyond STRIP_TICKS); ``current`` rings rank r in the first
+    row."""
+    traces, graded, found = [], set(), []
+    for y, row in enumerate(rows):
+        ranks = np.asarray(row.ranks, dtype=np.int64)
+        grades = np.asarray(row.grades, dtype=np.int64)
+        relevant = grades >= max(threshold, 1)
+        at_row = dict(legendgroup="other", showlegend=y == 0)
+        if row.length - relevant.sum() <= STRIP_TICKS:
+            others = np.setdiff1d(np.arange(1, row.length + 1), ranks[relevant])
+            traces.append(go.Scatter(x=others, y=np.full(len(others), y), mode="markers",
+                                     name="not relevant / unjudged",
+                                     marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
+                                     hovertemplate="rank %{x}<extra></extra>", **at_row))
+        else:
+            traces.append(go.Scatter(x=[1, row.length], y=[y, y], mode="lines",
+                                     name="not relevant / unjudged (every other rank)",
+                                     line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip",
+                                     **at_row))
+        for g in sorted(set(grades[relevant].tolist())):
+            at = relevant & (grades == g)
+            traces.append(go.Scatter(x=ranks[at], y=np.full(at.sum(), y), mode="markers",
+                                     name=f"grade {g}", legendgroup=f"grade {g}",
+                                     showlegend=g not in graded,
+                                     marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
+                                                 symbol="diamond"),
+                                     hovertemplate="rank %{x}<extra>grade " + str(g)
+                                                   + "</extra>"))
+            graded.add(g)
+        found.append(int(relevant.sum()))
+    if current is not None:
+        traces.append(go.Scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
+                                 marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
+                                             line=dict(width=3)), hoverinfo="skip"))
+    return traces, found
+
+
+def _marker(point: tuple[float, float, int] | None, name: str, **marker) -> list:
+    if point is None or not np.isfinite(point[0]):
+        return []
+    return [go.Scatter(x=[point[0]], y=[point[1]], mode="markers", name=name,
+                       marker=marker)]
+
+
+def _pr_traces(pr: PRCurve) -> list:
+    """The PR panel's traces (on axes x2, y2; legend 2): P(r) against R(r), the interpolated
+    curves, the P = R diagonal and the marked points."""
+    recall = np.asarray(pr.recall, dtype=float)
+    precision = np.asarray(pr.precision, dtype=float)
+    ranks = np.arange(1, len(recall) + 1) if pr.ranks is None else np.asarray(pr.ranks)
+    traces = [go.Scatter(x=recall, y=precision,
+                         mode="lines+markers" if len(recall) <= PR_MARKERS else "lines",
+                         name="P(r), R(r)", line=dict(color=PALETTE[0], dash="dash"),
+                         customdata=ranks,
+                         hovertemplate="rank %{customdata}<br>R = %{x:.3f}<br>"
+                                       "P = %{y:.3f}<extra></extra>")]
+    if pr.interpolated is not None:
+        traces.append(go.Scatter(x=RECALL_LEVELS, y=pr.interpolated, mode="lines+markers",
+                                 line=dict(color=MEAN_COLOUR, shape="hv"),
+                                 name="11-point interpolated"))
+    if pr.exact is not None:
+        traces.append(go.Scatter(x=recall, y=np.asarray(pr.exact, dtype=float), mode="lines",
+                                 line=dict(color=PALETTE[3], shape="vh", width=2),
+                                 name="exact interpolated: max P at recall ≥ R(r)",
+                                 hoverinfo="skip"))
+    traces.append(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
+                             line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
+    if pr.bep is not None and np.isfinite(pr.bep):
+        traces += _marker((pr.bep, pr.bep, 0), f"break-even {pr.bep:.3f}", size=18,
+                          symbol="circle-open", color=PALETTE[2], line=dict(width=3))
+    if pr.fmax is not None:
+        r, p, rank = pr.fmax
+        f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
+        traces += _marker(pr.fmax, f"F_max {f:.3f} (rank {rank})", size=16, symbol="star-open",
+                          color=PALETTE[4], line=dict(width=3))
+    if pr.cutoff is not None:
+        traces += _marker(pr.cutoff, f"cutoff K = {pr.cutoff[2]}", size=15,
+                          symbol="square-open", color=PALETTE[1], line=dict(width=3))
+    if pr.current is not None:
+        traces += _marker(pr.current, f"rank r = {pr.current[2]}", size=13, symbol="circle",
+                          color=PALETTE[6])
+    for trace in traces:
+        trace.update(xaxis="x2", yaxis="y2", legend="legend2")
+    return traces
+
+
+def _confusion_trace(c: Confusion) -> go.Heatmap:
+    """The matrix (on axes x3, y3): rows actual relevant / not, columns retrieved in the top k
+    / not; TN is '?' when |D| is unknown. Light cells with dark text in both themes (the dark
+    theme's white text would vanish)."""
+    values = [[c.tp, c.fn], [c.fp, c.tn if c.tn is not None else np.nan]]
+    text = [[f"TP = {c.tp:g}", f"FN = {c.fn:g}"],
+            [f"FP = {c.fp:g}", f"TN = {c.tn:g}" if c.tn is not None else "TN = ?<br>(|D| unknown)"]]
+    return go.Heatmap(z=[[1.0, 0.35], [0.35, 0.8]],
+                      x=[f"retrieved<br>(top {c.name})", "not<br>retrieved"],
+                      y=["relevant", "not<br>relevant"], text=text, texttemplate="%{text}",
+                      textfont=dict(size=15, color=HIGHLIGHT_TEXT), showscale=False,
+                      colorscale=[[0, "#fde0dd"], [1, "#c7e9c0"]], customdata=values,
+                      hovertemplate="%{text}<extra></extra>", zmin=0, zmax=1, xaxis="x3",
+                      yaxis="y3")
+
+
+def _panel_title(text: str, x: float, y: float, anchor: str = "left") -> dict:
+    return dict(text=f"<b>{text}</b>", showarrow=False, xref="paper", yref="paper", x=x, y=y,
+                xanchor=anchor, yanchor="bottom", yshift=6, font=dict(size=15))
+
+
+def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *,
+                 query: str, threshold: int = 1, cutoff: int | None = None,
+                 current: int | None = None) -> go.Figure:
+    """One query in one figure: on top the rank strip (a row per system, the first on top;
+    ``cutoff`` K a dashed line across the rows, ``current`` a ring around rank r of the first
+    row), below it the PR curve of ``query`` and, beside that, the confusion matrix. Each
+    panel's title is an annotation; the strip and the PR curve have a legend each."""
+    strip_traces, found = _strip_traces(strip, threshold, current)
+    rows, first, longest = len(strip), strip[0], max(row.length for row in strip)
+    strip_height = STRIP_BASE + STRIP_ROW * rows
+    plot = strip_height + GAP + PR_HEIGHT
+    below = PR_HEIGHT / plot            # the top of the PR curve and the matrix, in paper units
+    strip_bottom = 1 - strip_height / plot
+    labels = [f"{_safe(row.name)}<br>{n} of {row.num_relevant} found"
+              for row, n in zip(strip, found)]
+    strip_title = (f"{found[0]} of {first.num_relevant} relevant items retrieved in a list of "
+                   f"{first.length}" if rows == 1 else
+                   "Relevant items by rank: " + " and ".join(_safe(row.name) for row in strip))
+    name = confusion.name
+    annotations = [
+        _panel_title(strip_title, 0, 1),
+        _panel_title(f"PR curve of {_safe(query)}", 0, below),
+        # ending at the right edge: on a projector the matrix is narrower than its title
+        _panel_title(f"Confusion matrix at {name} = {confusion.k}", 1, below, "right")]
+    shapes = []
+    if cutoff is not None:   # what add_vline(…, annotation_position="top right") draws
+        at = cutoff + 0.5
+        shapes.append(dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain",
+                           line=dict(color=PALETTE[1], dash="dash", width=2)))
+        annotations.append(dict(text=f"K = {cutoff}", showarrow=False, x=at, xref="x",
+                                xanchor="left", y=1, yref="y domain", yanchor="top"))
+    layout = dict(
+        height=TOP + plot + BOTTOM, margin=dict(l=60, r=20, t=TOP, b=BOTTOM),
+        annotations=annotations, shapes=shapes,
+        xaxis=dict(title=dict(text="rank", standoff=4), range=[0, max(longest, 1) + 1],
+                   anchor="y"),
+        yaxis=dict(domain=[strip_bottom, 1], visible=rows > 1, range=[rows - 0.4, -0.6],
+                   tickvals=list(range(rows)), ticktext=labels, automargin=True,
+                   showgrid=False, zeroline=False, anchor="x"),
+        xaxis2=dict(domain=[0, PR_RIGHT], title="recall R(r)", range=[-0.02, 1.05],
+                    anchor="y2"),
+        yaxis2=dict(domain=[0, below], title="precision P(r)", range=[-0.02, 1.05],
+                    anchor="x2"),
+        xaxis3=dict(domain=[CONFUSION_LEFT, 1], anchor="y3"),
+        yaxis3=dict(domain=[0, below], autorange="reversed", anchor="x3"),
+        # the strip's legend under its rank axis, the PR curve's under the figure
+        legend=dict(orientation="h", x=0, y=strip_bottom - 48 / plot, yanchor="top"),
+        legend2=dict(orientation="h", x=0, y=-52 / plot, yanchor="top"))
+    return _figure([*strip_traces, *_pr_traces(pr), _confusion_trace(confusion)], layout)
