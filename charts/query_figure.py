@@ -146,7 +146,7 @@ def _pr_traces(pr: PRCurve) -> list:
                                  hoverinfo="skip"))
     traces.append(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
-    if pr.bep is not None and np.isfinite(pr.bep):
+    if pr.bep is not None:
         traces += _marker((pr.bep, pr.bep, 0), f"break-even {pr.bep:.3f}", size=18,
                           symbol="circle-open", color=PALETTE[2], line=dict(width=3))
     if pr.fmax is not None:

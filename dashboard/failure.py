@@ -10,7 +10,7 @@ from charts import StripRow
 from dashboard.safe import md
 from dashboard.state import query_failure, source, upload_store
 from dashboard.tables import NOT_RETRIEVED
-from metrics.inspect import FailureReport, unjudged_in_top
+from metrics.inspect import FailureReport, query_index, unjudged_in_top
 from metrics.judged import JudgedRanking
 
 
@@ -30,18 +30,17 @@ def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, q
     query."""
     rows = []
     for name in (system, other) if other is not None else (system,):
-        at = (data[name].query_ids == query_id).nonzero()[0]
-        if len(at):
-            rows.append(strip_row(data[name], name, int(at[0]), threshold))
+        at = query_index(data[name], query_id)
+        if at is not None:
+            rows.append(strip_row(data[name], name, at, threshold))
     return rows
 
 
-def show_failure_summary(data: dict[str, JudgedRanking], system: str, other: str | None,
-                         query_id: str, cutoff: int, threshold: int) -> FailureReport:
-    """What the ranking found and missed and how much of its top K nobody judged, in two
-    lines; returns the report, whose missed items :func:`show_missed_items` lists."""
-    judged = data[system]
-    q = int((judged.query_ids == query_id).nonzero()[0][0])
+def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, q: int,
+                         cutoff: int, threshold: int) -> FailureReport:
+    """What ``system``'s ranking of query ``q`` found and missed and how much of its top K
+    nobody judged, in two lines; returns the report, whose missed items
+    :func:`show_missed_items` lists."""
     report = query_failure(source(), st.session_state["ties"], system, other, q, threshold,
                            upload_store())
     st.subheader("Why this query fails")
@@ -52,11 +51,10 @@ def show_failure_summary(data: dict[str, JudgedRanking], system: str, other: str
     top_k, unjudged = unjudged_in_top(judged, q, cutoff)
     first = (f"the first at rank {report.first_relevant:,}" if report.first_relevant
              else "none of them")
-    missed = report.num_relevant - report.found
     share = unjudged / top_k if top_k else 0.0
     st.markdown(
         f"- **Found {report.found:,} of its {report.num_relevant:,} relevant items**, {first}; "
-        f"**{missed:,} not retrieved** at all.\n"
+        f"**{report.num_missed:,} not retrieved** at all.\n"
         f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** — "
         + ("nobody judged them, so they count as not relevant: the query may be better than "
            "its numbers." if unjudged else "every item there was judged."))
@@ -66,8 +64,7 @@ def show_failure_summary(data: dict[str, JudgedRanking], system: str, other: str
 def show_missed_items(report: FailureReport, other: str | None) -> None:
     """The relevant items the ranking did not retrieve, highest grade first, with their rank
     in the ``other`` system."""
-    missed = report.num_relevant - report.found
-    if not missed:
+    if not report.num_missed:
         st.markdown("Every relevant item of this query was retrieved." if report.num_relevant
                     else "This query has no relevant item.")
     elif report.missed_ids_known:

@@ -140,8 +140,8 @@ def side_by_side(a: JudgedRanking, b: JudgedRanking, query_id: str,
     the other did not retrieve it)."""
     tables = []
     for judged in (a, b):
-        rows = np.flatnonzero(judged.query_ids == query_id)
-        tables.append(query_table(judged, int(rows[0]), threshold) if len(rows) else
+        q = query_index(judged, query_id)
+        tables.append(query_table(judged, q, threshold) if q is not None else
                       pd.DataFrame(columns=["rank", "item", "grade", "χ"]))
     for mine, other in ((tables[0], tables[1]), (tables[1], tables[0])):
         where = dict(zip(other["item"], other["rank"]))
@@ -162,8 +162,15 @@ class FailureReport:
     missed: pd.DataFrame              # item, grade[, rank in <other>]; empty when ids are unknown
     missed_ids_known: bool            # False when the ground truth has no item ids (answer sets)
 
+    @property
+    def num_missed(self) -> int:
+        """How many relevant items the list did not retrieve at all."""
+        return self.num_relevant - self.found
 
-def _query_index(judged: JudgedRanking, query_id: str) -> int | None:
+
+def query_index(judged: JudgedRanking, query_id: str) -> int | None:
+    """The position of query ``query_id`` in ``judged`` (None when the system has no such
+    query)."""
     rows = np.flatnonzero(judged.query_ids == query_id)
     return int(rows[0]) if len(rows) else None
 
@@ -186,7 +193,7 @@ def relevant_in_truth(judged: JudgedRanking, query: int,
 def ranks_in(judged: JudgedRanking, query_id: str, items: np.ndarray) -> np.ndarray:
     """The 1-based rank of each of ``items`` in ``judged``'s list for ``query_id``, 0 where the
     list does not hold it (or the system has no such query)."""
-    q = _query_index(judged, query_id)
+    q = query_index(judged, query_id)
     if q is None or not len(items):
         return np.zeros(len(items), dtype=np.int64)
     listed, _ = judged.ranked_list(q)

@@ -1,7 +1,6 @@
 """Query explorer: find the query that fails, see where its relevant items ended up and why, and
 step through its ranking rank by rank (teaching mode)."""
 
-import numpy as np
 import streamlit as st
 
 from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
@@ -14,7 +13,7 @@ from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measur
 from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
                               with_cutoff)
 from dashboard.teaching import stacked, worked_measures
-from metrics.inspect import confusion_at, query_table
+from metrics.inspect import confusion_at, query_index, query_table
 from metrics.measures.graded import ideal_grades
 from metrics.samples import query_texts
 
@@ -69,7 +68,7 @@ def one_query() -> None:
         if st.session_state["sample"] != UPLOAD else None
     if text:
         st.markdown(f"**Query text:** “{md(text)}”")
-    q = int(np.flatnonzero(judged.query_ids == query_id)[0])
+    q = query_index(judged, query_id)
     k = cutoff_control(data)
     teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
 
@@ -92,7 +91,7 @@ def one_query() -> None:
     else:
         show_query_figure(judged, q, curves, threshold, k, strip)
 
-    report = show_failure_summary(data, system, other, query_id, k, threshold)
+    report = show_failure_summary(judged, system, other, q, k, threshold)
 
     # Only the open tab is built: a query switch or a change of K redraws one table, not three
     # (each costs the browser about a tenth of a second to draw)
