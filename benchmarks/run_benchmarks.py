@@ -418,6 +418,9 @@ def _browse_explorer(page, url, run_a: Path, run_b: Path, qrels: Path, repeats: 
     _wait_for_run(page)
     page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
                            ".includes('Unjudged in the top K')", timeout=600_000)
+    page.wait_for_function("() => Array.from(document.querySelectorAll('[data-testid=\"stMain\"] "
+                           ".annotation-text')).some(t => t.textContent.startsWith('PR curve of'))",
+                           timeout=600_000)
     opened = time.perf_counter() - t0
     page.evaluate(BENCH_JS)
     timer = _ActionTimer(page, ["query", "cutoff", "system", "sort"])

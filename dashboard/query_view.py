@@ -9,6 +9,7 @@ import streamlit as st
 
 from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
+from dashboard.chart_in_place import show_chart_in_place
 from dashboard.state import bound
 from dashboard.tables import show_ranked_list, with_cutoff
 from metrics.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
@@ -67,7 +68,7 @@ def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, thr
                                                   k=at, name=name),
                           query=str(judged.query_ids[query]), threshold=threshold,
                           cutoff=cutoff, current=current)
-    st.plotly_chart(figure, width="stretch")
+    show_chart_in_place(figure, key="query_figure")
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
                + (" (rank r steps through the list)." if current is not None else
                   ": change **Cutoff K** above."))

@@ -67,13 +67,19 @@ def test_bad_measure_shows_an_error_not_a_traceback():
     assert "unknown measure 'Nope'" in at.error[0].value.replace("\\", "")
 
 
+def _query_figure(at) -> dict:
+    """The explorer's query figure (strip, PR curve, confusion matrix) as the JSON its chart
+    drew: the chart redrawn in place (dashboard.chart_in_place) carries it as its data."""
+    import json
+
+    [chart] = [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]
+    return json.loads(json.loads(chart.proto.json)["spec"])
+
+
 def _panel(at, axis: str) -> list[dict]:
     """The traces of one panel of the explorer's query figure: the rank strip on x, the PR
     curve on x2, the confusion matrix on x3."""
-    import json
-
-    [chart] = [c for c in at.get("plotly_chart") if "Confusion matrix at" in c.proto.spec]
-    return [t for t in json.loads(chart.proto.spec)["data"] if t.get("xaxis", "x") == axis]
+    return [t for t in _query_figure(at)["data"] if t.get("xaxis", "x") == axis]
 
 
 def _confusion(at):
@@ -81,11 +87,8 @@ def _confusion(at):
 
 
 def _panel_titles(at) -> list[str]:
-    import json
-
-    [chart] = [c for c in at.get("plotly_chart") if "Confusion matrix at" in c.proto.spec]
     return [a["text"].removeprefix("<b>").removesuffix("</b>")
-            for a in json.loads(chart.proto.spec)["layout"]["annotations"]]
+            for a in _query_figure(at)["layout"]["annotations"]]
 
 
 WORKED = "Worked measures at K"   # the explorer's tab of worked formulas (built only when open)
@@ -661,10 +664,9 @@ def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tm
     assert "not retrieved" in missed["rank in system_b"].tolist()
     text = " ".join(m.value for m in at.markdown)
     assert "Unjudged in the top K = 10: 0 of 10 (0%)" in text          # taxonomy judges all
-    strips = [c for c in at.get("plotly_chart")
-              if "Relevant items by rank: system_a and system_b" in c.proto.spec]
-    rows = json.loads(strips[0].proto.spec)["layout"]["yaxis"]["ticktext"]
-    assert len(strips) == 1 and [row.split("<br>")[0] for row in rows] == ["system_a", "system_b"]
+    assert "Relevant items by rank: system_a and system_b" in _panel_titles(at)
+    rows = _query_figure(at)["layout"]["yaxis"]["ticktext"]
+    assert [row.split("<br>")[0] for row in rows] == ["system_a", "system_b"]
     assert np.all(data["system_a"].query_ids == data["system_b"].query_ids)
 
 

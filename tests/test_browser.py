@@ -119,7 +119,9 @@ def assert_healthy(page, errors, text):
     assert not errors, errors
 
 
-VISIBLE_CHARTS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+# Streamlit's Plotly charts, and the Query explorer's chart (redrawn in place) once it is drawn
+CHARTS = '[data-testid="stPlotlyChart"], .chart-in-place.js-plotly-plot'
+VISIBLE_CHARTS = """() => Array.from(document.querySelectorAll('""" + CHARTS + """'))
   .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
   .length"""
 
@@ -404,7 +406,7 @@ def full_shot(page, name):
 
 CHECK_LAYOUT = """() => {
   const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
-  const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+  const charts = Array.from(document.querySelectorAll('""" + CHARTS + """'))
     .filter(visible).map(e => Math.round(e.getBoundingClientRect().width));
   const formulas = Array.from(document.querySelectorAll('.katex-html')).filter(visible).map(k => {
     const box = k.closest('[data-testid="stElementContainer"]').getBoundingClientRect();
@@ -540,6 +542,45 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     assert dataset.locator("input").input_value() == SAMPLE_TITLES[2]
     shoot(page, "permalink_new_context")
     second.close()
+
+
+PANEL_TITLES = """() => Array.from(document.querySelectorAll('.chart-in-place .annotation-text'))
+  .map(t => t.textContent)"""
+
+
+def test_the_query_figure_is_redrawn_in_place(app_url, browser):
+    """A query switch and a change of K redraw the explorer's figure on the same element, once
+    each (st.plotly_chart mounted a new chart per figure and drew it twice)."""
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&k=5")
+    wait_for_charts(page, 1)
+    page.evaluate("""() => { const chart = document.querySelector('.chart-in-place');
+      chart.dataset.first = 'yes'; window.__draws = 0;
+      chart.on('plotly_afterplot', () => { window.__draws += 1; }); }""")
+    query_box(page).click()
+    chosen = page.get_by_role("option").nth(3).inner_text().split()[0]
+    page.get_by_role("option").nth(3).click()
+    page.wait_for_function(f"() => ({PANEL_TITLES})().includes('PR curve of ' + {chosen!r})",
+                           timeout=30_000)
+    k = page.get_by_label("Cutoff K", exact=True)
+    k.fill("7")
+    k.press("Enter")
+    page.wait_for_function(f"() => ({PANEL_TITLES})().includes('Confusion matrix at K = 7')",
+                           timeout=30_000)
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    charts = page.evaluate("""() => Array.from(document.querySelectorAll('.chart-in-place'),
+                                               c => c.dataset.first || 'new')""")
+    assert charts == ["yes"]                    # the same element, never remounted …
+    assert page.evaluate("() => window.__draws") == 2   # … drawn once per change
+    # a narrower column (here the window's) redraws it at the column's width
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_function("""() => { const c = document.querySelector('.chart-in-place');
+      const width = c.getBoundingClientRect().width;
+      return width < 900 && Math.abs(c._fullLayout.width - width) < 1
+             && c.querySelector('.main-svg').getBoundingClientRect().width <= width + 1; }""",
+                           timeout=30_000)
+    assert not errors
+    page.close()
 
 
 def test_query_label_follows_the_system(app_url, browser):

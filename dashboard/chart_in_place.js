@@ -1,0 +1,84 @@
+// A Plotly chart that a rerun redraws in place (Plotly.react on the same element) instead of
+// mounting a new chart and drawing it twice, as st.plotly_chart does for every new figure.
+// data: {spec: the figure's JSON, plotly: the URL of plotly.min.js}.
+
+function loadPlotly(url) {
+  // one copy of plotly.js per page, shared by every chart and kept across reruns
+  if (!window.__chartInPlacePlotly) {
+    window.__chartInPlacePlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        window.__chartInPlacePlotly = undefined;   // let a later rerun try again
+        reject(new Error("could not load plotly.js from " + url));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__chartInPlacePlotly;
+}
+
+// The app's theme as Plotly template defaults (what st.plotly_chart's theme does): the figure's
+// own settings still win, as they win over any template.
+function themed(layout, host) {
+  const css = getComputedStyle(host);
+  const v = (name) => css.getPropertyValue(name).trim();
+  const text = v("--st-text-color"), background = v("--st-background-color");
+  const grid = v("--st-border-color-light") || v("--st-border-color");
+  const template = layout.template || {};
+  const base = template.layout || {};
+  const themedLayout = Object.assign({}, base, {
+    font: Object.assign({}, base.font, {color: text, family: v("--st-font")}),
+    paper_bgcolor: background, plot_bgcolor: background,
+    hoverlabel: {bgcolor: background, font: {color: text}},
+  });
+  for (const axis of ["xaxis", "yaxis"]) {
+    themedLayout[axis] = Object.assign({}, base[axis], {
+      gridcolor: grid, zerolinecolor: grid, linecolor: grid, tickcolor: grid});
+  }
+  return Object.assign({}, layout, {template: Object.assign({}, template, {layout: themedLayout})});
+}
+
+export default async function (component) {
+  const { data, parentElement } = component;
+  let chart = parentElement.querySelector(":scope > .chart-in-place");
+  if (!chart) {
+    chart = document.createElement("div");
+    chart.className = "chart-in-place";
+    parentElement.appendChild(chart);
+  }
+  let Plotly;
+  try {
+    Plotly = await loadPlotly(data.plotly);
+  } catch (error) {
+    chart.textContent = error.message;
+    return undefined;
+  }
+  if (!chart.__resizes) {
+    // the column's width changes without a window resize when the sidebar opens or closes
+    // (and an observer reports the size it starts with: no redraw for that)
+    chart.__resizes = new ResizeObserver(() => {
+      const layout = chart._fullLayout;
+      if (layout && Math.abs(chart.getBoundingClientRect().width - layout.width) >= 1) {
+        Plotly.Plots.resize(chart);
+      }
+    });
+    chart.__resizes.observe(parentElement);
+  }
+  // a rerun that changed something else (a tab, a page of the table) sends the same figure
+  if (chart.__spec === data.spec && chart._fullLayout) return undefined;
+  chart.__spec = data.spec;
+  const spec = JSON.parse(data.spec);
+  const drawing = (chart.__drawing || 0) + 1;
+  chart.__drawing = drawing;
+  await Plotly.react(chart, spec.data, themed(spec.layout, parentElement),
+                     {displaylogo: false, responsive: true});
+  // Streamlit calls the cleanup of a draw that a newer one overtook as well as the last one's
+  // when the chart goes away: only the last draw's may free the chart
+  return () => {
+    if (chart.__drawing !== drawing) return;
+    chart.__resizes.disconnect();
+    Plotly.purge(chart);
+  };
+}
