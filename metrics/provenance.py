@@ -11,6 +11,7 @@ which every loader of ours skips.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -28,6 +29,7 @@ PROJECT = "music-retrieval-evaluation"
 _PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
 
 
+@functools.cache   # read once a process: the dashboard asks on every rerun of a page
 def project_version() -> str:
     """The version in the project's pyproject.toml (the package is run from its source tree),
     else the installed distribution's."""
