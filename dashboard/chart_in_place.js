@@ -66,18 +66,19 @@ export default async function (component) {
     });
     chart.__resizes.observe(parentElement);
   }
-  // a rerun that changed something else (a tab, a page of the table) sends the same figure
-  if (chart.__spec === data.spec && chart._fullLayout) return undefined;
-  chart.__spec = data.spec;
+  // A rerun that changed something else (a tab, a page of the table) sends the same figure:
+  // drawn again only when the theme changed
   const spec = JSON.parse(data.spec);
-  const drawing = (chart.__drawing || 0) + 1;
-  chart.__drawing = drawing;
-  await Plotly.react(chart, spec.data, themed(spec.layout, parentElement),
-                     {displaylogo: false, responsive: true});
-  // Streamlit calls the cleanup of a draw that a newer one overtook as well as the last one's
-  // when the chart goes away: only the last draw's may free the chart
+  const layout = themed(spec.layout, parentElement);
+  const drawn = data.spec + JSON.stringify(layout.template.layout);
+  if (chart.__drawn !== drawn || !chart._fullLayout) {
+    chart.__drawn = drawn;
+    await Plotly.react(chart, spec.data, layout, {displaylogo: false, responsive: true});
+  }
+  // Streamlit also calls the cleanup of a call that a newer one overtook, while the chart is
+  // still shown: free the chart only once it has left the page
   return () => {
-    if (chart.__drawing !== drawing) return;
+    if (chart.isConnected) return;
     chart.__resizes.disconnect();
     Plotly.purge(chart);
   };

@@ -544,6 +544,13 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     second.close()
 
 
+def rgb(colour: str) -> tuple[int, int, int]:
+    """'#rrggbb' or 'rgb(r, g, b)' as numbers."""
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(c) for c in colour[colour.index("(") + 1:-1].split(",")[:3])
+
+
 PANEL_TITLES = """() => Array.from(document.querySelectorAll('.chart-in-place .annotation-text'))
   .map(t => t.textContent)"""
 
@@ -579,6 +586,17 @@ def test_the_query_figure_is_redrawn_in_place(app_url, browser):
       return width < 900 && Math.abs(c._fullLayout.width - width) < 1
              && c.querySelector('.main-svg').getBoundingClientRect().width <= width + 1; }""",
                            timeout=30_000)
+    # the browser turning dark redraws it on the dark theme's background
+    light = page.evaluate("() => document.querySelector('.chart-in-place')._fullLayout"
+                          ".paper_bgcolor")
+    page.emulate_media(color_scheme="dark")
+    page.wait_for_function("""(light) => { const c = document.querySelector('.chart-in-place');
+      return c._fullLayout.paper_bgcolor !== light; }""", arg=light, timeout=30_000)
+    dark = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]'))"
+                         ".backgroundColor")
+    drawn = page.evaluate("() => document.querySelector('.chart-in-place')._fullLayout"
+                          ".paper_bgcolor")
+    assert rgb(drawn) == rgb(dark), (drawn, dark)
     assert not errors
     page.close()
 
