@@ -2,9 +2,9 @@
 list (the rank strip, a row per system), its PR curve, and its confusion matrix at K (or at the
 teaching mode's rank r), as three panels of one figure.
 
-One figure, not three: the explorer redraws it on every query switch and change of K, and each
-Plotly chart costs the browser a mount and two draws (hidden at a default width, then at its
-column's) whatever its size. Three panels in one chart cost about a third of three charts."""
+One figure, not three: the explorer redraws it on every query switch and change of K, and much
+of what a Plotly draw costs the browser is per chart whatever its size (its layout pass, legends
+and text measurement), so three panels in one chart cost less than three charts."""
 
 from __future__ import annotations
 
