@@ -70,8 +70,6 @@ def test_bad_measure_shows_an_error_not_a_traceback():
 def _query_figure(at) -> dict:
     """The explorer's query figure (strip, PR curve, confusion matrix) as the JSON its chart
     drew: the chart redrawn in place (dashboard.chart_in_place) carries it as its data."""
-    import json
-
     [chart] = [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]
     return json.loads(json.loads(chart.proto.json)["spec"])
 
