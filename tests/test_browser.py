@@ -351,10 +351,17 @@ def expected_highlight(path: str, sample: str) -> str | None:
     return None
 
 
-def _luminance(rgb) -> float:
+def rgb(colour: str) -> tuple[int, int, int]:
+    """'#rrggbb' or 'rgb(r, g, b)' as numbers."""
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(c) for c in colour[colour.index("(") + 1:-1].split(",")[:3])
+
+
+def _luminance(channels) -> float:
     from charts.colours import _luminance as luminance
 
-    return luminance("#%02x%02x%02x" % tuple(int(v) for v in rgb))
+    return luminance("#%02x%02x%02x" % tuple(int(v) for v in channels))
 
 
 def highlighted_contrast(png: bytes, background: str) -> tuple[float | None, int]:
@@ -371,7 +378,7 @@ def highlighted_contrast(png: bytes, background: str) -> tuple[float | None, int
     from charts.colours import contrast_ratio
 
     image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
-    colour = np.array([int(background[i:i + 2], 16) for i in (1, 3, 5)])
+    colour = np.array(rgb(background))
     is_bg = np.abs(image - colour).sum(axis=2) <= 6
     rows = np.flatnonzero(is_bg.mean(axis=1) > 0.15)
     if not len(rows):
@@ -431,8 +438,7 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
         assert page.locator('[data-testid="stAlertContentError"]').count() == 0, title
         wait_for_charts(page, expected_charts(path, sample))
         found = page.evaluate(CHECK_LAYOUT)
-        shade = _luminance([float(v) for v in found["app"][found["app"].index("(") + 1:-1]
-                            .split(",")[:3]])
+        shade = _luminance(rgb(found["app"]))
         assert (shade < 0.1) if scheme == "dark" else (shade > 0.8), (title, found["app"])
         assert len(found["charts"]) == expected_charts(path, sample), (title, found["charts"])
         assert all(w >= MIN_CHART_WIDTH for w in found["charts"]), (title, found["charts"])
@@ -542,13 +548,6 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     assert dataset.locator("input").input_value() == SAMPLE_TITLES[2]
     shoot(page, "permalink_new_context")
     second.close()
-
-
-def rgb(colour: str) -> tuple[int, int, int]:
-    """'#rrggbb' or 'rgb(r, g, b)' as numbers."""
-    if colour.startswith("#"):
-        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    return tuple(int(c) for c in colour[colour.index("(") + 1:-1].split(",")[:3])
 
 
 PANEL_TITLES = """() => Array.from(document.querySelectorAll('.chart-in-place .annotation-text'))
