@@ -28,9 +28,9 @@ def with_cutoff(table: pd.DataFrame, cutoff: int) -> pd.DataFrame:
 
 def ranked_list_style(table: pd.DataFrame, current: int | None = None):
     """A Styler of a ranked list (from :func:`metrics.inspect.query_table`) with the grade of an
-    unjudged item shown as 'unjudged', the rows with χ = 1 in green and the row at rank
-    ``current`` (the teaching mode's r) in amber."""
-    shown = table.assign(grade=_grades(table))
+    unjudged item shown as 'unjudged', the other system's ranks spelled out, the rows with
+    χ = 1 in green and the row at rank ``current`` (the teaching mode's r) in amber."""
+    shown = _spelled_out(table)
     numbers = {c: "{:.4g}" for c in ["score"] if c in shown}
     numbers |= {c: "{:.3f}" for c in ["P(r)", "R(r)", "F(r)"] if c in shown}
 
@@ -40,28 +40,38 @@ def ranked_list_style(table: pd.DataFrame, current: int | None = None):
         return pd.DataFrame(np.repeat(css[:, None], frame.shape[1], axis=1),
                             index=frame.index, columns=frame.columns)
 
-    styler = shown.style.apply(colour, axis=None).format(numbers, na_rep="")
-    if OTHER in shown:
-        styler = styler.format(na_rep=NOT_RETRIEVED, subset=[OTHER])
-    return styler
+    return shown.style.apply(colour, axis=None).format(numbers, na_rep="")
+
+
+# What an empty cell of a ranked list shows: R(r) and F(r) where R_q = 0 are undefined. The
+# grid draws a missing value as this whatever a Styler's na_rep says, so every missing value
+# that means something else is spelled out in the data (_spelled_out).
+UNDEFINED_CELL = ""
 
 
 def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None) -> None:
     if len(table) <= STYLED_ROWS:
         st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
-                     height=height)
+                     height=height, placeholder=UNDEFINED_CELL)
         return
     shown = plain_ranked_list(table)
     config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
               **{c: st.column_config.NumberColumn(format="%.3f")
                  for c in ["P(r)", "R(r)", "F(r)"] if c in shown}}
-    st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height)
+    st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height,
+                 placeholder=UNDEFINED_CELL)
 
 
 def plain_ranked_list(table: pd.DataFrame) -> pd.DataFrame:
     """A long ranked list as shown without a Styler: a 'relevant' tick column instead of coloured
     rows, grades and the other system's ranks spelled out."""
-    shown = table.assign(grade=_grades(table), relevant=table["χ"].astype(bool))
+    return _spelled_out(table).assign(relevant=table["χ"].astype(bool))
+
+
+def _spelled_out(table: pd.DataFrame) -> pd.DataFrame:
+    """The grades (an unjudged item's as 'unjudged') and the other system's ranks ('not
+    retrieved' where it has none) as text."""
+    shown = table.assign(grade=_grades(table))
     if OTHER in shown:
         shown[OTHER] = [NOT_RETRIEVED if pd.isna(r) else str(int(r)) for r in shown[OTHER]]
     return shown

@@ -112,11 +112,13 @@ columns = {"_index": st.column_config.Column(width=118),
 tables = st.grid(2 if len(printed.columns) else 1, min_column_width=440)
 with tables.cell():
     st.markdown("**Computed** with our measures")
-    st.dataframe(styled(computed), column_config=columns, width="stretch", height=670)
+    st.dataframe(styled(computed), column_config=columns, width="stretch", height=670,
+                 placeholder="—")
 if len(printed.columns):
     with tables.cell():
         st.markdown("**As printed** in Serrà (2007)")
-        st.dataframe(styled(printed), column_config=columns, width="stretch", height=670)
+        st.dataframe(styled(printed), column_config=columns, width="stretch", height=670,
+                     placeholder="—")
 both = computed.join(printed.add_suffix(" (paper)"))
 both.insert(0, "our measure", [TABLE2_MEASURES[row] for row in both.index])
 provenance = answer_sets_provenance(edited, int(length), int(size))
@@ -145,7 +147,7 @@ else:
     frame = pd.DataFrame([{"measure": a.measure, "Kendall τ": a.tau, "p": a.p,
                            "pairs it cannot tell apart": a.tied_pairs} for a in agreement])
     st.dataframe(frame.style.format({"Kendall τ": "{:.3f}", "p": "{:.3g}"}, na_rep="—"),
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch", placeholder="—")
     download_csv("Download CSV", frame, provenance | {"preferred_order": preferred},
                  "agreement.csv", key="download_agreement")
     st.caption("Kendall's τ-b (scipy.stats.kendalltau) between your order and each measure's "

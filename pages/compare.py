@@ -79,7 +79,7 @@ frame = pd.DataFrame([{
 decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "statistic",
                                    "Cohen's d"]}
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
-                                na_rep="—"), hide_index=True, width="stretch")
+                                na_rep="—"), hide_index=True, width="stretch", placeholder="—")
 download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")
 methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
@@ -109,7 +109,8 @@ if st.button(f"Open {query_id} of {name_a} in the Query explorer", key="open_in_
     st.switch_page(page_path("explorer"))
 values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
-st.dataframe(values.T.style.format(precision=4, na_rep="undefined"), width="stretch")
+st.dataframe(values.T.style.format(precision=4, na_rep="undefined"), width="stretch",
+             placeholder="undefined")
 table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 
 

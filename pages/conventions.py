@@ -37,15 +37,16 @@ if tables is not None:
             st.caption(f"{md(PROTOCOLS[name].title)} — {md(PROTOCOLS[name].conventions)}. "
                        f"Source: {md(PROTOCOLS[name].source)}")
             st.dataframe(rows.drop(columns=["protocol", "why they differ"]), hide_index=True,
-                         column_config=config, width="stretch")
+                         column_config=config, width="stretch", placeholder="")
             st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
                                    for _, r in rows.iterrows()))
     download_csv("Download CSV", grid, provenance_record(measures), f"{system}_protocols.csv",
                  key="download_protocols")
 
     st.subheader("Tie policies")
+    # a missing value is drawn as an empty cell, as the caption below says
     st.dataframe(ours[system], column_config=number_columns(policies), hide_index=True,
-                 width="stretch")
+                 width="stretch", placeholder="")
     download_csv("Download CSV", ours[system], provenance_record(measures),
                  f"{system}_tie_policies.csv", key="download_tie_policies")
     st.markdown("\n".join(f"- **{md(p)}** — {md(tie_policy_note(p))}" for p in policies))

@@ -52,6 +52,10 @@ def test_every_page_renders_every_sample(page, sample):
     at = app(page, sample=sample)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+    # the grid draws a missing value as "None" unless the table says what to show instead
+    for frame in at.dataframe:
+        if _drawn(frame).isna().any().any():
+            assert frame.proto.HasField("placeholder"), (page, _drawn(frame).columns.tolist())
 
 
 def test_data_page_shows_the_means():
@@ -493,11 +497,21 @@ def test_settings_survive_a_page_that_hides_their_controls():
     assert at.sidebar.selectbox(key="sample_box").value == "instruments"
 
 
+def _drawn(frame) -> pd.DataFrame:
+    """The data under a st.dataframe: the grid draws a missing value there as the element's
+    placeholder, whatever a Styler's display string for that cell says."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(frame.proto.arrow_data.data).read_pandas()
+
+
 def test_items_the_other_system_missed_say_not_retrieved():
     at = app("pages/compare.py", sample="instruments", measures="AP")   # 100 rows: styled
     left = _shown(at.main.dataframe[-2])
     shown = set(left["rank in other"])
     assert "not retrieved" in shown and "None" not in shown
+    drawn = _drawn(at.main.dataframe[-2])["rank in other"]
+    assert not drawn.isna().any() and "not retrieved" in set(drawn)
     from dashboard.tables import plain_ranked_list   # lists longer than 200 rows
 
     long = pd.DataFrame({"rank": [1, 2], "item": ["a", "b"], "grade": pd.array([1, None], "Int64"),
@@ -773,3 +787,19 @@ def test_the_first_page_run_freezes_the_libraries_objects_once(monkeypatch):
     assert len(freezes) == 1 and {"plotly.graph_objects", "pandas", "streamlit"} <= freezes[0]
     assert not app("pages/explorer.py", sample="fmp").exception
     assert len(freezes) == 1                        # … and never again, whatever is loaded
+
+
+def test_a_query_without_relevant_items_shows_empty_recall_cells():
+    # q2's items are all judged not relevant: R_q = 0, so R(r) and F(r) are undefined
+    run = b"".join(f"{q} Q0 d{i} {i} {10 - i} s\n".encode() for q in ("q1", "q2")
+                   for i in range(1, 4))
+    qrels = b"q1 0 d1 1\nq2 0 d1 0\nq2 0 d2 0\n"
+    candidate = ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
+                 None, False, "cosine")
+    at = app("pages/explorer.py", upload=candidate, sample="upload", query="q2")
+    assert not at.exception
+    assert any("no relevant item in the ground truth" in w.value for w in at.warning)
+    [table] = [f for f in at.main.dataframe if "R(r)" in _drawn(f).columns]
+    assert _drawn(table)["R(r)"].isna().all() and _drawn(table)["F(r)"].isna().all()
+    assert table.proto.HasField("placeholder") and table.proto.placeholder == ""   # not "None"
+    assert set(_shown(table)["R(r)"]) == {""}
