@@ -107,7 +107,8 @@ if data is not None and measures:
     if results is not None:
         st.markdown("**Mean over queries** (queries without a relevant item are left out)")
         table, fewer = aggregate_table(results)
-        st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch")
+        st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch",
+                     placeholder="undefined")   # a measure no query defines
         if fewer:
             st.caption("Measures undefined for some queries average fewer of them: "
                        + md("; ".join(fewer)) + ".")

@@ -43,7 +43,7 @@ with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", key="al
                  on_change="rerun") as all_queries:
     if all_queries.open:
         st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
-                     width="stretch", height=260)
+                     width="stretch", height=260, placeholder="undefined")
         download_csv("Download CSV", worst_first, provenance_record(
             measures, warnings=result.warnings), f"{system}_per_query.csv")
 

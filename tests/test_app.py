@@ -803,3 +803,9 @@ def test_a_query_without_relevant_items_shows_empty_recall_cells():
     assert _drawn(table)["R(r)"].isna().all() and _drawn(table)["F(r)"].isna().all()
     assert table.proto.HasField("placeholder") and table.proto.placeholder == ""   # not "None"
     assert set(_shown(table)["R(r)"]) == {""}
+    # the table of all queries: q2's measures are undefined, and say so
+    at.session_state["all_queries_open"] = True
+    at.run()
+    [queries] = [f for f in at.main.dataframe if "query_id" in _drawn(f).columns]
+    assert _drawn(queries).set_index("query_id").loc["q2"].isna().any()
+    assert queries.proto.placeholder == "undefined"
