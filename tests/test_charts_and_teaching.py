@@ -118,6 +118,25 @@ def test_a_long_rank_strip_draws_the_other_ranks_as_one_line():
     assert long.to_dict()["layout"] == expected.to_dict()["layout"]
 
 
+@pytest.mark.parametrize("teaching", [False, True])
+@pytest.mark.parametrize("length", [0, 5, 150, 1000])
+def test_the_query_figure_passes_plotlys_validation(length, teaching):
+    """query_figure skips Plotly's checks for speed: every kind of it must pass them."""
+    import plotly.graph_objects as go
+
+    ranks = [r for r in (1, 3, 7) if r <= length]
+    rows = [(ranks, [2] * len(ranks), length, 4), (ranks[:1], [1] * len(ranks[:1]), length, 4)]
+    recall = np.linspace(0, 1, length)
+    fig = _query(rows=rows, pr=PRCurve(recall, recall[::-1], bep=0.5, fmax=(0.5, 0.5, 2),
+                                       interpolated=np.ones(11), exact=recall,
+                                       cutoff=(0.2, 0.4, 2), current=(0.1, 0.3, 1)),
+                 confusion=Confusion(2, 1, 2, None, k=3, name="r" if teaching else "K"),
+                 cutoff=2, current=1 if teaching else None)
+    go.Figure(fig.to_dict())                      # raises on any property Plotly does not know
+    with pytest.raises(ValueError, match="colr"):  # as it would on a misspelt one
+        go.Figure({"data": [dict(fig.to_dict()["data"][0], colr="red")]})
+
+
 def test_figures_carry_plotly_white_in_full():
     import plotly.io as pio
 
