@@ -578,6 +578,21 @@ def test_the_query_figure_is_redrawn_in_place(app_url, browser):
                                                c => c.dataset.first || 'new')""")
     assert charts == ["yes"]                    # the same element, never remounted …
     assert page.evaluate("() => window.__draws") == 2   # … drawn once per change
+    # contained (its redraws leave the page's layout and paint alone), and so clipped to its
+    # box: a hover label on the PR curve's first point must be drawn inside that box
+    contain = page.evaluate(
+        "() => getComputedStyle(document.querySelector('.chart-in-place')).contain")
+    assert contain == "content" or "paint" in contain, contain   # content: layout paint style
+    label, chart = page.evaluate("""() => { const c = document.querySelector('.chart-in-place');
+      const pr = c.data.findIndex(t => t.xaxis === 'x2');
+      Plotly.Fx.hover(c, [{curveNumber: pr, pointNumber: 0}], 'x2y2');
+      const box = e => { const r = e.getBoundingClientRect();
+                         return [r.left, r.top, r.right, r.bottom]; };
+      const hover = c.querySelector('.hoverlayer .hovertext');
+      return [hover && box(hover), box(c)]; }""")
+    assert label is not None
+    assert (label[0] >= chart[0] and label[1] >= chart[1] and label[2] <= chart[2]
+            and label[3] <= chart[3]), (label, chart)
     # a narrower column (here the window's) redraws it at the column's width
     page.set_viewport_size({"width": 1024, "height": 768})
     page.wait_for_function("""() => { const c = document.querySelector('.chart-in-place');
