@@ -47,8 +47,9 @@ export default async function (component) {
     chart = document.createElement("div");
     chart.className = "chart-in-place";
     // What Plotly redraws inside the chart leaves the rest of the page's layout and paint alone
-    // (Plotly's own overlays are inside the chart or on the body): the browser's work per
-    // query switch or change of K dropped by about a tenth of a second in the benchmark
+    // (its hover labels and toolbar are inside the chart, its drag cover on the body): a query
+    // switch or a change of K took about a tenth of a second less in three back-to-back pairs
+    // of the benchmark's runs (BENCHMARKS.md)
     chart.style.contain = "layout paint style";
     parentElement.appendChild(chart);
   }
