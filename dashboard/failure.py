@@ -3,13 +3,12 @@ of its top K nobody judged, and where the other system put the same items."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from charts import StripRow
 from dashboard.safe import md
 from dashboard.state import query_failure, source, upload_store
-from dashboard.tables import NOT_RETRIEVED
+from dashboard.tables import spelled_ranks
 from metrics.inspect import FailureReport, query_index, unjudged_in_top
 from metrics.judged import JudgedRanking
 
@@ -72,8 +71,7 @@ def show_missed_items(report: FailureReport, other: str | None) -> None:
                     "first" + (f", with their rank in {md(other)}" if other else ""))
         shown = report.missed.copy()
         for column in shown.columns[2:]:   # the other system's ranks
-            shown[column] = [NOT_RETRIEVED if pd.isna(r) else f"{int(r):,}"
-                             for r in shown[column]]
+            shown[column] = spelled_ranks(shown[column], thousands=True)
         st.dataframe(shown, hide_index=True, width="stretch",
                      height=min(300, 38 + 35 * len(shown)))
     else:

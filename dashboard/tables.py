@@ -73,8 +73,15 @@ def _spelled_out(table: pd.DataFrame) -> pd.DataFrame:
     retrieved' where it has none) as text."""
     shown = table.assign(grade=_grades(table))
     if OTHER in shown:
-        shown[OTHER] = [NOT_RETRIEVED if pd.isna(r) else str(int(r)) for r in shown[OTHER]]
+        shown[OTHER] = spelled_ranks(shown[OTHER])
     return shown
+
+
+def spelled_ranks(ranks, thousands: bool = False) -> list[str]:
+    """Another system's ranks as text: 'not retrieved' where it has none, digits grouped by
+    thousands if asked."""
+    digits = "{:,}" if thousands else "{}"
+    return [NOT_RETRIEVED if pd.isna(r) else digits.format(int(r)) for r in ranks]
 
 
 def number_columns(names) -> dict:
