@@ -311,8 +311,14 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
     """Draw ``widget`` for the setting ``name``. The widget has a key of its own, set from the
     setting before it is drawn and copied back when it changes: a widget's own state is dropped
     by Streamlit on any run that does not draw it (a page that hides the control), and two
-    widgets (a slider and a number box) can show the same setting."""
-    st.session_state[key] = st.session_state[name]
+    widgets (a slider and a number box) can show the same setting.
+
+    The widget's state is set only when it differs from the setting: a widget whose state the
+    script sets is sent to the browser again in full (the Query box with its thousand labels,
+    21 kB, on every query switch, the browser rebuilding its list of options), an unchanged one
+    is not."""
+    if key not in st.session_state or st.session_state[key] != st.session_state[name]:
+        st.session_state[key] = st.session_state[name]
     if getattr(widget, "__name__", "") in VALUE_WIDGETS:
         # the value as the default too: on a session's first run the browser showed a number
         # box's default (its minimum) although the box's state held the setting

@@ -142,6 +142,18 @@ def test_choosing_another_query_changes_the_table():
     assert second["χ"].tolist() == [0, 1, 1, 0, 1, 1, 0, 0]
 
 
+def test_a_query_switch_does_not_send_the_query_box_again():
+    # The script sets a widget's state only when it differs from the setting: a box whose state
+    # the script set is sent to the browser again with all its options (the Query box's
+    # thousand labels on a long run, every query switch)
+    at = app("pages/explorer.py", sample="fmp", query="toy1")
+    _query_box(at).set_value("toy2").run()
+    assert not _query_box(at).proto.set_value and at.session_state["query"] == "toy2"
+    at.session_state["query"] = "toy1"     # the setting changed elsewhere (a link, a click)
+    at.run()
+    assert _query_box(at).proto.set_value and _query_box(at).value == "toy1"
+
+
 def test_queries_are_listed_worst_first():
     at = app("pages/explorer.py", sample="serra", measures="AP(norm=retrieved)")
     options = _query_box(at).options
