@@ -513,6 +513,10 @@ def query_box(page):
         has_text="Query").first.locator("input")
 
 
+PANEL_TITLES = """() => Array.from(document.querySelectorAll('.chart-in-place .annotation-text'))
+  .map(t => t.textContent)"""
+
+
 def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, browser):
     first = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = first.new_page()
@@ -546,12 +550,13 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     assert page.get_by_label("Cutoff K", exact=True).input_value() == "37"
     dataset = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
     assert dataset.locator("input").input_value() == SAMPLE_TITLES[2]
+    # and its figure, drawn for that query and K once this new context has loaded plotly.js
+    page.wait_for_function(
+        f"""() => {{ const t = ({PANEL_TITLES})();
+          return t.includes('PR curve of ' + {chosen!r}) && t.includes('Confusion matrix at K = 37'); }}""",
+        timeout=60_000)
     shoot(page, "permalink_new_context")
     second.close()
-
-
-PANEL_TITLES = """() => Array.from(document.querySelectorAll('.chart-in-place .annotation-text'))
-  .map(t => t.textContent)"""
 
 
 def test_the_query_figure_is_redrawn_in_place(app_url, browser):
