@@ -1,6 +1,7 @@
 // A Plotly chart that a rerun redraws in place (Plotly.react on the same element) instead of
 // mounting a new chart and drawing it twice, as st.plotly_chart does for every new figure.
-// data: {spec: the figure's JSON, plotly: the URL of plotly.min.js}.
+// data: {spec: the figure's JSON, plotly: the URL of plotly.min.js, address: the page's
+// permalink as a query string, or null}.
 
 function loadPlotly(url) {
   // one copy of plotly.js per page, shared by every chart and kept across reruns
@@ -40,8 +41,21 @@ function themed(layout, host) {
   return Object.assign({}, layout, {template: Object.assign({}, template, {layout: themedLayout})});
 }
 
+// The page's permalink into the address bar, in place (no new history entry): written through
+// st.query_params instead, every query switch or change of K sent a message of its own that made
+// the browser push a history entry and render the whole app again
+function showAddress(address) {
+  if (typeof address !== "string") return;
+  const search = address ? "?" + address : "";
+  if (window.location.search !== search) {
+    window.history.replaceState(window.history.state, "",
+                                window.location.pathname + search + window.location.hash);
+  }
+}
+
 export default async function (component) {
   const { data, parentElement } = component;
+  showAddress(data.address);
   let chart = parentElement.querySelector(":scope > .chart-in-place");
   if (!chart) {
     chart = document.createElement("div");

@@ -7,7 +7,14 @@ click's time. This chart keeps its element (its key is its identity) and redraws
 ``Plotly.react``. It uses the plotly.js that ships with the plotly package, served by Streamlit
 from that package's directory, and the app's theme (text, background, grid and font).
 
-It has no selection events: the pages whose charts are clicked use ``st.plotly_chart``."""
+It has no selection events: the pages whose charts are clicked use ``st.plotly_chart``.
+
+It can also carry its page's permalink (``address``), which it puts in the browser's address bar
+itself: a fragment's rerun that writes ``st.query_params`` sends a message of its own, on which
+the browser pushes a history entry and renders the whole app again (about 30 ms of a query
+switch). The server's ``st.query_params`` then lags behind the address bar until the page's next
+full run writes them (:func:`dashboard.permalink.write_permalink`); a new session (a reload, a
+shared link) reads the address bar."""
 
 from __future__ import annotations
 
@@ -35,8 +42,9 @@ def _plotly_url() -> str:
                                             "plotly.min.js") if part)
 
 
-def show_chart_in_place(figure: go.Figure, key: str) -> None:
+def show_chart_in_place(figure: go.Figure, key: str, address: str | None = None) -> None:
     """Show ``figure`` as the chart called ``key``: the first time mounted, then redrawn in
-    place whenever the figure changes."""
-    _CHART(key=key, data={"spec": pio.to_json(figure, validate=False), "plotly": _plotly_url()},
-           height="content")
+    place whenever the figure changes. ``address``, a query string, replaces the address bar's
+    (the page's permalink, :func:`dashboard.permalink.permalink_query`)."""
+    _CHART(key=key, data={"spec": pio.to_json(figure, validate=False), "plotly": _plotly_url(),
+                          "address": address}, height="content")

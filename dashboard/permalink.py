@@ -11,6 +11,8 @@ opening it in another session shows a note saying so (and the default sample ins
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from dashboard.state import UPLOAD
@@ -114,6 +116,12 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         values["systems"] = list(chosen)   # repeated: systems=a&systems=b
     return {name: values[name] if name == "systems" else str(values[name])
             for name in PAGE_PARAMS.get(page, ()) if values.get(name) not in (None, "")}
+
+
+def permalink_query(page: str) -> str:
+    """:func:`permalink_params` as the URL's query string (``systems`` repeated), encoded as
+    ``st.query_params`` encodes it."""
+    return urlencode(permalink_params(page), doseq=True)
 
 
 def write_permalink(page: str) -> None:

@@ -58,17 +58,19 @@ def pr_curve(judged: JudgedRanking, query: int, curves: RankCurves, threshold: i
 
 
 def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                      cutoff: int, strip: list[StripRow], current: int | None = None) -> None:
+                      cutoff: int, strip: list[StripRow], current: int | None = None,
+                      address: str | None = None) -> None:
     """The query's one figure (:func:`charts.query_figure`): its rank strip (``strip``: a row
     per system, this one first), PR curve and confusion matrix, the matrix at rank r in the
-    teaching mode and at K otherwise, with the captions that explain them."""
+    teaching mode and at K otherwise, with the captions that explain them. The chart puts
+    ``address`` (the page's permalink) in the address bar."""
     at, name = (current, "r") if current is not None else (cutoff, "K")
     curve, caption = pr_curve(judged, query, curves, threshold, cutoff, current)
     figure = query_figure(strip, curve, Confusion(*confusion_at(judged, query, at, threshold),
                                                   k=at, name=name),
                           query=str(judged.query_ids[query]), threshold=threshold,
                           cutoff=cutoff, current=current)
-    show_chart_in_place(figure, key="query_figure")
+    show_chart_in_place(figure, key="query_figure", address=address)
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
                + (" (rank r steps through the list)." if current is not None else
                   ": change **Cutoff K** above."))
@@ -86,14 +88,15 @@ def _set_playing(length: int, playing: bool) -> None:
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                     cutoff: int, strip: list[StripRow]) -> None:
+                     cutoff: int, strip: list[StripRow], address: str | None = None) -> bool:
     """Step through one query's ranking (``strip``: the rows of its rank strip, this system's
     first). A fragment: a step reruns this part of the page only, once a second while
-    playing."""
+    playing. Returns whether it showed the query's figure, which puts ``address`` in the
+    address bar (an empty list has neither)."""
     length = len(curves.chi)
     if length == 0:
         st.info("This query's list is empty: there is nothing to step through.")
-        return
+        return False
     st.session_state.setdefault("teach_rank", 1)
     st.session_state["teach_rank"] = min(max(int(st.session_state["teach_rank"]), 1), length)
     playing = bool(st.session_state.get("teach_playing"))
@@ -129,6 +132,8 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         first = max(0, min(i - 3, length - 7))
         window = query_table(judged, query, threshold, first, first + 7, curves)
         show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
-        show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r)
+        show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
+                          address=address)
 
     step()
+    return True

@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
 from dashboard.frame import page_setup
-from dashboard.permalink import write_permalink
+from dashboard.permalink import permalink_query, write_permalink
 from dashboard.safe import md
 from dashboard.query_view import show_query_figure, teaching_stepper
 from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
@@ -86,10 +86,14 @@ def one_query() -> None:
         if others else None
     # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold)
+    # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
+    # a fragment's rerun does not reach app.py, which writes it through st.query_params
+    address = permalink_query("explorer")
     if teaching:
-        teaching_stepper(judged, q, curves, threshold, k, strip)
+        addressed = teaching_stepper(judged, q, curves, threshold, k, strip, address)
     else:
-        show_query_figure(judged, q, curves, threshold, k, strip)
+        show_query_figure(judged, q, curves, threshold, k, strip, address=address)
+        addressed = True
 
     report = show_failure_summary(judged, system, other, q, k, threshold)
 
@@ -126,7 +130,8 @@ def one_query() -> None:
                                         judged.collection_size(q)):
                 st.latex(stacked(step.latex))
                 st.caption(step.rewards)
-    write_permalink("explorer")   # a fragment's rerun does not reach app.py, which writes it
+    if not addressed:
+        write_permalink("explorer")
 
 
 one_query()

@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pandas as pd
 import pytest
@@ -71,11 +72,16 @@ def test_bad_measure_shows_an_error_not_a_traceback():
     assert "unknown measure 'Nope'" in at.error[0].value.replace("\\", "")
 
 
+def _chart_data(at) -> dict:
+    """The data of the explorer's chart redrawn in place (dashboard.chart_in_place)."""
+    [chart] = [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]
+    return json.loads(chart.proto.json)
+
+
 def _query_figure(at) -> dict:
     """The explorer's query figure (strip, PR curve, confusion matrix) as the JSON its chart
-    drew: the chart redrawn in place (dashboard.chart_in_place) carries it as its data."""
-    [chart] = [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]
-    return json.loads(json.loads(chart.proto.json)["spec"])
+    drew: the chart carries it as its data."""
+    return json.loads(_chart_data(at)["spec"])
 
 
 def _panel(at, axis: str) -> list[dict]:
@@ -410,6 +416,18 @@ def test_the_url_follows_the_settings():
     assert params["dataset"] == ["instruments"] and params["k"] == ["7"]
     assert params["systems"] == ["system_b"] and params["query"] == [query]
     assert params["measures"] == [at.session_state["measures"]]
+
+
+def test_the_explorers_chart_carries_the_permalink():
+    # a query switch or a change of K reruns the explorer's fragment only: its chart, not
+    # st.query_params, puts the link in the address bar (the browser test checks it does)
+    at = linked("pages/explorer.py", dataset="instruments")
+    at.number_input(key="cutoff_box").set_value(7).run()
+    query = _query_box(at).options[2].split()[0]
+    _query_box(at).set_value(query).run()
+    address = parse_qs(_chart_data(at)["address"])
+    assert address["k"] == ["7"] and address["query"] == [query]
+    assert address == _params(at)   # what a full run writes through st.query_params
 
 
 def test_a_link_with_two_systems_opens_compare_on_them():

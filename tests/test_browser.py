@@ -522,6 +522,7 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     page = first.new_page()
     page.goto(f"{app_url}/explorer?dataset=covers")
     wait_for_app(page)
+    entries = page.evaluate("() => history.length")
     k = page.get_by_label("Cutoff K", exact=True)
     k.fill("37")
     k.press("Enter")
@@ -534,6 +535,8 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
                            timeout=30_000)
     link = page.url
     assert "dataset=covers" in link and "k=37" in link
+    # the address bar follows in place: a change of K or query adds no entry to Back's history
+    assert page.evaluate("() => history.length") == entries
     page.reload()                                   # a reload is a new session: same view
     wait_for_app(page)
     assert query_box(page).input_value().startswith(chosen + " ")
