@@ -339,6 +339,9 @@ def max_list_length(data: dict[str, JudgedRanking] | None) -> int:
     return max((int(j.lengths.max(initial=1)) for j in (data or {}).values()), default=10)
 
 
+CUTOFF_BOX_WIDTH = 200   # pixels: room for a K of seven digits beside the box's − and + buttons
+
+
 def cutoff_control(data: dict[str, JudgedRanking]) -> int:
     """Cutoff K in the main column: a number box (any K, up to lists of 1,000 and more) beside a
     slider. Returns K."""
@@ -346,11 +349,11 @@ def cutoff_control(data: dict[str, JudgedRanking]) -> int:
     st.session_state["cutoff"] = min(max(int(st.session_state["cutoff"]), 1), depth)
     if depth == 1:
         return 1
-    box, slider = st.columns([1, 3], vertical_alignment="bottom")
-    with box:
+    # one row: a rerun sends it as one block, where columns are three the browser lays out again
+    with st.container(horizontal=True, vertical_alignment="bottom"):
         bound(st.number_input, "Cutoff K", "cutoff", "cutoff_box", min_value=1, max_value=depth,
-              step=1, help="the top K items count as retrieved (confusion matrix, measures at K)")
-    with slider:
+              step=1, width=CUTOFF_BOX_WIDTH,
+              help="the top K items count as retrieved (confusion matrix, measures at K)")
         bound(st.slider, "Cutoff K (slider)", "cutoff", "cutoff_slider", min_value=1,
               max_value=depth, label_visibility="collapsed")
     return int(st.session_state["cutoff"])

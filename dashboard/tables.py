@@ -112,6 +112,7 @@ def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: s
 
 
 PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured
+PAGE_CONTROL_WIDTH = 160      # pixels, the rows per page box and the page number's
 
 
 def page_of_ranks(length: int, key: str) -> tuple[int, int]:
@@ -122,12 +123,14 @@ def page_of_ranks(length: int, key: str) -> tuple[int, int]:
     st.session_state.setdefault(size_key, 100)
     if length <= min(PAGE_SIZES):
         return 0, length
-    left, right, note = st.columns([1, 1, 2], vertical_alignment="bottom")
-    size = left.selectbox("Rows per page", PAGE_SIZES, key=size_key)
+    # one row: a rerun sends it as one block, where columns are four the browser lays out again
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    size = row.selectbox("Rows per page", PAGE_SIZES, key=size_key, width=PAGE_CONTROL_WIDTH)
     pages = -(-length // size)
     st.session_state[number_key] = min(max(int(st.session_state.get(number_key, 1)), 1), pages)
-    number = right.number_input("Page", min_value=1, max_value=pages, step=1, key=number_key)
+    number = row.number_input("Page", min_value=1, max_value=pages, step=1, key=number_key,
+                              width=PAGE_CONTROL_WIDTH)
     first = (int(number) - 1) * size
     stop = min(first + size, length)
-    note.caption(f"page {int(number):,} of {pages:,}: ranks {first + 1:,}–{stop:,} of {length:,}")
+    row.caption(f"page {int(number):,} of {pages:,}: ranks {first + 1:,}–{stop:,} of {length:,}")
     return first, stop

@@ -17,6 +17,9 @@ from metrics.inspect import confusion_at, query_index, query_table
 from metrics.measures.graded import ideal_grades
 from metrics.samples import query_texts
 
+# the views below the figure, of which only the chosen one is built
+EXPLORER_VIEWS = ["Ranked list", "Relevant items not retrieved", "Worked measures at K"]
+
 page_setup()
 
 st.title("Query explorer")
@@ -97,39 +100,38 @@ def one_query() -> None:
 
     report = show_failure_summary(judged, system, other, q, k, threshold)
 
-    # Only the open tab is built: a query switch or a change of K redraws one table, not three
-    # (each costs the browser about a tenth of a second to draw)
-    ranked, missed, worked = st.tabs(
-        ["Ranked list", "Relevant items not retrieved", "Worked measures at K"],
-        key="explorer_tab", on_change="rerun")
-    with ranked:
-        if ranked.open:
-            # a long list is shown a page at a time, and only that page is built
-            first, stop = page_of_ranks(n, "ranking")
-            table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
-            st.markdown(
-                f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
-                f"green, ✓ in the top K = {k}"
-                + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
-                   "policy" if "tied ranks" in table else "") + ")")
-            show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
-            download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
-                         provenance_record(measures), f"{system}_{query_id}_ranking.csv",
-                         key="download_ranking")
-    with missed:
-        if missed.open:
-            show_missed_items(report, other)
-    with worked:
-        if worked.open:
-            st.subheader(f"At cutoff K = {k}")
-            top = query_table(judged, q, threshold, 0, k, curves)
-            grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
-            for step in worked_measures(top["χ"].to_numpy(), grades, r_q, k,
-                                        ideal_grades(judged, q),
-                                        confusion_at(judged, q, k, threshold),
-                                        judged.collection_size(q)):
-                st.latex(stacked(step.latex))
-                st.caption(step.rewards)
+    # Only the chosen view is built: a query switch or a change of K redraws one table, not
+    # three (each costs the browser about a tenth of a second to draw). A segmented control,
+    # not st.tabs: every rerun sends a tab container and its tabs as new blocks that the
+    # browser lays out again, while an unchanged control is reused as it is (BENCHMARKS.md)
+    view = st.segmented_control("View", EXPLORER_VIEWS, default=EXPLORER_VIEWS[0],
+                                required=True, key="explorer_tab",
+                                label_visibility="collapsed")
+    if view == EXPLORER_VIEWS[0]:
+        # a long list is shown a page at a time, and only that page is built
+        first, stop = page_of_ranks(n, "ranking")
+        table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
+        st.markdown(
+            f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
+            f"green, ✓ in the top K = {k}"
+            + ("; *tied ranks*: the ranks a group of equal scores shares, ordered by the tie "
+               "policy" if "tied ranks" in table else "") + ")")
+        show_ranked_list(table, height=min(420, 38 + 35 * max(len(table), 3)))
+        download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
+                     provenance_record(measures), f"{system}_{query_id}_ranking.csv",
+                     key="download_ranking")
+    elif view == EXPLORER_VIEWS[1]:
+        show_missed_items(report, other)
+    else:
+        st.subheader(f"At cutoff K = {k}")
+        top = query_table(judged, q, threshold, 0, k, curves)
+        grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
+        for step in worked_measures(top["χ"].to_numpy(), grades, r_q, k,
+                                    ideal_grades(judged, q),
+                                    confusion_at(judged, q, k, threshold),
+                                    judged.collection_size(q)):
+            st.latex(stacked(step.latex))
+            st.caption(step.rewards)
     if not addressed:
         write_permalink("explorer")
 

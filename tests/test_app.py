@@ -99,7 +99,7 @@ def _panel_titles(at) -> list[str]:
             for a in _query_figure(at)["layout"]["annotations"]]
 
 
-WORKED = "Worked measures at K"   # the explorer's tab of worked formulas (built only when open)
+WORKED = "Worked measures at K"   # the explorer's view of worked formulas (built only when chosen)
 
 
 def test_k_slider_drives_the_confusion_matrix():
@@ -110,7 +110,7 @@ def test_k_slider_drives_the_confusion_matrix():
     assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = 5"]]
     at.slider(key="cutoff_slider").set_value(8).run()
     assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = 2"]]
-    assert not at.latex                    # the worked formulas are built when their tab opens
+    assert not at.latex                    # the worked formulas are built when their view is chosen
     at.session_state["explorer_tab"] = WORKED
     at.run()
     latex = " ".join(m.value for m in at.latex)

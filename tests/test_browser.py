@@ -458,8 +458,8 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
             assert bands >= 2, title                      # the highlights were found …
             assert lowest >= 4.5, (title, scheme, lowest)  # … and their text is legible
         full_shot(page, f"{path or 'data'}_{size}_{scheme}_{sample}")
-        if path == "explorer":     # the worked formulas are in a tab of their own
-            page.get_by_role("tab", name="Worked measures at K").click()
+        if path == "explorer":     # the worked formulas are a view of their own
+            page.get_by_role("radio", name="Worked measures at K").click()
             wait_for_app(page)
             assert_healthy(page, errors, "At cutoff K = ")
             formulas = page.evaluate(CHECK_LAYOUT)["formulas"]
@@ -467,7 +467,7 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
             for formula in formulas:
                 assert formula["left"] >= -1 and formula["right"] >= -1, (title, formula)
             full_shot(page, f"explorer_worked_{size}_{scheme}_{sample}")
-            page.get_by_role("tab", name="Ranked list").click()   # as the next sample expects
+            page.get_by_role("radio", name="Ranked list").click()   # as the next sample expects
             wait_for_app(page)
     page.close()
 
@@ -698,7 +698,7 @@ def test_why_a_query_fails_and_the_query_text(app_url, browser):
     page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&k=10")
     assert_healthy(page, errors, "Why this query fails")
     assert "Unjudged in the top K = 10: 0 of 10 (0%)" in page.inner_text('[data-testid="stMain"]')
-    page.get_by_role("tab", name="Relevant items not retrieved").click()
+    page.get_by_role("radio", name="Relevant items not retrieved").click()
     assert_healthy(page, errors, "rank in system_b")
     # one figure: the rank strip (both systems), the PR curve and the confusion matrix (the
     # titles are checked by test_app: a chart below the fold is drawn only when scrolled to)
