@@ -124,10 +124,12 @@ def permalink_query(page: str) -> str:
     return urlencode(permalink_params(page), doseq=True)
 
 
-def write_permalink(page: str) -> None:
-    """The page's settings into the URL (only when they changed: each write is a message)."""
+def write_permalink(page: str, always: bool = False) -> None:
+    """The page's settings into the URL, only when they changed (each write is a message) unless
+    ``always``: after a fragment's reruns the address bar may hold what the Query explorer's
+    chart put there, ahead of ``st.query_params``."""
     wanted = permalink_params(page)
     current = {name: st.query_params.get_all(name) if name == "systems" else st.query_params[name]
                for name in st.query_params}
-    if current != wanted:
+    if always or current != wanted:
         st.query_params.from_dict(wanted)

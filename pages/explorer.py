@@ -132,8 +132,8 @@ def one_query() -> None:
                                     judged.collection_size(q)):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
-    if not addressed:
-        write_permalink("explorer")
+    if not addressed:   # no chart: the address bar may be ahead of st.query_params
+        write_permalink("explorer", always=True)
 
 
 one_query()

@@ -430,6 +430,19 @@ def test_the_explorers_chart_carries_the_permalink():
     assert address == _params(at)   # what a full run writes through st.query_params
 
 
+def test_teaching_an_empty_list_has_no_chart_and_still_links_the_query():
+    # q3 is judged but not retrieved: its list is empty, there is no figure to carry the link
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 4))
+    qrels = b"q1 0 d1 1\nq3 0 d9 1\n"
+    candidate = ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
+                 None, False, "cosine")
+    at = app("pages/explorer.py", upload=candidate, sample="upload", query="q3", teaching=True)
+    assert not at.exception
+    assert any("nothing to step through" in i.value for i in at.info)
+    assert not at.get("bidi_component")
+    assert _params(at)["query"] == ["q3"]
+
+
 def test_a_link_with_two_systems_opens_compare_on_them():
     at = linked("pages/compare.py", dataset="instruments", systems=["system_b", "system_a"])
     assert not at.exception and not at.error
