@@ -18,7 +18,8 @@ from metrics.measures.graded import ideal_grades
 from metrics.samples import query_texts
 
 # the views below the figure, of which only the chosen one is built
-EXPLORER_VIEWS = ["Ranked list", "Relevant items not retrieved", "Worked measures at K"]
+RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
+    "Ranked list", "Relevant items not retrieved", "Worked measures at K")
 
 page_setup()
 
@@ -104,10 +105,9 @@ def one_query() -> None:
     # three (each costs the browser about a tenth of a second to draw). A segmented control,
     # not st.tabs: every rerun sends a tab container and its tabs as new blocks that the
     # browser lays out again, while an unchanged control is reused as it is (BENCHMARKS.md)
-    view = st.segmented_control("View", EXPLORER_VIEWS, default=EXPLORER_VIEWS[0],
-                                required=True, key="explorer_tab",
-                                label_visibility="collapsed")
-    if view == EXPLORER_VIEWS[0]:
+    view = st.segmented_control("View", VIEWS, default=RANKED_LIST, required=True,
+                                key="explorer_view", label_visibility="collapsed")
+    if view == RANKED_LIST:
         # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
         table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
@@ -120,9 +120,9 @@ def one_query() -> None:
         download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
                      provenance_record(measures), f"{system}_{query_id}_ranking.csv",
                      key="download_ranking")
-    elif view == EXPLORER_VIEWS[1]:
+    elif view == MISSED_ITEMS:
         show_missed_items(report, other)
-    else:
+    else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
         top = query_table(judged, q, threshold, 0, k, curves)
         grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing

@@ -111,7 +111,7 @@ def test_k_slider_drives_the_confusion_matrix():
     at.slider(key="cutoff_slider").set_value(8).run()
     assert _confusion(at) == [["TP = 4", "FN = 0"], ["FP = 4", "TN = 2"]]
     assert not at.latex                    # the worked formulas are built when their view is chosen
-    at.session_state["explorer_tab"] = WORKED
+    at.session_state["explorer_view"] = WORKED
     at.run()
     latex = " ".join(m.value for m in at.latex)
     assert r"P@8 &= \frac{TP}{K} \\ &= \frac{4}{8} = 0.5" in latex
@@ -119,7 +119,7 @@ def test_k_slider_drives_the_confusion_matrix():
 
 def test_k_number_box_and_slider_show_the_same_cutoff():
     # K up to 1,000 cannot be reached by dragging: the number box sets it, the slider follows
-    at = app("pages/explorer.py", sample="covers", measures="AP", explorer_tab=WORKED)
+    at = app("pages/explorer.py", sample="covers", measures="AP", explorer_view=WORKED)
     at.number_input(key="cutoff_box").set_value(137).run()
     assert at.slider(key="cutoff_slider").value == 137 and at.session_state["cutoff"] == 137
     assert "At cutoff K = 137" in [h.value for h in at.subheader]
@@ -693,7 +693,7 @@ def test_a_pause_handled_twice_stays_paused():
 
 
 def test_every_formula_says_what_it_rewards():
-    at = app("pages/explorer.py", sample="serra", query="A2", explorer_tab=WORKED)
+    at = app("pages/explorer.py", sample="serra", query="A2", explorer_view=WORKED)
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Rewards only the first relevant item") for c in captions)
     assert len(at.latex) == 9 and sum(c.startswith(("Rewards", "High only", "Counts", "The share"))
@@ -707,7 +707,7 @@ def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tm
     from metrics.samples import load_sample
 
     at = app("pages/explorer.py", sample="instruments", query="violin", measures="AP",
-             cutoff=10, explorer_tab="Relevant items not retrieved")
+             cutoff=10, explorer_view="Relevant items not retrieved")
     assert not at.exception and "Why this query fails" in [h.value for h in at.subheader]
     missed = _frames_with(at, "rank in system_b")[0]
     data = load_sample("instruments")
@@ -772,7 +772,7 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
     assert "PR curve of big" in _panel_titles(explorer)
     drawn = _panel(explorer, "x2")[0]
     assert len(_values(drawn["x"])) < 20 and _values(drawn["customdata"])[-1] == n   # corners
-    explorer.session_state["explorer_tab"] = "Relevant items not retrieved"
+    explorer.session_state["explorer_view"] = "Relevant items not retrieved"
     explorer.run()
     missed = _frames_with(explorer, "grade")
     assert any(m["item"].tolist() == ["gone"] for m in missed)
