@@ -112,6 +112,11 @@ def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: s
 
 
 PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured
+# The first page shown is the smallest: the grid shows about a dozen rows at a time whatever the
+# page, while the Styler's cost on the server (it renders every cell: 24 ms for 50 rows, 37 ms
+# for 100 on the benchmark's machine) and the data the browser decodes grow with the page's rows,
+# on every query switch and change of K (BENCHMARKS.md)
+DEFAULT_PAGE_SIZE = PAGE_SIZES[0]
 PAGE_CONTROL_WIDTH = 160      # pixels, the rows per page box and the page number's
 
 
@@ -120,7 +125,7 @@ def page_of_ranks(length: int, key: str) -> tuple[int, int]:
     0-based (first, stop) positions. Only that page is built as a table, so a list of a million
     items costs what a list of a hundred does."""
     size_key, number_key = f"{key}_page_size", f"{key}_page"
-    st.session_state.setdefault(size_key, 100)
+    st.session_state.setdefault(size_key, DEFAULT_PAGE_SIZE)
     if length <= min(PAGE_SIZES):
         return 0, length
     # one row: a rerun sends it as one block, where columns are four the browser lays out again
