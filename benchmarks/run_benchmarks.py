@@ -4,6 +4,8 @@
     python benchmarks/run_benchmarks.py --big                             # ... and W5-big (slow)
     python benchmarks/run_benchmarks.py --quick                           # small sizes, ~3-5 min
     python benchmarks/run_benchmarks.py --only W4,W5 [--quick]            # a subset
+    python benchmarks/run_benchmarks.py --only dashboard-browser --browser-slowdown 3
+                                        # the dashboard's clicks with Chromium's CPU slowed 3×
 
 Workloads (seeded, generated into benchmarks/workloads/, not committed; see workloads.py):
 W1 10,000 queries × 1,000 results (10 M lines) and W2 1,000 × 1,000 against pytrec_eval, ranx,
