@@ -16,8 +16,11 @@ from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_C
 
 MEAN_STYLE = dict(color=MEAN_COLOUR, width=3)
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
+# The legend sits at the bottom of the whole figure (yref "container"), where Plotly makes room
+# for it below the x axis's title; placed below the plot area instead (y < 0 of "paper"), it
+# covered that title in a short or narrow chart (the answer sets' PR curves at 1024 × 768)
 _LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=40),
-               legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
+               legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0))
 _TEMPLATE = pio.templates["plotly_white"]
 
 

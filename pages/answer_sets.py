@@ -19,6 +19,7 @@ from metrics.samples import SAMPLE_DIR
 from metrics.stats import order_agreement
 
 COUNT_ROWS = ("TP", "FP", "FN", "TN")   # rows shown as whole numbers
+MEAN_OF = "answer sets"   # the curves' legend: "mean: answer sets", not "mean: mean"
 
 page_setup()
 
@@ -157,10 +158,10 @@ st.subheader("Curves of the answer sets")
 curve_grid = st.grid(2, min_column_width=300)
 with curve_grid.cell():
     lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}
-    st.plotly_chart(lift_curves_figure(lines, mean={"mean": mean_lift(judged)},
+    st.plotly_chart(lift_curves_figure(lines, mean={MEAN_OF: mean_lift(judged)},
                                        title="Normalised lift curves"), width="stretch")
 with curve_grid.cell():
     pr = {n: (rank_curves(judged, i).recall, rank_curves(judged, i).precision)
           for i, n in enumerate(judged.query_ids)}
-    st.plotly_chart(pr_curves_figure(pr, mean={"mean": mean_interpolated_precision(judged)},
+    st.plotly_chart(pr_curves_figure(pr, mean={MEAN_OF: mean_interpolated_precision(judged)},
                                      title="PR curves"), width="stretch")

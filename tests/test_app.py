@@ -254,6 +254,19 @@ def test_answer_sets_page_shows_paper_beside_ours():
     assert "bpref = BprefUncapped" in " ".join(c.value for c in at.caption)
 
 
+def test_answer_sets_curves_name_their_means():
+    import json
+
+    at = app("pages/answer_sets.py")
+    assert not at.exception
+    names = [t.get("name") for c in at.get("plotly_chart")
+             for t in json.loads(c.proto.spec)["data"]]
+    assert "mean: answer sets" in names and "mean interpolated: answer sets" in names
+    assert not any(n and n.endswith(": mean") for n in names), names
+    assert [n for n in names if n in {f"A{i}" for i in range(1, 7)}] == [
+        f"A{i}" for i in range(1, 7)] * 2     # each answer set in both figures
+
+
 def _shown(frame) -> pd.DataFrame:
     """The cells of a styled st.dataframe as the browser shows them (the Styler's strings)."""
     import pyarrow as pa

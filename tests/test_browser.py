@@ -421,7 +421,23 @@ CHECK_LAYOUT = """() => {
     return {left: r.left - box.left, right: box.right - r.right, text: k.innerText.slice(0, 40)};
   });
   const app = getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor;
-  return {charts, formulas, app};
+  // a chart's legend entries and its axes' titles must not cover one another (Plotly places a
+  // legend below the plot without regard to the x axis's title)
+  const meets = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+                          && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const overlaps = [];
+  for (const chart of document.querySelectorAll('.js-plotly-plot')) {
+    if (!visible(chart)) continue;
+    const titles = Array.from(chart.querySelectorAll('text[class*="xtitle"], '
+                                                     + 'text[class*="ytitle"]')).filter(visible);
+    for (const entry of chart.querySelectorAll('.legend .traces')) {
+      const box = entry.getBoundingClientRect();
+      for (const t of titles)
+        if (meets(box, t.getBoundingClientRect()))
+          overlaps.push(entry.textContent + ' covers ' + t.textContent);
+    }
+  }
+  return {charts, formulas, app, overlaps};
 }"""
 
 
@@ -444,6 +460,7 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
         assert all(w >= MIN_CHART_WIDTH for w in found["charts"]), (title, found["charts"])
         for formula in found["formulas"]:
             assert formula["left"] >= -1 and formula["right"] >= -1, (title, formula)
+        assert not found["overlaps"], (title, size, found["overlaps"])
         highlight = expected_highlight(path, sample)
         if highlight:
             background = RELEVANT_BACKGROUND if highlight == "relevant" else DIFFERS_BACKGROUND
