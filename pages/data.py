@@ -99,7 +99,9 @@ if data is not None:
     summary = pd.DataFrame({system: dataset_summary(j, int(st.session_state["threshold"]))
                             for system, j in data.items()}).astype(str)
     st.markdown("**Validation summary**")
-    st.dataframe(summary, width="stretch", height=38 + 35 * len(summary))   # every row shown
+    # a plain table: every row shown and long cells ("no score ties among the judged items")
+    # wrapped, where a grid cut them off at 1024 × 768
+    st.table(summary)
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
 if data is not None and measures:
@@ -107,8 +109,12 @@ if data is not None and measures:
     if results is not None:
         st.markdown("**Mean over queries** (queries without a relevant item are left out)")
         table, fewer = aggregate_table(results)
+        # the systems' names pinned and whole: at 1024 × 768 the measures scroll sideways
+        # beside them
         st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch",
-                     placeholder="undefined")   # a measure no query defines
+                     placeholder="undefined",   # a measure no query defines
+                     column_config={"system": st.column_config.TextColumn(width="medium",
+                                                                          pinned=True)})
         if fewer:
             st.caption("Measures undefined for some queries average fewer of them: "
                        + md("; ".join(fewer)) + ".")

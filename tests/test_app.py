@@ -61,7 +61,7 @@ def test_every_page_renders_every_sample(page, sample):
 
 def test_data_page_shows_the_means():
     at = app(sample="fmp", measures="AP,BEP")
-    table = at.dataframe[1].value.set_index("system")
+    table = at.dataframe[0].value.set_index("system")
     assert table.loc["fmp", "AP"] == pytest.approx((0.8125 + 0.6083333333) / 2)
     assert table.loc["fmp", "BEP"] == pytest.approx((0.75 + 0.5) / 2)
 
@@ -204,10 +204,10 @@ def test_an_upload_whose_qrels_judge_every_item_has_its_collection_size():
     at = app("pages/data.py", upload=_small_upload("judged"), sample="upload",
              measures="TN@3,Accuracy@3")
     assert not at.exception and not at.error
-    table = at.dataframe[1].value.set_index("system")
+    table = at.dataframe[0].value.set_index("system")
     assert table.loc["mine", "TN@3"] == 3
     assert table.loc["mine", "Accuracy@3"] == pytest.approx(4 / 6)
-    summary = at.dataframe[0].value
+    summary = at.table[0].value
     assert summary.loc["collection size |D|", "mine"] == "6"
 
 
@@ -232,7 +232,7 @@ def test_good_upload_is_evaluated():
                  None, False, "cosine")
     at = app("pages/data.py", upload=candidate, sample="upload", measures="AP,RR")
     assert not at.exception and not at.error
-    table = at.dataframe[1].value.set_index("system")
+    table = at.dataframe[0].value.set_index("system")
     assert table.loc["mine", "AP"] == pytest.approx(0.5 / 2)
     assert table.loc["mine", "RR"] == pytest.approx(0.5)
 
@@ -490,12 +490,12 @@ def test_tie_notices_name_their_system():
 def test_the_means_say_how_many_queries_they_average():
     # Serrà's A6 retrieves no relevant item: FirstRank is undefined there, AP is not
     at = app("pages/data.py", sample="serra", measures="AP,FirstRank")
-    table = at.dataframe[1].value.set_index("system")
+    table = at.dataframe[0].value.set_index("system")
     assert table.loc["answer sets", "queries averaged"] == "5–6"
     assert "answer sets — FirstRank: 5 of 6" in " ".join(c.value.replace("\\", "")
                                                         for c in at.caption)
     at = app("pages/data.py", sample="serra", measures="AP")
-    assert at.dataframe[1].value.set_index("system").loc["answer sets", "queries averaged"] == 6
+    assert at.dataframe[0].value.set_index("system").loc["answer sets", "queries averaged"] == 6
 
 
 def test_the_randomisation_caption_says_when_the_test_is_exact():
@@ -822,11 +822,11 @@ def test_the_measure_picker_adds_a_registered_measure_with_its_cutoff():
     next(b for b in at.sidebar.button if b.label == "Add to the measures").click().run()
     assert at.session_state["measures"] == "AP,nDCG@5"
     assert at.sidebar.text_input(key="measures_box").value == "AP,nDCG@5"
-    assert "nDCG@5" in at.dataframe[1].value.columns          # evaluated at once
+    assert "nDCG@5" in at.dataframe[0].value.columns          # evaluated at once
     aliases = at.sidebar.dataframe[0].value
     assert aliases.set_index("name").loc["map", "means"] == "AP"
     at.sidebar.text_input(key="measures_box").set_value("map,P_5,MRR").run()   # trec_eval/papers
-    assert not at.error and {"map", "P_5", "MRR"} <= set(at.dataframe[1].value.columns)
+    assert not at.error and {"map", "P_5", "MRR"} <= set(at.dataframe[0].value.columns)
 
 
 def test_the_first_page_run_freezes_the_libraries_objects_once(monkeypatch):
