@@ -73,7 +73,7 @@ def job_ours(run, qrels, out):
     t0 = time.perf_counter()
     from metrics import evaluate
     from metrics.loaders import load_qrels, load_run
-    from metrics.ranking import judge
+    from metrics.ranking.rank import judge
     t1 = time.perf_counter()
     r, q = load_run(run), load_qrels(qrels)
     t2 = time.perf_counter()
@@ -138,9 +138,9 @@ def job_matrix(method, matrix, labels, out):
     import numpy as np
     if method != "floor":
         from metrics import GroundTruth, JudgedRanking, allvsall, evaluate  # noqa: F401
-        from metrics.allvsall import clique_partners  # noqa: F401
+        from metrics.ranking.allvsall import clique_partners  # noqa: F401
         from metrics.loaders import load_labels  # noqa: F401
-        from metrics.pipelines import judge_matrix  # noqa: F401
+        from metrics.ranking.pipelines import judge_matrix  # noqa: F401
         if method == "counting, NumPy":   # as when the C extension was not built
             allvsall._counting = None
     t0 = time.perf_counter()
@@ -604,10 +604,10 @@ def job_floor_embeddings(truth_kind, queries, query_ids, items, item_ids, truth)
 def job_cluster(workers, embeddings, ids, labels):
     """W6 in this process (``workers`` 0) or on a Dask LocalCluster of ``workers`` processes of
     one thread each: seconds to start the cluster and to rank (the blocks of queries, as tasks),
-    the mean values, and what the tasks moved (:attr:`metrics.cluster.Cluster.traffic`)."""
-    from metrics.cluster import Cluster
-    from metrics.evaluate import evaluate
-    from metrics.pipelines import judge_embeddings, load_truth
+    the mean values, and what the tasks moved (:attr:`metrics.ranking.cluster.Cluster.traffic`)."""
+    from metrics.ranking.cluster import Cluster
+    from metrics.evaluation.evaluate import evaluate
+    from metrics.ranking.pipelines import judge_embeddings, load_truth
 
     workers = int(workers)
     t0 = time.perf_counter()
@@ -1255,7 +1255,7 @@ def cost_model(res: dict) -> list[str]:
 def report_cluster(res: dict) -> list[str]:
     lines = [f"## {res['label']}", "",
              "`python benchmarks/run_benchmarks.py --only W6-cluster`: each run is one process "
-             "(the job) that starts the cluster itself (`metrics.cluster.Cluster.start_local`, "
+             "(the job) that starts the cluster itself (`metrics.ranking.cluster.Cluster.start_local`, "
              "worker processes of one thread on 127.0.0.1), ranks all queries as Dask tasks and "
              "evaluates; peak memory is the sum over the process and its workers (sampled).", "",
              "| run | start cluster (s) | ranking (s) | whole process (s) | peak memory of the "

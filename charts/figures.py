@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from metrics.curves import RECALL_LEVELS
+from metrics.evaluation.curves import RECALL_LEVELS
 
 from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_COLOUR,
                       WIN_COLOUR)

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metrics.curves import RECALL_LEVELS
+from metrics.evaluation.curves import RECALL_LEVELS
 
 from .colours import HIGHLIGHT_TEXT, MEAN_COLOUR, MUTED_COLOUR, PALETTE, REFERENCE_COLOUR
 from .figures import _figure, _safe
@@ -53,7 +53,7 @@ class StripRow:
 @dataclass(frozen=True)
 class PRCurve:
     """One query's PR curve as drawn: precision and recall at ``ranks`` (by default 1..|A|; a
-    long list is drawn from fewer points, see :func:`metrics.curves.drawn_ranks`); optionally
+    long list is drawn from fewer points, see :func:`metrics.evaluation.curves.drawn_ranks`); optionally
     the break-even point, F_max, the cutoff K and the teaching mode's rank r, each as
     (recall, precision, rank) except ``bep``; the 11-point interpolated precision and the
     exact interpolated curve (at the same points as ``recall``)."""

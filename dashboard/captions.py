@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metrics.stats import DEFAULT_RESAMPLES
+from metrics.evaluation.stats import DEFAULT_RESAMPLES
 
 
 def randomisation_method(n: int, resamples: int = DEFAULT_RESAMPLES) -> str:

@@ -9,8 +9,8 @@ from charts import StripRow
 from dashboard.safe import md
 from dashboard.state import query_failure, source, upload_store
 from dashboard.tables import spelled_ranks
-from metrics.inspect import FailureReport, query_index, unjudged_in_top
-from metrics.judged import JudgedRanking
+from metrics.explain.summaries import FailureReport, query_index, unjudged_in_top
+from metrics.data.judged import JudgedRanking
 
 
 def strip_row(judged: JudgedRanking, name: str, query: int, threshold: int) -> StripRow:

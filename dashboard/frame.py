@@ -80,7 +80,7 @@ def freeze_imported_objects() -> None:
     global _frozen
     if not _frozen:
         import charts              # noqa: F401  Plotly, imported by the pages that draw
-        import metrics.pipelines   # noqa: F401  the loaders and the engine
+        import metrics.ranking.pipelines   # noqa: F401  the loaders and the engine
 
         gc.collect()
         gc.freeze()

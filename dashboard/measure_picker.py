@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.safe import md
-from metrics.registry import REGISTRY, alias_rows, measure_syntax, split_measure_list
+from metrics.measures.registry import REGISTRY, alias_rows, measure_syntax, split_measure_list
 
 
 def _add(name: str) -> None:

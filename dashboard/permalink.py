@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.state import UPLOAD
-from metrics.ranking import TIE_ALIASES, TIE_POLICIES
-from metrics.samples import SAMPLES
+from metrics.ranking.rank import TIE_ALIASES, TIE_POLICIES
+from metrics.explain.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
 NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, for the page to say

@@ -21,13 +21,13 @@ from dashboard.memory_cache import MemoryBoundedCache
 from dashboard.safe import md
 from metrics import InputError, MeasureError, evaluate, parse_measures
 from metrics.errors import CollectionSizeNeeded
-from metrics.evaluate import EvaluationResult, tie_moves
-from metrics.footprint import deep_nbytes
-from metrics.judged import JudgedRanking
-from metrics.pipelines import judge_upload
-from metrics.ranking import TIE_POLICIES
-from metrics.registry import Measure, with_relevance_threshold
-from metrics.samples import SAMPLES, load_sample
+from metrics.evaluation.evaluate import EvaluationResult, tie_moves
+from metrics.data.footprint import deep_nbytes
+from metrics.data.judged import JudgedRanking
+from metrics.ranking.pipelines import judge_upload
+from metrics.ranking.rank import TIE_POLICIES
+from metrics.measures.registry import Measure, with_relevance_threshold
+from metrics.explain.samples import SAMPLES, load_sample
 
 UPLOAD = "upload"
 COLLECTION_SIZE_HOW = ("On the Data page, upload the files with the collection size |D|, or "
@@ -127,7 +127,7 @@ def tie_moves_source(src: tuple, ties: str, measures: str,
 
 def tie_moves_now(measures: list[Measure]) -> dict[str, pd.DataFrame]:
     """Per system, how far the order of tied items moves each measure of each query (see
-    :func:`metrics.evaluate.tie_moves`); called after :func:`evaluations` succeeded."""
+    :func:`metrics.evaluation.evaluate.tie_moves`); called after :func:`evaluations` succeeded."""
     return tie_moves_source(source(), st.session_state["ties"],
                             ",".join(str(m) for m in measures), upload_store())
 
@@ -203,8 +203,8 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame,
 def interval_source(src: tuple, ties: str, measures: str, level: float, seed: int,
                     _store: dict | None = None) -> pd.DataFrame:
     """Each system's mean of each measure with its percentile bootstrap interval over queries
-    (metrics.stats.aggregate_intervals), one row per (system, measure)."""
-    from metrics.stats import aggregate_intervals
+    (metrics.evaluation.stats.aggregate_intervals), one row per (system, measure)."""
+    from metrics.evaluation.stats import aggregate_intervals
 
     rows = []
     for system, r in evaluate_source(src, ties, measures, _store).items():
@@ -220,7 +220,7 @@ def source_inputs(src: tuple) -> list[dict]:
     """The provenance record's input files of a source: a sample's files, hashed (streamed), or
     an upload's names and SHA-256 (which its source key already holds)."""
     from metrics import provenance
-    from metrics.samples import SAMPLE_DIR
+    from metrics.explain.samples import SAMPLE_DIR
 
     if src[0] == "sample":
         folder = SAMPLE_DIR / src[1]
@@ -253,8 +253,8 @@ def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) ->
     (the sidebar's dataset plays no part): its answer sets as edited there (hashed as CSV),
     Table 2's measures, |A| and |D|. The answer sets give ranks, not scores: nothing to tie."""
     from metrics import provenance
-    from metrics.answer_sets import TABLE2_MEASURES
-    from metrics.registry import parse_measure
+    from metrics.explain.answer_sets import TABLE2_MEASURES
+    from metrics.measures.registry import parse_measure
 
     text = answer_sets.to_csv(index=False).encode()
     inputs = [{"role": "answer_sets", "name": "the answer sets as edited on the page",
@@ -269,11 +269,11 @@ def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) ->
 @st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
 def conventions_source(src: tuple, ties: str, measures: str, _store: dict | None = None):
     """Per system, the protocol grid and our measures' grid under every tie policy of
-    metrics.ranking.ALL_TIE_POLICIES (the orderings and the tie-aware policies; empty cells where
+    metrics.ranking.rank.ALL_TIE_POLICIES (the orderings and the tie-aware policies; empty cells where
     ``expected`` has no exact mean),
     and the policies this data cannot be ranked under, with the reason."""
     from metrics import ranking
-    from metrics.conventions import measure_grid, protocol_grid
+    from metrics.explain.conventions import measure_grid, protocol_grid
 
     by_policy: dict[str, dict[str, JudgedRanking]] = {}
     unavailable = {}
@@ -414,7 +414,7 @@ def sidebar(page: str = "data") -> None:
 def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int,
                    _store: dict | None = None):
     """Paired tests of every pair of systems on one measure (cached per data and seed)."""
-    from metrics.stats import TESTS, compare_systems
+    from metrics.evaluation.stats import TESTS, compare_systems
 
     results = evaluate_source(src, ties, measures, _store)
     per_query = {system: {measure: r.results[measure].values} for system, r in results.items()}
@@ -427,7 +427,7 @@ def compare_source(src: tuple, ties: str, measures: str, measure: str, seed: int
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def query_curves(src: tuple, ties: str, system: str, query: int, threshold: int,
                  _store: dict | None = None):
-    from metrics.curves import rank_curves
+    from metrics.evaluation.curves import rank_curves
 
     return rank_curves(load_source(src, ties, _store)[system], query, threshold)
 
@@ -436,7 +436,7 @@ def query_curves(src: tuple, ties: str, system: str, query: int, threshold: int,
                    max_entries=16, ttl=CACHE_TTL)
 def query_failure(src: tuple, ties: str, system: str, other: str | None, query: int,
                   threshold: int, _store: dict | None = None):
-    from metrics.inspect import failure_report
+    from metrics.explain.summaries import failure_report
 
     data = load_source(src, ties, _store)
     return failure_report(data[system], query, threshold,

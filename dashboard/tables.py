@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from charts.colours import CURRENT_BACKGROUND, RELEVANT_BACKGROUND, highlight_css
-from metrics.provenance import comment_lines
+from metrics.evaluation.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
 # longer than this are shown with a "relevant" tick column instead of coloured rows.
@@ -27,7 +27,7 @@ def with_cutoff(table: pd.DataFrame, cutoff: int) -> pd.DataFrame:
 
 
 def ranked_list_style(table: pd.DataFrame, current: int | None = None):
-    """A Styler of a ranked list (from :func:`metrics.inspect.query_table`) with the grade of an
+    """A Styler of a ranked list (from :func:`metrics.explain.summaries.query_table`) with the grade of an
     unjudged item shown as 'unjudged', the other system's ranks spelled out, the rows with
     χ = 1 in green and the row at rank ``current`` (the teaching mode's r) in amber."""
     shown = _spelled_out(table)

@@ -7,13 +7,15 @@
 {'AP': 0.5, 'RR': 0.5}
 """
 
-from .errors import InputError, MeasureError
-from .evaluate import EvaluationResult, MeasureResult, aggregate, evaluate
-from .judged import JudgedRanking, TieReport
-from .model import GroundTruth, Run
-from .protocols import evaluate_protocol   # also registers the protocols
-from .ranking import RankedRun, judge, rank_run
-from .registry import REGISTRY, Measure, parse_measure, parse_measures, split_measure_list
+from metrics.errors import InputError, MeasureError
+from metrics.evaluation.evaluate import EvaluationResult, MeasureResult, aggregate, evaluate
+from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.truth import GroundTruth
+from metrics.data.run import Run
+from metrics.evaluation.protocols import evaluate_protocol   # also registers the protocols
+from metrics.ranking.rank import RankedRun, judge, rank_run
+from metrics.measures.registry import (REGISTRY, Measure, parse_measure, parse_measures,
+                                       split_measure_list)
 
 __all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
            "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",

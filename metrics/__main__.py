@@ -1,5 +1,5 @@
 """``python -m metrics``: see :mod:`metrics.cli`."""
 
-from .cli import main
+from metrics.cli import main
 
 raise SystemExit(main())

@@ -11,12 +11,13 @@ from dashboard.safe import md
 from dashboard.state import answer_sets_provenance
 from dashboard.tables import download_csv
 from metrics import InputError
-from metrics.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
+from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
                                  judged_answer_sets, parse_positions, table2)
-from metrics.curves import lift_curve, mean_interpolated_precision, mean_lift, rank_curves
-from metrics.registry import parse_measure
-from metrics.samples import SAMPLE_DIR
-from metrics.stats import order_agreement
+from metrics.evaluation.curves import (lift_curve, mean_interpolated_precision, mean_lift,
+                                       rank_curves)
+from metrics.measures.registry import parse_measure
+from metrics.explain.samples import SAMPLE_DIR
+from metrics.evaluation.stats import order_agreement
 
 COUNT_ROWS = ("TP", "FP", "FN", "TN")   # rows shown as whole numbers
 MEAN_OF = "answer sets"   # the curves' legend: "mean: answer sets", not "mean: mean"

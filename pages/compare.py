@@ -13,9 +13,9 @@ from dashboard.safe import md
 from dashboard.state import (choose, compare_source, evaluations, measure_list,
                              provenance_record, rankings, source, upload_store)
 from dashboard.tables import download_csv, show_ranked_list
-from metrics.curves import RECALL_LEVELS, mean_interpolated_precision
-from metrics.inspect import side_by_side
-from metrics.stats import DEFAULT_SEED
+from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
+from metrics.explain.summaries import side_by_side
+from metrics.evaluation.stats import DEFAULT_SEED
 
 page_setup()
 

@@ -7,8 +7,8 @@ from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
 from dashboard.tables import download_csv, number_columns
-from metrics.conventions import tie_policy_note
-from metrics.registry import PROTOCOLS
+from metrics.explain.conventions import tie_policy_note
+from metrics.measures.registry import PROTOCOLS
 
 page_setup()
 

@@ -7,7 +7,7 @@ from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure,
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import COLLECTION_SIZE_HOW, bound, rankings
-from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
+from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                             mean_interpolated_precision, mean_lift, mean_roc, rank_curves,
                             roc_auc, roc_curve)
 

@@ -12,10 +12,10 @@ from dashboard.state import (UPLOAD, aggregate_table, evaluations, intervals, lo
                              tie_moves_now)
 from dashboard.tables import download_csv, number_columns
 from metrics import InputError
-from metrics.inspect import dataset_summary
-from metrics.pipelines import UPLOAD_KINDS
-from metrics.ranking import JUDGED
-from metrics.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
+from metrics.explain.summaries import dataset_summary
+from metrics.ranking.pipelines import UPLOAD_KINDS
+from metrics.ranking.rank import JUDGED
+from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
 

@@ -13,9 +13,9 @@ from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measur
 from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
                               with_cutoff)
 from dashboard.teaching import stacked, worked_measures
-from metrics.inspect import confusion_at, query_index, query_table
+from metrics.explain.summaries import confusion_at, query_index, query_table
 from metrics.measures.graded import ideal_grades
-from metrics.samples import query_texts
+from metrics.explain.samples import query_texts
 
 # the views below the figure, of which only the chosen one is built
 RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (

@@ -22,7 +22,7 @@ from metrics import InputError, judge  # noqa: E402
 from metrics.loaders import (load_ids, load_labels, load_qrels,  # noqa: E402
                              load_run, load_score_matrix, load_taxonomy)
 from metrics.loaders.arrays import load_array  # noqa: E402
-from metrics.pipelines import judge_upload  # noqa: E402
+from metrics.ranking.pipelines import judge_upload  # noqa: E402
 
 RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from metrics import GroundTruth, Run, allvsall, evaluate, judge
-from metrics.allvsall import relevant_ranks as counted_ranks
+from metrics.ranking.allvsall import relevant_ranks as counted_ranks
 from metrics.errors import InputError
-from metrics.ranking import _id_order_key, policy_scores
-from metrics.streaming import judge_all_vs_all
+from metrics.ranking.rank import _id_order_key, policy_scores
+from metrics.ranking.streaming import judge_all_vs_all
 
 
 def relevant_ranks(*args, **kwargs):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from metrics.samples import SAMPLES
+from metrics.explain.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
@@ -305,7 +305,7 @@ def test_compare_page_statistics_match_scipy():
     from scipy import stats
 
     from metrics import evaluate
-    from metrics.samples import load_sample
+    from metrics.explain.samples import load_sample
     at = app("pages/compare.py", sample="instruments", measures="AP,nDCG@10")
     assert not at.exception and not at.error
     tests = at.dataframe[0].value.set_index("test")
@@ -378,7 +378,7 @@ def test_highlighted_cells_carry_a_legible_text_colour(page, state):
 def test_query_labels_follow_the_system_and_the_sort():
     # the box is keyed on system and sort: its labels always hold the current system's values
     from metrics import evaluate
-    from metrics.samples import load_sample
+    from metrics.explain.samples import load_sample
 
     at = app("pages/explorer.py", sample="instruments", measures="AP,P@10")
     chosen = _query_box(at).value
@@ -578,8 +578,8 @@ def test_items_the_other_system_missed_say_not_retrieved():
 
 def test_tie_report_shows_how_far_ties_move_each_query():
     from metrics import evaluate
-    from metrics.samples import load_sample
-    from metrics.tie_aware import reordered
+    from metrics.explain.samples import load_sample
+    from metrics.ranking.tie_aware import reordered
     at = app("pages/data.py", sample="covers", measures="AP,P@10")
     boxes = [e for e in at.expander if "how far tied scores can move" in e.label]
     assert len(boxes) == 1 and boxes[0].label.startswith("system_a")
@@ -603,8 +603,8 @@ def test_data_page_shows_each_mean_with_its_interval():
 
 
 def test_conventions_page_shows_every_protocol_and_tie_policy():
-    from metrics.ranking import ALL_TIE_POLICIES as TIE_POLICIES
-    from metrics.registry import PROTOCOLS
+    from metrics.ranking.rank import ALL_TIE_POLICIES as TIE_POLICIES
+    from metrics.measures.registry import PROTOCOLS
 
     at = app("pages/conventions.py", sample="fmp", measures="AP,P@5")
     assert not at.exception, at.exception
@@ -716,8 +716,8 @@ def test_every_formula_says_what_it_rewards():
 def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tmp_path):
     import numpy as np
 
-    from metrics.inspect import failure_report
-    from metrics.samples import load_sample
+    from metrics.explain.summaries import failure_report
+    from metrics.explain.samples import load_sample
 
     at = app("pages/explorer.py", sample="instruments", query="violin", measures="AP",
              cutoff=10, explorer_view="Relevant items not retrieved")
@@ -739,7 +739,7 @@ def test_why_a_query_fails_lists_the_missed_items_with_the_other_systems_rank(tm
 
 
 def test_the_query_text_and_the_unjudged_share_of_text_to_music():
-    from metrics.samples import query_texts
+    from metrics.explain.samples import query_texts
 
     at = app("pages/explorer.py", sample="text2music", query="t001", system="model_a",
              cutoff=10)
@@ -747,7 +747,7 @@ def test_the_query_text_and_the_unjudged_share_of_text_to_music():
     assert "**Query text:** “dark rock with string ensemble for studying”" in text
     assert query_texts("text2music")["t001"] == "dark rock with string ensemble for studying"
     # the qrels judge a few items per query: count the judged ones in model_a's top 10
-    from metrics.samples import load_sample
+    from metrics.explain.samples import load_sample
 
     judged = load_sample("text2music")["model_a"]
     q = list(judged.query_ids).index("t001")
@@ -810,7 +810,7 @@ def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
 
 
 def test_the_measure_picker_adds_a_registered_measure_with_its_cutoff():
-    from metrics.registry import REGISTRY
+    from metrics.measures.registry import REGISTRY
 
     at = app("pages/data.py", measures="AP")
     picker = at.sidebar.selectbox(key="picker_name")

@@ -10,9 +10,9 @@ from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, L
                             TIE_COLOUR, WIN_COLOUR, contrast_ratio)
 from dashboard.teaching import worked_measures
 from metrics import evaluate
-from metrics.answer_sets import judged_answer_sets
-from metrics.curves import RECALL_LEVELS
-from metrics.inspect import confusion_at, query_table
+from metrics.explain.answer_sets import judged_answer_sets
+from metrics.evaluation.curves import RECALL_LEVELS
+from metrics.explain.summaries import confusion_at, query_table
 from metrics.measures.graded import ideal_grades
 
 
@@ -297,7 +297,7 @@ def test_randomisation_method_is_what_scipy_does():
     from scipy import stats
 
     from dashboard.captions import randomisation_method
-    from metrics.stats import DEFAULT_RESAMPLES, paired_test
+    from metrics.evaluation.stats import DEFAULT_RESAMPLES, paired_test
 
     rng = np.random.default_rng(3)
     for n, exact in ((8, True), (13, True), (14, False)):

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 
 from metrics import evaluate
-from metrics.pipelines import judge_matrix
-from metrics.protocols import evaluate_protocol
-from metrics.stats import DEFAULT_SEED, aggregate_intervals, bootstrap_interval
+from metrics.ranking.pipelines import judge_matrix
+from metrics.evaluation.protocols import evaluate_protocol
+from metrics.evaluation.stats import DEFAULT_SEED, aggregate_intervals, bootstrap_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX = ROOT / "sample_data/covers/system_a.npy"
@@ -113,7 +113,7 @@ def test_provenance_is_byte_identical_and_hashes_are_hashlibs():
 
 
 def test_provenance_in_csv_as_comment_lines(tmp_path):
-    from metrics.provenance import read_comment_lines
+    from metrics.evaluation.provenance import read_comment_lines
     run, qrels = ROOT / "sample_data/fmp/toys.run", ROOT / "sample_data/fmp/toys.qrels"
     args = ("evaluate", run, qrels, "--protocol", "ttmr", "--provenance", "-f", "csv")
     first, second = cli(*args), cli(*args)
@@ -142,7 +142,7 @@ def test_dashboard_csv_downloads_lead_with_the_record():
     import pandas as pd
 
     from dashboard.tables import csv_bytes
-    from metrics.provenance import read_comment_lines, record
+    from metrics.evaluation.provenance import read_comment_lines, record
 
     frame = pd.DataFrame({"system": ["a"], "AP": [0.5]})
     rec = record(command="dashboard", inputs=[], ties="stable", seed=1)
@@ -158,8 +158,8 @@ def test_answer_sets_downloads_record_the_sets_as_edited():
     import pandas as pd
 
     from dashboard.state import answer_sets_provenance
-    from metrics.answer_sets import TABLE2_MEASURES
-    from metrics.samples import SAMPLE_DIR
+    from metrics.explain.answer_sets import TABLE2_MEASURES
+    from metrics.explain.samples import SAMPLE_DIR
 
     sets = pd.read_csv(SAMPLE_DIR / "serra" / "answer_sets.csv", dtype=str,
                        keep_default_na=False)

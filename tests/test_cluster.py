@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 from metrics.cli import main
-from metrics.cluster import Cluster
+from metrics.ranking.cluster import Cluster
 from metrics.errors import InputError
-from metrics.evaluate import evaluate
+from metrics.evaluation.evaluate import evaluate
 from metrics.loaders import load_label_truth, load_qrels
-from metrics.pipelines import judge_embeddings, judge_matrix
-from metrics.ranking import TIE_POLICIES
+from metrics.ranking.pipelines import judge_embeddings, judge_matrix
+from metrics.ranking.rank import TIE_POLICIES
 
 MEASURES = "AP,P@5,RR,nDCG@10,FirstRank,R@10"
 

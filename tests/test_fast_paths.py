@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from metrics import GroundTruth, InputError, Run, evaluate, judge, rank_run
-from metrics.idcolumn import IdColumn
+from metrics.data.idcolumn import IdColumn
 from metrics.loaders.fast import read_columns
 from metrics.loaders.runs import QRELS, RUN, load_run
 from metrics.loaders.tables import numeric_column, read_table, text_column
@@ -239,8 +239,8 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items, and
     the keys alone decide (the look-up on the ids is not needed as a fallback)."""
     from metrics import ranking
-    from metrics.idcolumn import mix
-    from metrics.ranking import _judged_matches, _matches_by_id
+    from metrics.data.idcolumn import mix
+    from metrics.ranking.rank import _judged_matches, _matches_by_id
 
     rng = np.random.default_rng(7)
     judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(300)
@@ -266,7 +266,7 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
 def test_the_c_counting_kernel_is_built_in_ci():
     """CI installs with a C compiler, so the all-vs-all C kernel must have been built and chosen;
     a silent fall-back to NumPy would pass every other test, only slower."""
-    from metrics.allvsall import counting_kernel
+    from metrics.ranking.allvsall import counting_kernel
 
     if os.environ.get("CI") != "true":
         pytest.skip("only CI promises a C compiler")

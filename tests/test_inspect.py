@@ -5,11 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics.curves import drawn_ranks, rank_curves
-from metrics.inspect import failure_report, query_table, unjudged_in_top
+from metrics.evaluation.curves import drawn_ranks, rank_curves
+from metrics.explain.summaries import failure_report, query_table, unjudged_in_top
 from metrics.loaders import load_qrels
-from metrics.pipelines import judge_run_file
-from metrics.samples import SAMPLES, load_sample, query_texts
+from metrics.ranking.pipelines import judge_run_file
+from metrics.explain.samples import SAMPLES, load_sample, query_texts
 
 
 def _random_pair(tmp_path, seed):
@@ -116,7 +116,7 @@ def test_drawn_curve_of_a_long_list_matches_the_full_curve_at_its_points(tmp_pat
 
 @pytest.mark.parametrize("seed", range(5))
 def test_exact_interpolated_precision_against_brute_force(tmp_path, seed):
-    from metrics.curves import exact_interpolated_precision
+    from metrics.evaluation.curves import exact_interpolated_precision
 
     runs, qrels, judged = _random_pair(tmp_path, seed)
     a = judged["a"]
@@ -142,7 +142,7 @@ def _roc_at(fpr_points, tpr_points, f):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_mean_roc_against_the_average_of_the_drawn_curves(tmp_path, seed):
-    from metrics.curves import mean_roc, roc_curve
+    from metrics.evaluation.curves import mean_roc, roc_curve
 
     runs, qrels, judged = _random_pair(tmp_path, seed)
     truth = load_qrels(tmp_path / "t.qrels")

@@ -18,7 +18,7 @@ from test_ragged_engine import dense_lists, skewed
 
 from metrics import GroundTruth, Run, evaluate, judge
 from metrics.errors import MeasureError
-from metrics.registry import parse_measure
+from metrics.measures.registry import parse_measure
 
 # levels beyond trec_eval's 11: fractional parts of r·R_q on both sides of 0.1 and 0.5
 OTHER_LEVELS = (0.05, 0.15, 0.25, 0.33, 0.45, 0.71, 0.99)
@@ -334,7 +334,7 @@ def test_infap_by_hand():
 def test_streamed_embeddings_give_the_values_of_the_full_run():
     """Rankings streamed from embeddings in blocks (only the judged items' ranks are counted) give
     the three measures the values of the same rankings judged as a full run."""
-    from metrics.streaming import EmbeddingScores, judge_streamed
+    from metrics.ranking.streaming import EmbeddingScores, judge_streamed
     rng = np.random.default_rng(11)
     queries = rng.standard_normal((12, 6)).astype(np.float32)
     items = rng.standard_normal((400, 6)).astype(np.float32)

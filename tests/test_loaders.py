@@ -87,7 +87,7 @@ def test_negative_grades_are_kept_as_pooled_but_unjudged_with_a_warning(tmp_path
 @pytest.mark.parametrize("grade", [32768, 40000, 65534, 65535, 2 ** 40])
 def test_large_grades_are_stored_exactly(tmp_path, grade):
     """Grades once wrapped around as 16-bit integers (65535 and 65534 were internal markers)."""
-    from metrics.evaluate import evaluate
+    from metrics.evaluation.evaluate import evaluate
     qrels = load_qrels(write(tmp_path, "g.qrels", f"q1 0 d1 {grade}\nq1 0 d2 0\n"))
     run = load_run(write(tmp_path, "g.run", "q1 Q0 d2 1 2 r\nq1 Q0 d1 2 1 r\n"))
     values = evaluate(judge(run, qrels), "AP,P@2,NumRelRet,nDCG").aggregate()

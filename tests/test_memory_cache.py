@@ -9,11 +9,11 @@ import polars as pl
 import pytest
 
 from dashboard.memory_cache import MemoryBoundedCache
-from metrics.footprint import deep_nbytes
-from metrics.idcolumn import IdColumn
-from metrics.judged import JudgedRanking
-from metrics.pipelines import judge_upload
-from metrics.ranking import RunLists
+from metrics.data.footprint import deep_nbytes
+from metrics.data.idcolumn import IdColumn
+from metrics.data.judged import JudgedRanking
+from metrics.ranking.pipelines import judge_upload
+from metrics.ranking.rank import RunLists
 
 
 def sized(budget):

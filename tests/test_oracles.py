@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from metrics.evaluate import evaluate
-from metrics.model import GroundTruth, Run
-from metrics.ranking import judge
+from metrics.evaluation.evaluate import evaluate
+from metrics.data.truth import GroundTruth
+from metrics.data.run import Run
+from metrics.ranking.rank import judge
 
 # Item ids whose strcmp order differs from their numeric order ("d9" > "d149"), so the trec
 # tie-break (id descending as strings) is really tested.

@@ -14,10 +14,11 @@ import numpy as np
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from metrics.evaluate import evaluate
-from metrics.model import GroundTruth, Run
-from metrics.ranking import judge
-from metrics.registry import REGISTRY
+from metrics.evaluation.evaluate import evaluate
+from metrics.data.truth import GroundTruth
+from metrics.data.run import Run
+from metrics.ranking.rank import judge
+from metrics.measures.registry import REGISTRY
 import metrics.measures  # noqa: F401  (registers the measures)
 
 SETTINGS = settings(max_examples=80, deadline=None,

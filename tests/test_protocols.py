@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 
 from metrics import GroundTruth, Run, judge
-from metrics.protocols import (PROTOCOLS, evaluate_protocol, floored_zero_based_median,
+from metrics.evaluation.protocols import (PROTOCOLS, evaluate_protocol, floored_zero_based_median,
                                jackknife_median, lower_median, sum_over_every_query)
-from metrics.registry import MeasureError
+from metrics.measures.registry import MeasureError
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEVANT_RANKS = {"q1": [1, 3], "q2": [2, 11], "q3": [5], "q4": [], "q5": []}
@@ -224,7 +224,7 @@ def _cover_matrix(tmp_path, seed=0):
     np.save(tmp_path / "m.npy", scores)
     (tmp_path / "labels.csv").write_text(
         "item_id,label\n" + "".join(f"s{i},c{l}\n" for i, l in enumerate(labels)))
-    from metrics.pipelines import judge_matrix
+    from metrics.ranking.pipelines import judge_matrix
     return scores, labels, judge_matrix(tmp_path / "m.npy", tmp_path / "labels.csv")
 
 

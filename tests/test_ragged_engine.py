@@ -11,10 +11,10 @@ import pytest
 import pytrec_eval
 
 from metrics import GroundTruth, Run, evaluate, judge
-from metrics.curves import (RECALL_LEVELS, interpolated_precision, lift_curve, mean_lift,
+from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve, mean_lift,
                             rank_curves, roc_auc, roc_curve)
 from metrics.errors import InputError
-from metrics.streaming import EmbeddingScores, judge_streamed
+from metrics.ranking.streaming import EmbeddingScores, judge_streamed
 
 LONG = 5000   # the long list; the others hold 1..5 items
 
@@ -296,7 +296,7 @@ def test_streamed_embeddings_rank_as_a_full_sort(ties, memory, monkeypatch):
 
 
 def test_bad_embeddings_are_named(tmp_path):
-    from metrics.pipelines import judge_embeddings
+    from metrics.ranking.pipelines import judge_embeddings
     rng = np.random.default_rng(0)
     queries = rng.standard_normal((3, 4)).astype(np.float32)
     items = rng.standard_normal((5, 4)).astype(np.float32)

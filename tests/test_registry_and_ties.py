@@ -7,8 +7,8 @@ import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
                      parse_measures, rank_run, split_measure_list)
-from metrics.registry import ALIASES
-from metrics.streaming import judge_all_vs_all
+from metrics.measures.registry import ALIASES
+from metrics.ranking.streaming import judge_all_vs_all
 
 
 def test_split_on_commas_outside_parentheses():
@@ -378,7 +378,7 @@ def test_trec10_compares_as_double_and_breaks_exact_ties_by_id_descending():
 
 
 def test_trec10_in_an_all_vs_all_matrix_compares_as_double():
-    from metrics.allvsall import relevant_ranks
+    from metrics.ranking.allvsall import relevant_ranks
     scores = np.array([[9.0, 0.5000000001, 0.5], [0.5, 9.0, 0.5000000001],
                        [0.5000000001, 0.5, 9.0]])
     labels, ids = ["A", "A", "B"], ["x", "y", "z"]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from metrics import GroundTruth, Run, evaluate, judge
-from metrics.answer_sets import ERRATA, TABLE2_MEASURES, judged_answer_sets
-from metrics.curves import rank_curves
+from metrics.explain.answer_sets import ERRATA, TABLE2_MEASURES, judged_answer_sets
+from metrics.evaluation.curves import rank_curves
 from metrics.loaders import load_run, load_taxonomy
 
 # ---- FMP C7S3 (seed 002) -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metrics.stats import (bootstrap_ci, cohens_d, compare_systems, holm, paired_test,
+from metrics.evaluation.stats import (bootstrap_ci, cohens_d, compare_systems, holm, paired_test,
                            win_tie_loss)
 
 A = np.array([0.20, 0.35, 0.50, 0.10, 0.70, 0.45, 0.30, 0.60, 0.25, 0.40])

@@ -17,9 +17,9 @@ import pytest
 
 from metrics import GroundTruth, Run, evaluate, judge
 from metrics.errors import MeasureError
-from metrics.evaluate import tie_range
-from metrics.registry import REGISTRY, parse_measure
-from metrics.streaming import judge_all_vs_all, judge_streamed
+from metrics.evaluation.evaluate import tie_range
+from metrics.measures.registry import REGISTRY, parse_measure
+from metrics.ranking.streaming import judge_all_vs_all, judge_streamed
 
 COLLECTION = 40
 
@@ -294,7 +294,7 @@ def test_command_line_reports_the_tie_range_and_refuses(tmp_path):
 
 
 def test_query_table_marks_tie_groups():
-    from metrics.inspect import query_table
+    from metrics.explain.summaries import query_table
     run = Run.from_dict({"q1": {"a": 1, "b": 1, "c": 1, "d": 0.5, "e": 0.2, "f": 0.2}})
     truth = GroundTruth.from_dict({"q1": {"c": 1}})
     table = query_table(judge(run, truth), 0)
@@ -307,7 +307,7 @@ def test_all_vs_all_expected_equals_the_mean_over_every_ordering():
     """Clique labels judge every item: the items between the hits are judged non-relevant, which
     the bpref family counts. Brute force: every ordering of each query's list as an answer set
     whose items are all judged (Serrà's form), with the same |D|."""
-    from metrics.judged import JudgedRanking
+    from metrics.data.judged import JudgedRanking
     rng = np.random.default_rng(15)
     n = 7
     matrix = rng.integers(0, 3, size=(n, n)).astype(np.float64)

@@ -3,12 +3,15 @@ taxonomy with per-item class annotations (instrument retrieval)."""
 
 from __future__ import annotations
 
+from typing import Iterable, Mapping, Sequence
+
 import numpy as np
 
-from ..errors import InputError
-from ..model import GroundTruth
-from .tables import Layout, check_unique, read_table, text_column
-from .text import Source, source_name
+from metrics.errors import InputError
+from metrics.data.rows import as_str_array
+from metrics.data.truth import GroundTruth
+from metrics.loaders.tables import Layout, check_unique, read_table, text_column
+from metrics.loaders.text import Source, source_name
 
 LABELS = Layout("labels file", trec=("item_id", "label"), required=("item_id", "label"))
 TAXONOMY = Layout("taxonomy", trec=("class", "parent"), required=("class", "parent"))
@@ -57,5 +60,36 @@ def load_taxonomy(taxonomy: Source, annotations: Source, taxonomy_name: str | No
     if not len(items):
         raise InputError("has no annotations", source=notes_label)
     leaves = [c for c in parent_of if parent_of[c] != "" or c not in set(parents)]
-    return GroundTruth.from_taxonomy(parent_of, zip(items, note_classes), name=tax_label,
-                                     queries=leaves)
+    return taxonomy_truth(parent_of, zip(items, note_classes), name=tax_label, queries=leaves)
+
+
+def taxonomy_truth(parents: Mapping[str, str], annotations: Iterable[tuple[str, str]],
+                   name: str = "taxonomy", queries: Sequence[str] | None = None) -> GroundTruth:
+    """The grading rule of a two-level taxonomy (the instrument-retrieval task): relevance of an
+    item to query class q is 2 if q is among its classes, 1 if a sibling of q (another class with
+    the same parent) is, else 0 — the maximum over its classes. Every class of the taxonomy is a
+    query unless ``queries`` says otherwise; every annotated item is judged for every query."""
+    import pandas as pd
+    notes = pd.DataFrame(list(annotations), columns=["item", "cls"]).astype(str)
+    classes = pd.Series(parents, dtype=object).astype(str)
+    unknown = sorted(set(notes["cls"]) - set(classes.index))
+    if unknown:
+        raise InputError(f"class {unknown[0]!r} of the annotations is not in the taxonomy",
+                         source=name)
+    query_ids = as_str_array(classes.index if queries is None else queries)
+    notes["parent"] = classes.reindex(notes["cls"]).to_numpy()
+    q_frame = pd.DataFrame({"query": query_ids,
+                            "parent": classes.reindex(query_ids).to_numpy()})
+    exact = notes.rename(columns={"cls": "query"})[["query", "item"]].assign(grade=2)
+    exact = exact[exact["query"].isin(set(query_ids))]
+    sib = notes[notes["parent"].fillna("") != ""].merge(q_frame, on="parent")
+    sib = sib[sib["cls"] != sib["query"]][["query", "item"]].assign(grade=1)
+    pairs = (pd.concat([exact, sib]).groupby(["query", "item"], sort=False)["grade"].max()
+             .reset_index())
+    q_index = pd.Index(query_ids)
+    n_items = notes["item"].nunique()
+    return GroundTruth(query_ids, q_index.get_indexer(pairs["query"]).astype(np.int64),
+                       as_str_array(pairs["item"]), pairs["grade"].to_numpy(np.int64),
+                       unlisted_judged=True,
+                       candidates=np.full(len(query_ids), n_items, np.int64), name=name)
+

@@ -8,8 +8,8 @@ import os
 
 import numpy as np
 
-from ..errors import InputError
-from .text import NUMPY_MAGIC, Source, read_bytes, source_name
+from metrics.errors import InputError
+from metrics.loaders.text import NUMPY_MAGIC, Source, read_bytes, source_name
 
 SIMILARITIES = ("cosine", "dot", "euclidean")
 

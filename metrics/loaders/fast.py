@@ -23,8 +23,8 @@ import re
 
 import numpy as np
 
-from ..parallel import over_parts, repeat_in_parts
-from .text import GZIP_MAGIC
+from metrics.parallel import over_parts, repeat_in_parts
+from metrics.loaders.text import GZIP_MAGIC
 
 _SAMPLE = 1 << 16
 _CHUNK = 1 << 20

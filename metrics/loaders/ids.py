@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tables import Layout, check_unique, read_table, text_column
-from .text import Source, source_name
+from metrics.loaders.tables import Layout, check_unique, read_table, text_column
+from metrics.loaders.text import Source, source_name
 
 IDS = Layout("id list", trec=("item_id",), required=("item_id",),
              alternatives=(("query_id",),))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from ..idcolumn import IdColumn
-from ..model import GroundTruth, Run
-from .fast import encode_grouped, read_columns
-from .tables import Layout, numeric_column, read_table, text_column
-from .text import PARQUET_MAGIC, Source, read_bytes, source_name
+from metrics.data.idcolumn import IdColumn
+from metrics.data.truth import GroundTruth
+from metrics.data.run import Run
+from metrics.loaders.fast import encode_grouped, read_columns
+from metrics.loaders.tables import Layout, numeric_column, read_table, text_column
+from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", None),
              required=("query_id", "item_id", "score"), optional=("rank",),

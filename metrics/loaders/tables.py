@@ -13,8 +13,8 @@ import numpy as np
 # pandas is imported inside the functions that use it: the command line's fast path for large
 # TREC files never needs it, and importing it costs about half a second.
 
-from ..errors import InputError
-from .text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
+from metrics.errors import InputError
+from metrics.loaders.text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
                    source_name, split_rows, table_delimiter)
 
 ALIASES = {

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from ..errors import InputError
+from metrics.errors import InputError
 
 Source = Union[str, os.PathLike, bytes]
 

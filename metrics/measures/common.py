@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..judged import JudgedRanking
+from metrics.data.judged import JudgedRanking
 
 
 def divide(numerator, denominator, where_zero: float = np.nan) -> np.ndarray:
@@ -77,9 +77,9 @@ def true_positives(j: JudgedRanking, threshold: int, cutoff) -> np.ndarray:
 def precision_sum(j: JudgedRanking, threshold: int, cutoff) -> np.ndarray:
     """Σ of P(r) = TP(r)/r over the relevant ranks r within the cutoff, per query: AP's
     numerator; under ``expected`` ties its mean over the orderings of tied items
-    (:func:`metrics.tie_aware.expected_precision_sum`)."""
+    (:func:`metrics.ranking.tie_aware.expected_precision_sum`)."""
     if j.expected_ties:
-        from ..tie_aware import expected_precision_sum
+        from metrics.ranking.tie_aware import expected_precision_sum
         return expected_precision_sum(j, threshold, cutoff)
     hits = relevant_hits(j, threshold, cutoff)
     return per_query_sum(j, hits.query, hits.tp / hits.rank)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import LINEAR, REL, register
-from .common import divide, true_positives
+from metrics.measures.registry import LINEAR, REL, register
+from metrics.measures.common import divide, true_positives
 
 _REF = "Serrà (2007) §2; seed 000 (confusion matrix at K)"
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from ..registry import LINEAR, Param, choice, log_base, register
-from .common import before_in_query, divide, per_query_sum, place_in_query, precision_sum
+from metrics.measures.registry import LINEAR, Param, choice, log_base, register
+from metrics.measures.common import (before_in_query, divide, per_query_sum, place_in_query,
+                                     precision_sum)
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")

@@ -1,13 +1,13 @@
 """Interpolated precision at recall levels: the one implementation, read by the IPrec@r measure
-and by the 11-point interpolated PR curve of :mod:`metrics.curves`."""
+and by the 11-point interpolated PR curve of :mod:`metrics.evaluation.curves`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..judged import JudgedRanking
-from ..registry import REL, Param, choice, register
-from .common import per_query_count, relevant_hits
+from metrics.data.judged import JudgedRanking
+from metrics.measures.registry import REL, Param, choice, register
+from metrics.measures.common import per_query_count, relevant_hits
 
 # exactly 0.1, 0.2, … as trec_eval reads them
 RECALL_LEVELS = np.round(np.linspace(0.0, 1.0, 11), 2)

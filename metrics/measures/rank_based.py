@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MeasureError
-from ..registry import LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float, register
-from ..tie_aware import expected_first_rank, expected_nonrelevant_above, expected_reciprocal_rank
-from .common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
+from metrics.errors import MeasureError
+from metrics.measures.registry import (LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float,
+                                       register)
+from metrics.ranking.tie_aware import (expected_first_rank, expected_nonrelevant_above,
+                                       expected_reciprocal_rank)
+from metrics.measures.common import (before_in_query, divide, f_measure, first_relevant_rank, per_query_count,
                      per_query_sum, precision_sum, relevant_hits, true_positives)
 
 
@@ -25,7 +27,7 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     """AP = (1/n) Σ_r P(r)·χ(r) over the first k ranks, where n is R_q (``norm=rq``), the relevant
     items retrieved (``norm=retrieved``, 0 when none is) or min(k, R_q) (``norm=min``, with
     k = |A| without a cutoff). Undefined for R_q = 0. Under expected ties the numerator is its
-    mean over the orderings (:func:`metrics.tie_aware.expected_precision_sum`); n is fixed except
+    mean over the orderings (:func:`metrics.ranking.tie_aware.expected_precision_sum`); n is fixed except
     for ``norm=retrieved`` with a cutoff, which is refused. Ref: trec_eval ``map``; Müller, FMP
     (2015) §7.3.3; Serrà (2007) Table 2; McSherry & Najork (2008)."""
     hits = relevant_hits(j, rel, cutoff)
@@ -101,7 +103,7 @@ def inferred_average_precision(j, cutoff, rel=1):
 def reciprocal_rank(j, cutoff, form="first", rel=1):
     """RR = 1 / (rank of the first relevant item within the first k), 0 if there is none.
     ``form=serra``: (1/|A|) Σ_r χ(r)/r, Serrà's Table 2 "RR". Under expected ties, the first form
-    is :func:`metrics.tie_aware.expected_reciprocal_rank`. Ref: Voorhees (1999); Serrà (2007);
+    is :func:`metrics.ranking.tie_aware.expected_reciprocal_rank`. Ref: Voorhees (1999); Serrà (2007);
     McSherry & Najork (2008)."""
     if form == "serra":
         relevant = j.hit_grades >= max(rel, 1)
@@ -169,7 +171,7 @@ def _bpref_terms(j, cutoff, rel):
 
 # bpref* and uncapped bpref are linear in n_r; bpref and bpref-10 cap it with min(), which is not
 _LINEAR_IN_N_R = ("closed form: linear in n_r, whose mean at each offset of a tie group is "
-                  "known (see metrics.tie_aware.expected_nonrelevant_above)")
+                  "known (see metrics.ranking.tie_aware.expected_nonrelevant_above)")
 
 
 @register("Bpref", meaning="binary preference (judged non-relevant ranked above relevant)",
@@ -243,7 +245,7 @@ def bpref_uncapped(j, cutoff, rel=1):
                    "a relevant item")
 def first_rank(j, cutoff, rel=1):
     """Rank of the first relevant item; NaN when none is retrieved (within k). Under expected
-    ties, :func:`metrics.tie_aware.expected_first_rank`."""
+    ties, :func:`metrics.ranking.tie_aware.expected_first_rank`."""
     if j.tie_policy == "expected":   # refuses @k even where nothing ties, as the others do
         return expected_first_rank(j, rel, cutoff)
     return first_relevant_rank(j, rel, cutoff)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import LINEAR, REL, Param, persistence, register
-from .common import per_query_sum
+from metrics.measures.registry import LINEAR, REL, Param, persistence, register
+from metrics.measures.common import per_query_sum
 
 P = Param(0.8, persistence, "persistence: the chance of going on to the next rank (0 <= p < 1)")
 _REF = "Moffat & Zobel (2008), ACM TOIS 27(1); ir_measures RBP(rel=…)"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import LINEAR, REL, UNTIED, Param, positive_float, register
-from ..tie_aware import expected_success
-from .common import divide, f_measure, per_query_sum, true_positives
+from metrics.measures.registry import LINEAR, REL, UNTIED, Param, positive_float, register
+from metrics.ranking.tie_aware import expected_success
+from metrics.measures.common import divide, f_measure, per_query_sum, true_positives
 
 _TREC = "trec_eval 9.0 (Buckley), set_P / P_k, set_recall / recall_k"
 
@@ -79,7 +79,7 @@ def num_rel_ret(j, cutoff, rel=1):
                    "none of its relevant items in the top k")
 def success(j, cutoff, rel=1):
     """Success@k = 1 when at least one relevant item is in the top k, else 0. Under expected
-    ties, P(TP(k) > 0), exactly (:func:`metrics.tie_aware.expected_success`)."""
+    ties, P(TP(k) > 0), exactly (:func:`metrics.ranking.tie_aware.expected_success`)."""
     if j.expected_ties and cutoff is not None:
         return expected_success(j, rel, cutoff)
     return (true_positives(j, rel, cutoff) > 0).astype(np.float64)

@@ -11,7 +11,7 @@ Tie policies, for items of equal score within a query:
 * ``trec10`` — what trec_eval 10 does: scores compared as double, ties by item id descending;
 * ``optimistic``, ``pessimistic``, ``expected`` — tie-aware: relevant items first or last in
   each group of equal scores, or each measure's mean over every order of the group
-  (:mod:`metrics.tie_aware`); the ranking is made ``stable`` and each judged item keeps its group.
+  (:mod:`metrics.ranking.tie_aware`); the ranking is made ``stable`` and each judged item keeps its group.
 
 A bare ranked list (no scores) is ordered by its rank column, else by input order.
 """
@@ -26,12 +26,13 @@ import numpy as np
 # pandas is imported inside the functions that use it: the command line's fast path for large
 # TREC files never needs it, and importing it costs about half a second.
 
-from .errors import InputError
-from .idcolumn import IdColumn, hash_ids, mix, same_ids
-from .judged import JudgedRanking, TieReport
-from .model import GroundTruth, Run
-from .parallel import arange_in_parts, over_parts, repeat_in_parts
-from .tie_aware import TIE_AWARE_POLICIES, apply_policy
+from metrics.errors import InputError
+from metrics.data.idcolumn import IdColumn, hash_ids, mix, same_ids
+from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.truth import GroundTruth
+from metrics.data.run import Run
+from metrics.parallel import arange_in_parts, over_parts, repeat_in_parts
+from metrics.ranking.tie_aware import TIE_AWARE_POLICIES, apply_policy
 
 TIE_POLICIES = ("stable", "id", "trec9", "trec10")    # policies that order tied items
 TIE_ALIASES = {"trec": "trec9"}   # former names, still accepted

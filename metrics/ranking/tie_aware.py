@@ -15,12 +15,12 @@ group; the tie-aware policies do not:
   n! orders of a group equally likely, groups independent), in closed form per group, never by
   enumeration. Where a measure is a sum over the hits of a function of the rank, the mean is the
   sum of each hit's mean over the ranks of its group (every rank equally likely):
-  :meth:`~metrics.judged.JudgedRanking.rank_weights`. AP, RR, Success@k and FirstRank have
+  :meth:`~metrics.data.judged.JudgedRanking.rank_weights`. AP, RR, Success@k and FirstRank have
   closed forms here; a measure with neither is refused (see ``python -m metrics measures``).
 
 The ranking under a tie-aware policy is first made with ``stable`` (scores compared as given,
 double precision), and every path — runs, embeddings, matrices — records for each judged hit the
-first rank and the size of its group (:class:`~metrics.judged.JudgedRanking`'s
+first rank and the size of its group (:class:`~metrics.data.judged.JudgedRanking`'s
 ``hit_tie_first``, ``hit_tie_size``); only groups that hold a judged item matter, and their sizes
 are what the streamed paths already count. Everything below works on the groups that hold a hit,
 so its size follows the input: at most the hits plus the ranks of those groups.
@@ -28,78 +28,15 @@ so its size follows the input: at most the hits plus the ranks of those groups.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import numpy as np
 
-from .errors import MeasureError
+from metrics.errors import MeasureError
 
-if TYPE_CHECKING:
-    from .judged import JudgedRanking
+from metrics.data.judged import JudgedRanking, TieGroups, expand, tie_groups
 
 TIE_AWARE_POLICIES = ("optimistic", "pessimistic", "expected")
-
-
-@dataclass(frozen=True)
-class TieGroups:
-    """The groups holding a hit, in (query, rank) order: their query, first rank and size (1 for
-    a hit that ties with nothing), and the group of every hit."""
-
-    hit_group: np.ndarray
-    query: np.ndarray
-    first: np.ndarray
-    size: np.ndarray
-
-    @property
-    def count(self) -> int:
-        return len(self.first)
-
-    def limit(self, cutoff) -> np.ndarray:
-        """Each group's last counted rank: the cutoff (an int or one per query), or its end."""
-        if cutoff is None:
-            return self.first + self.size - 1
-        if np.isscalar(cutoff):
-            return np.full(self.count, cutoff, dtype=np.int64)
-        return np.asarray(cutoff, dtype=np.int64)[self.query]
-
-
-def tie_groups(j: JudgedRanking) -> TieGroups:
-    """The tie groups of a judged ranking's hits. A query's hits are in rank order and a group's
-    ranks are consecutive, so the hits of a group are contiguous."""
-    if j.hit_tie_size is None:
-        first, size = j.hit_ranks, np.ones(len(j.hit_ranks), dtype=np.int64)
-    else:
-        first, size = j.hit_tie_first, j.hit_tie_size
-    query = j.hit_query
-    if not len(query):
-        return TieGroups(query, query, first, size)
-    new = np.r_[True, (query[1:] != query[:-1]) | (first[1:] != first[:-1])]
-    starts = np.flatnonzero(new)
-    return TieGroups(np.cumsum(new) - 1, query[starts], first[starts], size[starts])
-
-
-def expand(first: np.ndarray, size: np.ndarray, limit: np.ndarray):
-    """Every rank first .. min(first + size − 1, limit) of every group, as (group, rank, offset
-    from the group's first rank)."""
-    count = np.clip(np.minimum(first + size - 1, limit) - first + 1, 0, size)
-    group = np.repeat(np.arange(len(first)), count)
-    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    return group, first[group] + offset, offset
-
-
-def mean_over_tie_group(j: JudgedRanking, cutoff, f) -> np.ndarray:
-    """Per hit, the mean of f(r)·[r <= cutoff] over the ranks r of its tie group (see
-    :meth:`~metrics.judged.JudgedRanking.rank_weights`)."""
-    groups = tie_groups(j)
-    limit = groups.limit(cutoff)
-    if f is None:   # the share of the group's ranks within the cutoff
-        inside = np.clip(limit - groups.first + 1, 0, groups.size)
-        return (inside / groups.size)[groups.hit_group]
-    group, rank, _ = expand(groups.first, groups.size, limit)
-    total = np.bincount(group, weights=np.asarray(f(rank), dtype=np.float64),
-                        minlength=groups.count)
-    return (total / groups.size)[groups.hit_group]
 
 
 def reordered(j: JudgedRanking, policy: str) -> JudgedRanking:

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .answer_sets import judged_answer_sets
-from .loaders import load_qrels, load_taxonomy
-from .judged import JudgedRanking
-from .pipelines import judge_embeddings, judge_matrix, judge_run_file
-from .ranking import JUDGED
+from metrics.explain.answer_sets import judged_answer_sets
+from metrics.loaders import load_qrels, load_taxonomy
+from metrics.data.judged import JudgedRanking
+from metrics.ranking.pipelines import judge_embeddings, judge_matrix, judge_run_file
+from metrics.ranking.rank import JUDGED
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 

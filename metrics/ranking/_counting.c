@@ -382,8 +382,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "metrics._counting",
-    "The all-vs-all counting kernel in C; metrics.allvsall falls back to NumPy without it.",
+    PyModuleDef_HEAD_INIT, "metrics.ranking._counting",
+    "The all-vs-all counting kernel in C; metrics.ranking.allvsall falls back to NumPy without it.",
     -1, methods,
 };
 

@@ -1,4 +1,4 @@
-"""From files to a :class:`~metrics.model.JudgedRanking`: the combinations of inputs that the
+"""From files to a :class:`~metrics.data.judged.JudgedRanking`: the combinations of inputs that the
 command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embeddings + qrels)."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
-from .errors import InputError
-from .judged import JudgedRanking
-from .loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
+from metrics.errors import InputError
+from metrics.data.judged import JudgedRanking
+from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
                       load_taxonomy, open_array, run_name)
-from .loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
-from .loaders.text import Source, source_name
-from .model import GroundTruth
-from .ranking import judge
-from .streaming import EmbeddingScores, Progress, judge_all_vs_all, judge_streamed
+from metrics.loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
+from metrics.loaders.text import Source, source_name
+from metrics.data.truth import GroundTruth
+from metrics.ranking.rank import judge
+from metrics.ranking.streaming import EmbeddingScores, Progress, judge_all_vs_all, judge_streamed
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -59,7 +59,7 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
     and columns are the items of the labels file, in order; the query item is excluded. A plain
     .npy file is memory-mapped and read row by row; given a ``cluster``
-    (:class:`metrics.cluster.Cluster`) blocks of rows are counted by its workers."""
+    (:class:`metrics.ranking.cluster.Cluster`) blocks of rows are counted by its workers."""
     matrix_label = source_name(matrix, matrix_name)
     scores = open_score_matrix(matrix, matrix_name)
     labels_label = source_name(labels, labels_name)
@@ -78,10 +78,10 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
                      memory: int | None = None, progress: Progress | None = None,
                      keep_lists: bool = True, cluster=None) -> JudgedRanking:
     """Rank all items for every query by embedding similarity (cosine, dot or negative
-    Euclidean), streamed in blocks of queries (see :mod:`metrics.streaming`). ``truth`` is qrels,
+    Euclidean), streamed in blocks of queries (see :mod:`metrics.ranking.streaming`). ``truth`` is qrels,
     or clique labels: then the queries and the items must be the same items, and every item is a
     query against all the others, itself excluded. ``names`` gives file names for uploaded bytes,
-    by argument name. Given a ``cluster`` (:class:`metrics.cluster.Cluster`) blocks of queries
+    by argument name. Given a ``cluster`` (:class:`metrics.ranking.cluster.Cluster`) blocks of queries
     are counted by its workers."""
     names = names or {}
     label = {role: source_name(src, names.get(role)) for role, src in (

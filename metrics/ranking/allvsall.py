@@ -27,8 +27,8 @@ count, with the same results:
 A relevant score that some other item equals exactly (rare for real scores) is found from those
 counts and its tie is settled by the key, scanning only that row.
 
-The ranks become the hits of a :class:`~metrics.judged.JudgedRanking` (see
-:mod:`metrics.streaming`), from which every measure is computed.
+The ranks become the hits of a :class:`~metrics.data.judged.JudgedRanking` (see
+:mod:`metrics.ranking.streaming`), from which every measure is computed.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .errors import InputError
-from .parallel import over_parts
-from .ranking import check_policy, compares_as_float32, ordering_policy, tie_keys
+from metrics.errors import InputError
+from metrics.parallel import over_parts
+from metrics.ranking.rank import check_policy, compares_as_float32, ordering_policy, tie_keys
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
-    from . import _counting
+    from metrics.ranking import _counting
 except ImportError:
     _counting = None
 
@@ -198,7 +198,7 @@ def _non_finite_error(block, start, r, source):
 
 def _count_chunk_in_c(block, start, cliques: Cliques, out: RowCounts, larger_is_better,
                       source):
-    """Counts a block of rows with the C kernel (:mod:`metrics._counting`): each row is read once,
+    """Counts a block of rows with the C kernel (:mod:`metrics.ranking._counting`): each row is read once,
     and its items at least as good as the worst mate are copied out and counted per level.
     Returns the (row, level) pairs where another item has exactly the mate's score."""
     stop = start + len(block)
@@ -402,7 +402,7 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     :func:`counting_kernel`) reads it row by row where it lies, NumPy (or scores that must be
     converted first) ``chunk_rows`` rows at a time; both give the same ranks. Blocks of rows are
     counted by :func:`count_rows`, on this machine's cores or, given a ``cluster``
-    (:class:`metrics.cluster.Cluster`), as its tasks. ``labels``: one per item, or the items
+    (:class:`metrics.ranking.cluster.Cluster`), as its tasks. ``labels``: one per item, or the items
     already grouped (:class:`Cliques`)."""
     check_policy(ties)
     ties = ordering_policy(ties)   # tie-aware policies count in stable order

@@ -1,8 +1,8 @@
 """Reading the data of other Python tools: pandas and polars DataFrames, the nested dicts of
 pytrec_eval, ir_measures and ranx, ir_measures' namedtuples, ranx's ``Run`` and ``Qrels``.
 
-The entry points are classmethods of :class:`~metrics.model.Run` and
-:class:`~metrics.model.GroundTruth` (``from_dataframe``, ``from_dict``, ``from_ir_measures``,
+The entry points are classmethods of :class:`~metrics.data.run.Run` and
+:class:`~metrics.data.truth.GroundTruth` (``from_dataframe``, ``from_dict``, ``from_ir_measures``,
 ``from_ranx``); this module holds what they share. Everything a user can get wrong raises
 :class:`~metrics.errors.InputError` with a one-line message saying what to fix.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from metrics.errors import InputError
 
 ITEM_COLUMNS = ("item_id", "doc_id")          # ours, then ir_measures' and ir_datasets'
 GRADE_COLUMNS = ("relevance", "grade")

@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import MeasureError
-from .evaluate import aggregate, evaluate
-from .judged import JudgedRanking
-from .protocols import evaluate_protocol
-from .registry import PROTOCOLS, Measure
+from metrics.errors import MeasureError
+from metrics.evaluation.evaluate import aggregate, evaluate
+from metrics.data.judged import JudgedRanking
+from metrics.evaluation.protocols import evaluate_protocol
+from metrics.measures.registry import PROTOCOLS, Measure
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# One line per tie policy; a policy added to metrics.ranking.TIE_POLICIES without a line here is
+# One line per tie policy; a policy added to metrics.ranking.rank.TIE_POLICIES without a line here is
 # still shown, with the generic line of tie_policy_note.
 TIE_POLICY_NOTES = {
     "stable": "equal scores keep the order of the input (the run file's lines, the matrix's "

@@ -7,7 +7,7 @@ registered measure that reproduces it.
 
 from __future__ import annotations
 
-from .judged import JudgedRanking
+from metrics.data.judged import JudgedRanking
 
 ANSWER_SET_LENGTH = 14
 COLLECTION_SIZE = 2054
@@ -70,7 +70,7 @@ def table2(judged: JudgedRanking):
     """Serrà's Table 2 layout: one row per printed measure, one column per answer set."""
     import pandas as pd
 
-    from .evaluate import evaluate
+    from metrics.evaluation.evaluate import evaluate
 
     result = evaluate(judged, list(TABLE2_MEASURES.values()))
     return pd.DataFrame({row: result.results[m].values for row, m in TABLE2_MEASURES.items()},
@@ -79,7 +79,7 @@ def table2(judged: JudgedRanking):
 
 def parse_positions(text: str, length: int, name: str = "answer set") -> list[int]:
     """'1 2 3 5' (spaces or commas) -> [1, 2, 3, 5], each a rank within 1..length, no repeats."""
-    from .errors import InputError
+    from metrics.errors import InputError
 
     positions = []
     for token in str(text or "").replace(",", " ").split():

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .errors import InputError
+from metrics.errors import InputError
 
 TESTS = ("t", "wilcoxon", "randomization")
 DEFAULT_SEED = 20261121
@@ -149,7 +149,7 @@ def bootstrap_interval(values: np.ndarray, statistic, level: float = 0.95,
 def aggregate_intervals(result, level: float = 0.95, seed: int = DEFAULT_SEED,
                         resamples: int = DEFAULT_RESAMPLES, how: str = "mean"
                         ) -> dict[str, tuple[float | None, float | None]]:
-    """A bootstrap interval for each aggregate of an :class:`~metrics.evaluate.EvaluationResult`:
+    """A bootstrap interval for each aggregate of an :class:`~metrics.evaluation.evaluate.EvaluationResult`:
     for our measures, over the queries where the measure is defined, of the mean (the sum for
     the count measures, or ``how``); for a protocol's columns, over every query, of the
     reference code's own aggregation (which decides what an undefined query counts for). Every

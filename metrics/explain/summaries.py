@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .curves import RankCurves, rank_curves
-from .judged import JudgedRanking
-from .measures.confusion import counts
+from metrics.evaluation.curves import RankCurves, rank_curves
+from metrics.data.judged import JudgedRanking
+from metrics.measures.confusion import counts
 
 
 def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, object]:

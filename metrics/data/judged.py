@@ -5,7 +5,7 @@ Its size follows the input, never queries × the longest list. Per query it hold
 * the length of the returned list, |A| (``lengths``);
 * every *judged* item the list retrieved, as its 1-based rank and its grade, in ragged arrays with
   offsets (CSR): query q's hits are ``hit_ranks[offsets[q]:offsets[q + 1]]``, ranks ascending;
-* the ground truth's grade counts (:class:`GradeCounts`), so R_q counts relevant items that were
+* the ground truth's grade counts (:class:`~metrics.data.truth.GradeCounts`), so R_q counts relevant items that were
   not retrieved;
 * when known, the size |D_q| of the collection the query was ranked against
   (``collection_sizes``): one number for a whole dataset, or one per query where each query has a
@@ -13,7 +13,7 @@ Its size follows the input, never queries × the longest list. Per query it hold
 
 Where items tie in score, each hit may also carry its *tie group* (``hit_tie_first``, the rank of
 the group's first item, and ``hit_tie_size``, its number of items; None when no hit ties): the
-tie-aware policies (:mod:`metrics.tie_aware`) read them.
+tie-aware policies (:mod:`metrics.ranking.tie_aware`) read them.
 
 Retrieved items that are not among the hits are unjudged — or, when ``unlisted_judged`` is set
 (labels and taxonomies annotate the whole collection), judged not relevant. A negative grade is
@@ -29,75 +29,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
-from .errors import InputError
+from metrics.errors import InputError
 
-if TYPE_CHECKING:   # model.py imports this module
-    from .model import GroundTruth
-
-
-@dataclass(frozen=True, eq=False)
-class GradeCounts:
-    """How many items of each grade the ground truth has per query, as (query, grade, count)
-    triples sorted by query then grade; ``num_queries`` queries in all."""
-
-    query: np.ndarray
-    grade: np.ndarray
-    count: np.ndarray
-    num_queries: int
-
-    @classmethod
-    def from_pairs(cls, pair_query: np.ndarray, pair_grade: np.ndarray, num_queries: int,
-                   extra_zero: np.ndarray | None = None) -> "GradeCounts":
-        """Counts of judged (query, grade) pairs; ``extra_zero[q]`` more grade-0 items for query q
-        (the unlisted items of a truth that judges the whole collection)."""
-        q = np.asarray(pair_query, dtype=np.int64)
-        g = np.asarray(pair_grade, dtype=np.int64)
-        if extra_zero is not None:
-            more = np.flatnonzero(extra_zero > 0)
-            q = np.concatenate([q, more])
-            g = np.concatenate([g, np.zeros(len(more), dtype=np.int64)])
-            weights = np.concatenate([np.ones(len(pair_query), dtype=np.int64),
-                                      extra_zero[more].astype(np.int64)])
-        else:
-            weights = np.ones(len(q), dtype=np.int64)
-        if not len(q):
-            empty = np.zeros(0, dtype=np.int64)
-            return cls(empty, empty, empty, num_queries)
-        order = np.lexsort((g, q))
-        q, g, weights = q[order], g[order], weights[order]
-        new = np.r_[True, (q[1:] != q[:-1]) | (g[1:] != g[:-1])]
-        starts = np.flatnonzero(new)
-        return cls(q[starts], g[starts], np.add.reduceat(weights, starts), num_queries)
-
-    def _sum(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.query[mask], weights=self.count[mask],
-                           minlength=self.num_queries).astype(np.int64)
-
-    def at_least(self, threshold: int) -> np.ndarray:
-        """Items of grade >= threshold, per query (R_q when threshold >= 1)."""
-        return self._sum(self.grade >= threshold)
-
-    def judged_below(self, threshold: int) -> np.ndarray:
-        """Judged items of grade 0 <= g < threshold per query (judged not relevant)."""
-        return self._sum((self.grade >= 0) & (self.grade < threshold))
-
-    @property
-    def max_grade(self) -> int:
-        return int(self.grade.max()) if len(self.grade) else 0
-
-    def take(self, rows: np.ndarray) -> "GradeCounts":
-        """The counts of some queries, renumbered 0..len(rows) − 1 in the order given."""
-        new_index = np.full(self.num_queries, -1, dtype=np.int64)
-        new_index[rows] = np.arange(len(rows))
-        keep = new_index[self.query] >= 0
-        query = new_index[self.query[keep]]
-        order = np.lexsort((self.grade[keep], query))
-        return GradeCounts(query[order], self.grade[keep][order], self.count[keep][order],
-                           len(rows))
+from metrics.data.truth import GradeCounts, GroundTruth
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,10 +154,10 @@ class JudgedRanking:
     def nbytes(self) -> int:
         """Bytes of memory the ranking holds: its arrays, the grade counts, and the lists and
         truth it keeps for display (ids, scores, the upload's bytes they are read from), each
-        buffer once (:func:`metrics.footprint.deep_nbytes`; derived arrays cached so far
+        buffer once (:func:`metrics.data.footprint.deep_nbytes`; derived arrays cached so far
         included). A dataset's systems share their truth: measure them together with
         ``deep_nbytes(*systems)``."""
-        from .footprint import deep_nbytes
+        from metrics.data.footprint import deep_nbytes
         return deep_nbytes(self)
 
     @cached_property
@@ -262,7 +200,6 @@ class JudgedRanking:
         equally likely: a measure that is a sum of these weights is then exactly its mean over
         every ordering of the tied items."""
         if self.expected_ties:
-            from .tie_aware import mean_over_tie_group
             return mean_over_tie_group(self, cutoff, f)
         ranks = self.hit_ranks
         value = np.ones(len(ranks)) if f is None else np.asarray(f(ranks), dtype=np.float64)
@@ -346,3 +283,67 @@ class JudgedRanking:
                          [f"A{i + 1}" for i in range(len(lists))], dtype=object)
         return cls.from_hits(ids, lengths, query, ranks, grades, counts,
                              collection_sizes=collection_size, name=name)
+
+
+# ---- tie groups: what the tie-aware policies and expected measures read ------------------------
+
+
+@dataclass(frozen=True)
+class TieGroups:
+    """The groups holding a hit, in (query, rank) order: their query, first rank and size (1 for
+    a hit that ties with nothing), and the group of every hit."""
+
+    hit_group: np.ndarray
+    query: np.ndarray
+    first: np.ndarray
+    size: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.first)
+
+    def limit(self, cutoff) -> np.ndarray:
+        """Each group's last counted rank: the cutoff (an int or one per query), or its end."""
+        if cutoff is None:
+            return self.first + self.size - 1
+        if np.isscalar(cutoff):
+            return np.full(self.count, cutoff, dtype=np.int64)
+        return np.asarray(cutoff, dtype=np.int64)[self.query]
+
+
+def tie_groups(j: JudgedRanking) -> TieGroups:
+    """The tie groups of a judged ranking's hits. A query's hits are in rank order and a group's
+    ranks are consecutive, so the hits of a group are contiguous."""
+    if j.hit_tie_size is None:
+        first, size = j.hit_ranks, np.ones(len(j.hit_ranks), dtype=np.int64)
+    else:
+        first, size = j.hit_tie_first, j.hit_tie_size
+    query = j.hit_query
+    if not len(query):
+        return TieGroups(query, query, first, size)
+    new = np.r_[True, (query[1:] != query[:-1]) | (first[1:] != first[:-1])]
+    starts = np.flatnonzero(new)
+    return TieGroups(np.cumsum(new) - 1, query[starts], first[starts], size[starts])
+
+
+def expand(first: np.ndarray, size: np.ndarray, limit: np.ndarray):
+    """Every rank first .. min(first + size − 1, limit) of every group, as (group, rank, offset
+    from the group's first rank)."""
+    count = np.clip(np.minimum(first + size - 1, limit) - first + 1, 0, size)
+    group = np.repeat(np.arange(len(first)), count)
+    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    return group, first[group] + offset, offset
+
+
+def mean_over_tie_group(j: JudgedRanking, cutoff, f) -> np.ndarray:
+    """Per hit, the mean of f(r)·[r <= cutoff] over the ranks r of its tie group (see
+    :meth:`JudgedRanking.rank_weights`)."""
+    groups = tie_groups(j)
+    limit = groups.limit(cutoff)
+    if f is None:   # the share of the group's ranks within the cutoff
+        inside = np.clip(limit - groups.first + 1, 0, groups.size)
+        return (inside / groups.size)[groups.hit_group]
+    group, rank, _ = expand(groups.first, groups.size, limit)
+    total = np.bincount(group, weights=np.asarray(f(rank), dtype=np.float64),
+                        minlength=groups.count)
+    return (total / groups.size)[groups.hit_group]

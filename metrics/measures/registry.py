@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import MeasureError
+from metrics.errors import MeasureError
 
 _NAME = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)(?:\((.*)\))?(?:@(\S+))?$")
 
@@ -96,7 +96,7 @@ class MeasureDef:
     """A registered measure. ``compute(judged, cutoff, **params)`` returns one float per query,
     NaN where the measure is undefined for that query. ``expected`` says how the measure is
     computed exactly under ``--ties expected`` (the mean over every ordering of tied items;
-    see :mod:`metrics.tie_aware`), or is empty when it is refused there."""
+    see :mod:`metrics.ranking.tie_aware`), or is empty when it is refused there."""
 
     name: str
     compute: Callable[..., np.ndarray]

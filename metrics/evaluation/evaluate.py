@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from . import measures  # noqa: F401  (registers the measures)
-from .errors import CollectionSizeNeeded, MeasureError
-from .judged import JudgedRanking, TieReport
-from .registry import Measure, alias_note, parse_measure, parse_measures
-from .tie_aware import TIE_AWARE_POLICIES, reordered
+from metrics import measures  # noqa: F401  (registers the measures)
+from metrics.errors import CollectionSizeNeeded, MeasureError
+from metrics.data.judged import JudgedRanking, TieReport
+from metrics.measures.registry import Measure, alias_note, parse_measure, parse_measures
+from metrics.ranking.tie_aware import TIE_AWARE_POLICIES, reordered
 
 if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
     import pandas as pd

@@ -1,6 +1,6 @@
 """Benchmark protocols: what a published benchmark's reference code computes, under its names.
 
-Each protocol is data in the registry (:data:`metrics.registry.PROTOCOLS`): an ordered list of
+Each protocol is data in the registry (:data:`metrics.measures.registry.PROTOCOLS`): an ordered list of
 columns, each our measure or a small vectorised function per query, the reference code's own
 aggregation over queries (mean, sum, a median of its kind, a denominator of its choosing) and a
 scale (×100 for percentages). Where the reference code has a defect — a denominator counting
@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import measures  # noqa: F401  (registers the measures the protocols reuse)
-from .errors import MeasureError
-from .evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
-from .judged import JudgedRanking
-from .measures.common import first_relevant_rank, per_query_sum, relevant_hits
-from .registry import PROTOCOLS, Protocol, ProtocolColumn, protocol_named, register_protocol
+from metrics import measures  # noqa: F401  (registers the measures the protocols reuse)
+from metrics.errors import MeasureError
+from metrics.evaluation.evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
+from metrics.data.judged import JudgedRanking
+from metrics.measures.common import first_relevant_rank, per_query_sum, relevant_hits
+from metrics.measures.registry import (PROTOCOLS, Protocol, ProtocolColumn, protocol_named,
+                                       register_protocol)
 
 # ---- the reference codes' aggregations, vectorised along an axis (NaN = query not evaluated) -----
 
@@ -354,7 +355,7 @@ def _refuse_under_expected(protocol: Protocol) -> None:
 def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     """Every column of protocol ``name`` for every query of ``judged``: per-query values (NaN
     where the reference skips the query) and, as each result's aggregate, the reference code's
-    own aggregation. Our measures are computed once each, with :func:`metrics.evaluate`."""
+    own aggregation. Our measures are computed once each, with :func:`metrics.evaluation.evaluate`."""
     protocol = protocol_named(name)
     if judged.tie_policy == "expected":
         _refuse_under_expected(protocol)

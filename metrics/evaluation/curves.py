@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import CollectionSizeNeeded
-from .judged import JudgedRanking
-from .measures.common import divide, f_measure, per_query_count, relevant_hits
+from metrics.errors import CollectionSizeNeeded
+from metrics.data.judged import JudgedRanking
+from metrics.measures.common import divide, f_measure, per_query_count, relevant_hits
 # interpolated precision is the IPrec@r measure's, the one implementation; the curves read it too
-from .measures.interpolated import RECALL_LEVELS, interpolated_precision  # noqa: F401
+from metrics.measures.interpolated import RECALL_LEVELS, interpolated_precision  # noqa: F401
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
-from .evaluate import EvaluationResult, relevance_threshold
-from .protocols import describe
-from .registry import PROTOCOLS, Measure
+from metrics.evaluation.evaluate import EvaluationResult, relevance_threshold
+from metrics.evaluation.protocols import describe
+from metrics.measures.registry import PROTOCOLS, Measure
 
 PROJECT = "music-retrieval-evaluation"
 _PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"

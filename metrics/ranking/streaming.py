@@ -9,7 +9,7 @@ judged item's group: its first rank, 1 + #better, and its size):
     rank = 1 + #{items scored better} + #{items scored equal whose tie key comes first}
 
 (the key is the column for ``stable``, the id for ``id``, the id descending for ``trec``). Only
-those ranks are kept: they are the hits of a :class:`~metrics.judged.JudgedRanking`. Memory is a
+those ranks are kept: they are the hits of a :class:`~metrics.data.judged.JudgedRanking`. Memory is a
 few blocks of scores, sized by a budget (``memory``), whatever the number of items.
 
 Scores are computed in the embeddings' own precision: float32 embeddings give float32 scores
@@ -18,7 +18,7 @@ resolution (about 1e-7 relative in float32) can come out equal and are then orde
 policy; ``trec`` compares every score as float32, as trec_eval 9 does.
 
 Clique labels (cover songs) make every item a query against all the others, itself excluded;
-their ranks are counted by the all-vs-all kernel (:mod:`metrics.allvsall`).
+their ranks are counted by the all-vs-all kernel (:mod:`metrics.ranking.allvsall`).
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from typing import Callable
 
 import numpy as np
 
-from .allvsall import Cliques, relevant_ranks
-from .errors import InputError
-from .judged import GradeCounts, JudgedRanking, TieReport
-from .model import GroundTruth
-from .ranking import JUDGED, check_policy, ordering_policy, policy_scores, tie_keys
-from .tie_aware import apply_policy
+from metrics.ranking.allvsall import Cliques, relevant_ranks
+from metrics.errors import InputError
+from metrics.data.truth import GradeCounts
+from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.truth import GroundTruth
+from metrics.ranking.rank import JUDGED, check_policy, ordering_policy, policy_scores, tie_keys
+from metrics.ranking.tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
                               # no faster (BLAS is saturated at a few dozen rows)
@@ -91,7 +92,7 @@ class EmbeddingScores:
 
     def placed(self, place: Callable) -> "EmbeddingScores":
         """The same scores with each array replaced by ``place(array)`` (see
-        :meth:`metrics.cluster.Cluster.place`)."""
+        :meth:`metrics.ranking.cluster.Cluster.place`)."""
         same = self.raw_items is self.queries
         queries = place(self.queries)
         return EmbeddingScores(queries, queries if same else place(self.raw_items), self.kind)
@@ -258,7 +259,7 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     """Judge the rankings of queries against items given by rows of scores (``scores[a:b]`` or
     ``scores.rows(index)``; shape queries × items) and explicit judgements (qrels). Blocks of
     queries are counted by :func:`count_block`, here or, given a ``cluster``
-    (:class:`metrics.cluster.Cluster`), as its tasks.
+    (:class:`metrics.ranking.cluster.Cluster`), as its tasks.
 
     Evaluated queries are the truth's: one without a row has an empty list; rows the truth lacks
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.

@@ -16,18 +16,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Sequence
 
-from .errors import CollectionSizeNeeded, InputError
-from .evaluate import AGGREGATES, EvaluationResult, evaluate, tie_range
-from .loaders import load_run, run_name
-from .loaders.annotations import load_taxonomy
-from .pipelines import judge_embeddings, judge_matrix, judge_run_file, load_together, load_truth
-from . import provenance
-from .protocols import PROTOCOLS, evaluate_protocol, protocol_table
-from .provenance import comment_lines
-from .ranking import ALL_TIE_POLICIES, JUDGED, TIE_ALIASES, judge
-from .registry import parse_measure, parse_measures
-from .streaming import parse_memory
-from .stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
+from metrics.errors import CollectionSizeNeeded, InputError
+from metrics.evaluation.evaluate import AGGREGATES, EvaluationResult, evaluate, tie_range
+from metrics.loaders import load_run, run_name
+from metrics.loaders.annotations import load_taxonomy
+from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file,
+                                       load_together, load_truth)
+from metrics.evaluation import provenance
+from metrics.evaluation.protocols import PROTOCOLS, evaluate_protocol, protocol_table
+from metrics.evaluation.provenance import comment_lines
+from metrics.ranking.rank import ALL_TIE_POLICIES, JUDGED, TIE_ALIASES, judge
+from metrics.measures.registry import parse_measure, parse_measures
+from metrics.ranking.streaming import parse_memory
+from metrics.evaluation.stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
                     compare_systems)
 
 DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
@@ -136,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
 def measure_table(fmt: str) -> str:
     """The registry as a table (name, syntax, meaning, convention, reference), then the aliases:
     trec_eval's names and the names papers use, each with the one measure of ours it means."""
-    from .registry import alias_rows, measure_rows
+    from metrics.measures.registry import alias_rows, measure_rows
 
     rows, aliases = measure_rows(), alias_rows()
     if fmt == "json":
@@ -336,8 +337,8 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
     """The result in one of the output formats. With ``protocol``, the columns are that
     benchmark's (each aggregated as its reference code does) and the JSON names the protocol;
     with ``intervals``, each aggregate's confidence interval is printed beside it; with
-    ``provenance``, the record is added (see :mod:`metrics.provenance`); ``ranges`` (from
-    :func:`metrics.evaluate.tie_range`), when the run has ties, adds each measure's aggregate
+    ``provenance``, the record is added (see :mod:`metrics.evaluation.provenance`); ``ranges`` (from
+    :func:`metrics.evaluation.evaluate.tie_range`), when the run has ties, adds each measure's aggregate
     under the pessimistic and optimistic tie orders."""
     ranges = ranges or {}
     if fmt == "trec":
@@ -474,7 +475,7 @@ def _cluster_of(args):
     if not (args.scheduler or args.workers):
         yield None
         return
-    from .cluster import from_options
+    from metrics.ranking.cluster import from_options
     with from_options(args.scheduler, args.workers) as cluster:
         yield cluster
 

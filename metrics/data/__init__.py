@@ -1,0 +1,1 @@
+"""The data model: runs, ground truth, the judged ranking every measure reads."""

@@ -1,0 +1,1 @@
+"""Evaluation: measures over queries, protocols, curves, statistics, provenance."""

@@ -1,0 +1,1 @@
+"""Ranking and ties: from runs, matrices and embeddings to judged rankings."""
