@@ -137,7 +137,8 @@ def job_matrix(method, matrix, labels, out):
     computing (the floor reads the matrix only)."""
     import numpy as np
     if method != "floor":
-        from metrics import GroundTruth, JudgedRanking, allvsall, evaluate  # noqa: F401
+        from metrics import GroundTruth, JudgedRanking, evaluate  # noqa: F401
+        from metrics.ranking import allvsall  # noqa: F401
         from metrics.ranking.allvsall import clique_partners  # noqa: F401
         from metrics.loaders import load_labels  # noqa: F401
         from metrics.ranking.pipelines import judge_matrix  # noqa: F401

@@ -8,7 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.safe import md
-from metrics.measures.registry import REGISTRY, alias_rows, measure_syntax, split_measure_list
+from metrics.measures.registry import REGISTRY, measure_syntax
+from metrics.measures.aliases import alias_rows
+from metrics.measures.names import split_measure_list
 
 
 def _add(name: str) -> None:

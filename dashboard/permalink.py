@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.state import UPLOAD
-from metrics.ranking.rank import TIE_ALIASES, TIE_POLICIES
+from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
@@ -71,12 +71,13 @@ def read_permalink(page: str) -> None:
                                          f"{params[name]!r}."))
             else:
                 state[key] = value
-    ties = TIE_ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
-    if ties in TIE_POLICIES:
-        state["ties"] = ties
+    offered = TiePolicy.ordering_names()
+    ties = ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
+    if ties in offered:
+        state["ties"] = str(ties)
     elif "ties" in params:
         notes.append(("warning", f"The link's tie policy is not one of "
-                                 f"{', '.join(TIE_POLICIES)}: {params['ties']!r}."))
+                                 f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = params["query"]
     systems = [s for s in params.get_all("systems") if s]

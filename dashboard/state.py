@@ -25,14 +25,14 @@ from metrics.evaluation.evaluate import EvaluationResult, tie_moves
 from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
 from metrics.ranking.pipelines import judge_upload
-from metrics.ranking.rank import TIE_POLICIES
-from metrics.measures.registry import Measure, with_relevance_threshold
+from metrics.data.ties import TiePolicy
+from metrics.measures.registry import DEFAULT_MEASURES
+from metrics.measures.names import Measure, with_relevance_threshold
 from metrics.explain.samples import SAMPLES, load_sample
 
 UPLOAD = "upload"
 COLLECTION_SIZE_HOW = ("On the Data page, upload the files with the collection size |D|, or "
                        "say that the ground truth judges every item of each query.")
-DEFAULT_MEASURES = "AP,P@10,R@10,RR,nDCG@10,Rprec,Bpref"
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
 
@@ -219,7 +219,7 @@ def interval_source(src: tuple, ties: str, measures: str, level: float, seed: in
 def source_inputs(src: tuple) -> list[dict]:
     """The provenance record's input files of a source: a sample's files, hashed (streamed), or
     an upload's names and SHA-256 (which its source key already holds)."""
-    from metrics import provenance
+    from metrics.evaluation import provenance
     from metrics.explain.samples import SAMPLE_DIR
 
     if src[0] == "sample":
@@ -238,7 +238,7 @@ def provenance_record(measures: list[Measure] | None = None, protocol: str | Non
                       seed: int | None = None, ci: dict | None = None,
                       warnings=()) -> dict:
     """The provenance record of what the current page shows, for its CSV downloads."""
-    from metrics import provenance
+    from metrics.evaluation import provenance
 
     src = source()
     options = {} if src[0] == "sample" else {
@@ -252,9 +252,9 @@ def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) ->
     """The provenance record of the Answer sets page's tables. That page has data of its own
     (the sidebar's dataset plays no part): its answer sets as edited there (hashed as CSV),
     Table 2's measures, |A| and |D|. The answer sets give ranks, not scores: nothing to tie."""
-    from metrics import provenance
+    from metrics.evaluation import provenance
     from metrics.explain.answer_sets import TABLE2_MEASURES
-    from metrics.measures.registry import parse_measure
+    from metrics.measures.names import parse_measure
 
     text = answer_sets.to_csv(index=False).encode()
     inputs = [{"role": "answer_sets", "name": "the answer sets as edited on the page",
@@ -269,15 +269,14 @@ def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) ->
 @st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
 def conventions_source(src: tuple, ties: str, measures: str, _store: dict | None = None):
     """Per system, the protocol grid and our measures' grid under every tie policy of
-    metrics.ranking.rank.ALL_TIE_POLICIES (the orderings and the tie-aware policies; empty cells where
-    ``expected`` has no exact mean),
-    and the policies this data cannot be ranked under, with the reason."""
-    from metrics import ranking
+    :class:`~metrics.data.ties.TiePolicy` (the orderings and the tie-aware policies; empty cells
+    where ``expected`` has no exact mean), and the policies this data cannot be ranked under,
+    with the reason."""
     from metrics.explain.conventions import measure_grid, protocol_grid
 
     by_policy: dict[str, dict[str, JudgedRanking]] = {}
     unavailable = {}
-    for policy in ranking.ALL_TIE_POLICIES:
+    for policy in TiePolicy:
         try:
             for system, judged in load_source(src, policy, _store).items():
                 by_policy.setdefault(system, {})[policy] = judged
@@ -404,10 +403,8 @@ def sidebar(page: str = "data") -> None:
             bound(st.number_input, "Relevance threshold", "threshold", "threshold_box",
                   min_value=1, max_value=top_grade, step=1,
                   help="lowest grade that binary measures count as relevant")
-        bound(st.selectbox, "Ties", "ties", "ties_box", options=TIE_POLICIES,
-              help="equal scores: stable = input order, id = item id ascending, "
-                   "trec9 = as trec_eval 9.x and pytrec_eval (float32 scores, id "
-                   "descending), trec10 = as trec_eval 10 (double scores, id descending)")
+        bound(st.selectbox, "Ties", "ties", "ties_box", options=TiePolicy.ordering_names(),
+              help=TiePolicy.help_text(TiePolicy.orderings()))
 
 
 @st.cache_data(show_spinner="Running the significance tests…", max_entries=32, ttl=CACHE_TTL)

@@ -14,8 +14,8 @@ from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.evaluation.protocols import evaluate_protocol   # also registers the protocols
 from metrics.ranking.rank import RankedRun, judge, rank_run
-from metrics.measures.registry import (REGISTRY, Measure, parse_measure, parse_measures,
-                                       split_measure_list)
+from metrics.measures.registry import REGISTRY
+from metrics.measures.names import Measure, parse_measure, parse_measures, split_measure_list
 
 __all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
            "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",

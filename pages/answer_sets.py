@@ -15,7 +15,7 @@ from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERR
                                  judged_answer_sets, parse_positions, table2)
 from metrics.evaluation.curves import (lift_curve, mean_interpolated_precision, mean_lift,
                                        rank_curves)
-from metrics.measures.registry import parse_measure
+from metrics.measures.names import parse_measure
 from metrics.explain.samples import SAMPLE_DIR
 from metrics.evaluation.stats import order_agreement
 

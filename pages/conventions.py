@@ -7,8 +7,8 @@ from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
 from dashboard.tables import download_csv, number_columns
-from metrics.explain.conventions import tie_policy_note
-from metrics.measures.registry import PROTOCOLS
+from metrics.data.ties import TiePolicy
+from metrics.evaluation.protocols import PROTOCOLS
 
 page_setup()
 
@@ -49,7 +49,7 @@ if tables is not None:
                  width="stretch", placeholder="")
     download_csv("Download CSV", ours[system], provenance_record(measures),
                  f"{system}_tie_policies.csv", key="download_tie_policies")
-    st.markdown("\n".join(f"- **{md(p)}** — {md(tie_policy_note(p))}" for p in policies))
+    st.markdown("\n".join(f"- **{md(p)}** — {md(TiePolicy(p).description)}" for p in policies))
     if "expected" in policies and ours[system]["expected"].isna().any():
         st.caption("An empty cell under *expected*: that measure has no exact mean over the "
                    "orderings of tied items (`python -m metrics measures` says which do); the "

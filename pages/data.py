@@ -13,33 +13,17 @@ from dashboard.state import (UPLOAD, aggregate_table, evaluations, intervals, lo
 from dashboard.tables import download_csv, number_columns
 from metrics import InputError
 from metrics.explain.summaries import dataset_summary
-from metrics.ranking.pipelines import UPLOAD_KINDS
+from metrics.ranking.pipelines import UPLOADS
 from metrics.ranking.rank import JUDGED
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
 
-ROLES = {
-    "runs+qrels": [("runs", "Run files", True), ("qrels", "Qrels", False)],
-    "runs+labels": [("runs", "Run files", True), ("labels", "Labels CSV (item_id,label)", False)],
-    "runs+taxonomy": [("runs", "Run files", True), ("taxonomy", "Taxonomy CSV (class,parent)",
-                                                     False),
-                      ("annotations", "Annotations CSV (item_id,class)", False)],
-    "matrices+labels": [("matrices", "Score matrices (.npy, N×N)", True),
-                        ("labels", "Labels CSV in row order (item_id,label)", False)],
-    "embeddings+qrels": [("query_embeddings", "Query embeddings (.npy)", False),
-                         ("query_ids", "Query ids (one per line)", False),
-                         ("item_embeddings", "Item embeddings (.npy)", False),
-                         ("item_ids", "Item ids (one per line)", False),
-                         ("qrels", "Qrels (query_id,item_id,relevance)", False)],
-}
-
-
 def use_upload() -> None:
     """Button callback: read the uploaders, load once to validate, then switch the dataset."""
     kind = st.session_state["upload_kind"]
     files, store = [], {}
-    for role, _, _ in ROLES[kind]:
+    for role in (r.name for r in UPLOADS[kind].roles):
         given = st.session_state.get(f"upload_{kind}_{role}")
         for f in (given if isinstance(given, list) else [given] if given else []):
             content = f.getvalue()
@@ -72,11 +56,12 @@ st.title("Data")
 # arrived).
 st.session_state.setdefault("show_upload", st.session_state["sample"] == UPLOAD)
 if st.toggle("Upload your own runs and ground truth", key="show_upload"):
-    kind = st.radio("What you have", list(UPLOAD_KINDS), format_func=UPLOAD_KINDS.get,
+    kind = st.radio("What you have", list(UPLOADS), format_func=lambda k: UPLOADS[k].title,
                     key="upload_kind", horizontal=True)
     with st.form("upload_form"):
-        for role, label, many in ROLES[kind]:
-            st.file_uploader(label, key=f"upload_{kind}_{role}", accept_multiple_files=many)
+        for role in UPLOADS[kind].roles:
+            st.file_uploader(role.label, key=f"upload_{kind}_{role.name}",
+                             accept_multiple_files=role.many)
         left, right = st.columns(2)
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
                           min_value=0, step=1, key="upload_collection_size")

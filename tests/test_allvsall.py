@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import GroundTruth, Run, allvsall, evaluate, judge
+from metrics import GroundTruth, Run, evaluate, judge
+from metrics.ranking import allvsall
 from metrics.ranking.allvsall import relevant_ranks as counted_ranks
 from metrics.errors import InputError
 from metrics.ranking.rank import _id_order_key, policy_scores

@@ -603,8 +603,9 @@ def test_data_page_shows_each_mean_with_its_interval():
 
 
 def test_conventions_page_shows_every_protocol_and_tie_policy():
-    from metrics.ranking.rank import ALL_TIE_POLICIES as TIE_POLICIES
-    from metrics.measures.registry import PROTOCOLS
+    from metrics.data.ties import TiePolicy
+    TIE_POLICIES = TiePolicy.names()
+    from metrics.evaluation.protocols import PROTOCOLS
 
     at = app("pages/conventions.py", sample="fmp", measures="AP,P@5")
     assert not at.exception, at.exception

@@ -350,7 +350,7 @@ def test_unknown_or_bad_name_is_one_line_with_a_hint(trec_files, name, words):
 
 
 def test_measures_lists_every_alias():
-    from metrics.measures.registry import ALIASES
+    from metrics.measures.aliases import ALIASES
     code, out, _ = cli("measures")
     assert code == 0 and "map_cut_k, map_cut.k" in out and "MedianRank" in out
     code, out, _ = cli("measures", "--format", "json")

@@ -25,7 +25,7 @@ from metrics.errors import InputError
 from metrics.evaluation.evaluate import evaluate
 from metrics.loaders import load_label_truth, load_qrels
 from metrics.ranking.pipelines import judge_embeddings, judge_matrix
-from metrics.ranking.rank import TIE_POLICIES
+from metrics.data.ties import TiePolicy
 
 MEASURES = "AP,P@5,RR,nDCG@10,FirstRank,R@10"
 
@@ -93,7 +93,7 @@ def same_evaluation(one, other) -> None:
         np.testing.assert_array_equal(getattr(one.ties, part), getattr(other.ties, part))
 
 
-@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
 @pytest.mark.parametrize("kind", ["cosine", "dot", "euclidean"])
 def test_embeddings_with_qrels(client, data, ties, kind):
     truth = load_qrels(data / "qrels.txt")
@@ -104,7 +104,7 @@ def test_embeddings_with_qrels(client, data, ties, kind):
     assert here.ties.tied_items > 0   # the test means something only with ties
 
 
-@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
 def test_embeddings_with_labels(client, data, ties):
     truth = load_label_truth(data / "labels.csv")
     here = judge_embeddings(*embedding_args(data, "labels"), truth, "cosine", ties)
@@ -114,7 +114,7 @@ def test_embeddings_with_labels(client, data, ties):
     assert here.ties.tied_items > 0
 
 
-@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
 @pytest.mark.parametrize("distance", [False, True])
 def test_matrices(client, data, ties, distance):
     here = judge_matrix(data / "matrix.npy", data / "labels.csv", ties, distance)

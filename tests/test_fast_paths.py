@@ -238,7 +238,7 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     """Enough judged pairs that some share a slot of the look-up table: every grade still equals
     the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items, and
     the keys alone decide (the look-up on the ids is not needed as a fallback)."""
-    from metrics import ranking
+    from metrics.ranking import rank as ranking
     from metrics.data.idcolumn import mix
     from metrics.ranking.rank import _judged_matches, _matches_by_id
 
@@ -300,7 +300,7 @@ def test_csv_rows_without_quotes_split_as_the_csv_module_does(text, delimiter):
 def test_the_c_kernel_refuses_inconsistent_arguments():
     """The all-vs-all C kernel checks sizes and indices before it reads memory: a wrong call is an
     error, never a crash."""
-    from metrics import allvsall
+    from metrics.ranking import allvsall
 
     counting = allvsall._counting
     if counting is None:

@@ -18,7 +18,7 @@ from test_ragged_engine import dense_lists, skewed
 
 from metrics import GroundTruth, Run, evaluate, judge
 from metrics.errors import MeasureError
-from metrics.measures.registry import parse_measure
+from metrics.measures.names import parse_measure
 
 # levels beyond trec_eval's 11: fractional parts of r·R_q on both sides of 0.1 and 0.5
 OTHER_LEVELS = (0.05, 0.15, 0.25, 0.33, 0.45, 0.71, 0.99)

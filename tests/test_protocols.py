@@ -25,9 +25,10 @@ import numpy as np
 import pytest
 
 from metrics import GroundTruth, Run, judge
-from metrics.evaluation.protocols import (PROTOCOLS, evaluate_protocol, floored_zero_based_median,
-                               jackknife_median, lower_median, sum_over_every_query)
-from metrics.measures.registry import MeasureError
+from metrics.evaluation.protocol_columns import (floored_zero_based_median, jackknife_median,
+                                                 lower_median, sum_over_every_query)
+from metrics.evaluation.protocols import PROTOCOLS, evaluate_protocol
+from metrics.errors import MeasureError
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEVANT_RANKS = {"q1": [1, 3], "q2": [2, 11], "q3": [5], "q4": [], "q5": []}

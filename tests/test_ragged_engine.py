@@ -266,7 +266,7 @@ def brute_ranks(scores: np.ndarray, pairs, item_ids, ties):
 def test_streamed_embeddings_rank_as_a_full_sort(ties, memory, monkeypatch):
     """Every block size (down to one query per block) and rows with many judged items (sorted
     instead of scanned) give the ranks of a full sort, ties included."""
-    from metrics import streaming
+    from metrics.ranking import streaming
     rng = np.random.default_rng(5)
     n_q, n_items = 23, 300
     queries = np.round(rng.standard_normal((n_q, 4)), 1).astype(np.float32)

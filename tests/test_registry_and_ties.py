@@ -7,7 +7,7 @@ import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
                      parse_measures, rank_run, split_measure_list)
-from metrics.measures.registry import ALIASES
+from metrics.measures.aliases import ALIASES
 from metrics.ranking.streaming import judge_all_vs_all
 
 

@@ -18,7 +18,8 @@ import pytest
 from metrics import GroundTruth, Run, evaluate, judge
 from metrics.errors import MeasureError
 from metrics.evaluation.evaluate import tie_range
-from metrics.measures.registry import REGISTRY, parse_measure
+from metrics.measures.registry import REGISTRY
+from metrics.measures.names import parse_measure
 from metrics.ranking.streaming import judge_all_vs_all, judge_streamed
 
 COLLECTION = 40

@@ -25,13 +25,14 @@ from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run
 from metrics.evaluation import provenance
 from metrics.evaluation.protocols import PROTOCOLS, evaluate_protocol, protocol_table
 from metrics.evaluation.provenance import comment_lines
-from metrics.ranking.rank import ALL_TIE_POLICIES, JUDGED, TIE_ALIASES, judge
-from metrics.measures.registry import parse_measure, parse_measures
+from metrics.data.ties import ALIASES, TiePolicy
+from metrics.ranking.rank import JUDGED, judge
+from metrics.measures.names import parse_measure, parse_measures
+from metrics.measures.registry import DEFAULT_MEASURES
 from metrics.ranking.streaming import parse_memory
 from metrics.evaluation.stats import (CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS, aggregate_intervals,
                     compare_systems)
 
-DEFAULT_MEASURES = "AP,P@10,RR,nDCG@10"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,17 +61,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_MEASURES})")
     parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
                         help="trec: what trec_eval prints (with --per-query, trec_eval -q)")
-    parser.add_argument("--ties", choices=ALL_TIE_POLICIES + tuple(TIE_ALIASES),
-                        default="stable",
-                        help="order of equal scores: stable = input order, id = item id "
-                             "ascending, trec9 = trec_eval 9.x and pytrec_eval (scores compared "
-                             "as float32, then item id descending), trec10 = trec_eval 10 "
-                             "(scores compared as double, then item id descending); trec is "
-                             "trec9's former name. Tie-aware: optimistic / pessimistic = "
-                             "relevant items first / last within each group of equal scores, "
-                             "expected = each measure's exact mean over every order of the tied "
-                             "items (McSherry & Najork 2008; 'measures' says which measures "
-                             "support it)")
+    parser.add_argument("--ties", choices=TiePolicy.names() + tuple(ALIASES),
+                        default=TiePolicy.STABLE.value,
+                        help="order of equal scores: " + TiePolicy.help_text())
     parser.add_argument("--collection-size", type=_collection_size, default=None,
                         metavar="N|judged",
                         help="|D|, needed by TN, Accuracy, Specificity, Fallout and ROC: a number "
@@ -137,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
 def measure_table(fmt: str) -> str:
     """The registry as a table (name, syntax, meaning, convention, reference), then the aliases:
     trec_eval's names and the names papers use, each with the one measure of ours it means."""
-    from metrics.measures.registry import alias_rows, measure_rows
+    from metrics.measures.aliases import alias_rows
+    from metrics.measures.registry import measure_rows
 
     rows, aliases = measure_rows(), alias_rows()
     if fmt == "json":

@@ -35,6 +35,7 @@ import numpy as np
 
 from metrics.errors import InputError
 
+from metrics.data.ties import TiePolicy
 from metrics.data.truth import GradeCounts, GroundTruth
 
 
@@ -101,7 +102,7 @@ class JudgedRanking:
     query_rows: np.ndarray | None = None   # each query's index in ``lists`` (None: the same)
     hit_tie_first: np.ndarray | None = None   # rank of the first item of each hit's tie group
     hit_tie_size: np.ndarray | None = None    # items in each hit's tie group (1: no tie)
-    tie_policy: str = "stable"   # "expected": measures take the mean over tie orderings
+    tie_policy: TiePolicy = TiePolicy.STABLE   # EXPECTED: measures take the mean over tie orders
     truth: GroundTruth | None = None    # the judgements with their item ids, for display only
 
     def __post_init__(self):
@@ -191,7 +192,7 @@ class JudgedRanking:
     @property
     def expected_ties(self) -> bool:
         """Whether measures are the mean over every ordering of the tied items (``expected``)."""
-        return self.tie_policy == "expected" and self.hit_tie_size is not None
+        return self.tie_policy is TiePolicy.EXPECTED and self.hit_tie_size is not None
 
     def rank_weights(self, cutoff=None, f=None) -> np.ndarray:
         """Per hit, f(rank) where its rank is within ``cutoff`` (an int, or one per query) and 0

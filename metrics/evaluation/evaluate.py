@@ -10,8 +10,10 @@ import numpy as np
 from metrics import measures  # noqa: F401  (registers the measures)
 from metrics.errors import CollectionSizeNeeded, MeasureError
 from metrics.data.judged import JudgedRanking, TieReport
-from metrics.measures.registry import Measure, alias_note, parse_measure, parse_measures
-from metrics.ranking.tie_aware import TIE_AWARE_POLICIES, reordered
+from metrics.measures.names import Measure, parse_measure, parse_measures
+from metrics.measures.aliases import alias_note
+from metrics.data.ties import TiePolicy
+from metrics.ranking.tie_aware import reordered
 
 if TYPE_CHECKING:  # pandas is imported where it is used: the command line never needs it
     import pandas as pd
@@ -158,7 +160,7 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         if definition.needs_collection_size and judged.collection_sizes is None:
             raise CollectionSizeNeeded(f"{measure} needs the collection size |D|, which this "
                                        f"data does not give")
-        if judged.tie_policy == "expected" and not definition.expected:
+        if judged.tie_policy is TiePolicy.EXPECTED and not definition.expected:
             raise MeasureError(f"{measure}: --ties expected has no exact mean over the orderings "
                                f"of tied items for {definition.name} (no closed form and no "
                                f"exact linear-time method is implemented; 'python -m metrics "
@@ -174,7 +176,7 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
             warnings.append(note)
     cutoffs = tuple(sorted({m.rank_cutoff for m in parsed if m.rank_cutoff is not None}))
     straddled = [k for k in cutoffs if judged.ties.straddling(k)
-                 and judged.tie_policy not in TIE_AWARE_POLICIES]
+                 and not judged.tie_policy.tie_aware]
     if straddled:
         warnings.append(f"score ties in {judged.name}: {judged.ties.describe(straddled)}; the "
                         f"tie policy decides what counts at these cutoffs")
@@ -204,8 +206,8 @@ def _tie_extremes(judged: JudgedRanking, measure_spec):
     """The evaluations under the pessimistic and the optimistic tie order, or None without ties."""
     if not has_judged_ties(judged):
         return None
-    return (evaluate(reordered(judged, "pessimistic"), measure_spec),
-            evaluate(reordered(judged, "optimistic"), measure_spec))
+    return (evaluate(reordered(judged, TiePolicy.PESSIMISTIC), measure_spec),
+            evaluate(reordered(judged, TiePolicy.OPTIMISTIC), measure_spec))
 
 
 def tie_moves(judged: JudgedRanking, measure_spec) -> pd.DataFrame:

@@ -1,7 +1,6 @@
 """Benchmark protocols: what a published benchmark's reference code computes, under its names.
 
-Each protocol is data in the registry (:data:`metrics.measures.registry.PROTOCOLS`): an ordered list of
-columns, each our measure or a small vectorised function per query, the reference code's own
+Each protocol is data (:data:`PROTOCOLS`): an ordered list of columns, each our measure or a small vectorised function per query, the reference code's own
 aggregation over queries (mean, sum, a median of its kind, a denominator of its choosing) and a
 scale (×100 for percentages). Where the reference code has a defect — a denominator counting
 queries it never evaluates, a 0-based median rank, a rank of 1 for a query whose relevant item
@@ -15,8 +14,9 @@ ties follow the tie policy (``--ties``), as for every measure.
 
 from __future__ import annotations
 
-import warnings
+import difflib
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -24,123 +24,72 @@ from metrics import measures  # noqa: F401  (registers the measures the protocol
 from metrics.errors import MeasureError
 from metrics.evaluation.evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
 from metrics.data.judged import JudgedRanking
-from metrics.measures.common import first_relevant_rank, per_query_sum, relevant_hits
-from metrics.measures.registry import (PROTOCOLS, Protocol, ProtocolColumn, protocol_named,
-                                       register_protocol)
-
-# ---- the reference codes' aggregations, vectorised along an axis (NaN = query not evaluated) -----
+from metrics.data.ties import TiePolicy
+from metrics.evaluation.protocol_columns import (first_rank_or_one, floored_zero_based_median, jackknife_median, lower_median, mean, median, reciprocal_first_rank_or_one, sum_over_every_query, total, unnormalised_ap_at_10, zero_based_first_rank)
 
 
-def _quiet(fn):
-    def wrapped(values, axis=-1):
-        with warnings.catch_warnings():   # an all-NaN resample gives NaN, said as "undefined"
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return fn(np.asarray(values, dtype=np.float64), axis)
-    wrapped.__name__ = wrapped.__qualname__ = fn.__name__
-    wrapped.__doc__ = fn.__doc__
-    return wrapped
+# ---- what a protocol is ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ProtocolColumn:
+    """One number a benchmark's reference code prints.
+
+    ``per_query`` is our measure (its text, e.g. ``"Success@10"``; queries without a relevant item
+    are undefined, as everywhere) or a vectorised function of the judged ranking giving one value
+    per query (NaN where the reference code skips the query). ``reduce(values, axis)`` turns the
+    per-query values (NaN included, so that a reference dividing by every query can be reproduced)
+    into the printed aggregate, vectorised along ``axis`` (the bootstrap calls it on many
+    resamples at once); ``scale`` multiplies the result (100 for a percentage).
+
+    ``standard`` is the measure of ours a reader takes the printed name to mean (``R@5`` for
+    "R@5", ``mAP@10`` for "mAP@10"), with its aggregate over queries (``standard_aggregate``:
+    mean, median or sum): the Conventions page shows the two side by side, and ``explanation``
+    says in one line why they differ."""
+
+    name: str
+    per_query: str | Callable[[Any], np.ndarray]
+    reduce: Callable[..., Any]
+    explanation: str
+    scale: float = 1.0
+    higher_is_better: bool = True
+    standard: str = ""
+    standard_aggregate: str = "mean"
 
 
-@_quiet
-def mean(values, axis):
-    """Mean over the evaluated queries."""
-    return np.nanmean(values, axis=axis)
+@dataclass(frozen=True)
+class Protocol:
+    """A benchmark's evaluation, as its reference code computes it: the numbers it prints, in its
+    order and under its names. ``source`` cites the repository, file and commit read."""
+
+    name: str
+    title: str
+    source: str
+    conventions: str
+    columns: tuple[ProtocolColumn, ...]
+
+    def column(self, name: str) -> ProtocolColumn:
+        return next(c for c in self.columns if c.name == name)
 
 
-@_quiet
-def total(values, axis):
-    """Sum over the queries (a count, such as MIREX's total covers in the top 10)."""
-    return np.nansum(values, axis=axis)
+PROTOCOLS: dict[str, Protocol] = {}
 
 
-@_quiet
-def sum_over_every_query(values, axis):
-    """Sum over the evaluated queries divided by the number of *all* queries, those the reference
-    never evaluates included (acoss' MRR: 1/N Σ 1/rank with N every song)."""
-    return np.nansum(values, axis=axis) / values.shape[axis]
+def register_protocol(protocol: Protocol) -> Protocol:
+    names = [c.name for c in protocol.columns]
+    if len(set(names)) != len(names):
+        raise ValueError(f"protocol {protocol.name} prints a name twice")
+    PROTOCOLS[protocol.name] = protocol
+    return protocol
 
 
-@_quiet
-def median(values, axis):
-    """numpy's median: the mean of the two middle values for an even count."""
-    return np.nanmedian(values, axis=axis)
-
-
-@_quiet
-def floored_zero_based_median(values, axis):
-    """CLAP: floor(median(rank − 1)) + 1 — the median of 0-based ranks, floored, made 1-based;
-    for an even count the half is dropped (ranks 1 and 2 give 1, not 1.5)."""
-    return np.floor(np.nanmedian(values - 1, axis=axis)) + 1
-
-
-def _sorted_defined(values, axis):
-    v = np.moveaxis(values, axis, -1)
-    return np.sort(v, axis=-1), (~np.isnan(v)).sum(axis=-1)   # NaN sorts last
-
-
-def _take(sorted_values, index):
-    index = np.clip(index, 0, sorted_values.shape[-1] - 1)
-    return np.take_along_axis(sorted_values, np.asarray(index)[..., None], axis=-1)[..., 0]
-
-
-@_quiet
-def lower_median(values, axis):
-    """torch.median: the lower of the two middle values for an even count (sorted[(n − 1) // 2])."""
-    s, n = _sorted_defined(values, axis)
-    return np.where(n > 0, _take(s, (n - 1) // 2), np.nan)
-
-
-@_quiet
-def jackknife_median(values, axis):
-    """astropy.stats.jackknife_stats(x, np.median)'s bias-corrected estimate, which TTMR reports as
-    its median rank: n·median(x) − (n − 1)·mean of the n leave-one-out medians.
-
-    In closed form on the sorted values x₀ ≤ … ≤ x_{n−1}: for even n = 2m half the leave-one-out
-    medians are x_m and half x_{m−1}, so the estimate is the median itself. For odd n = 2m + 1,
-    leaving out one of the m values below the middle gives (x_m + x_{m+1})/2, the middle one
-    (x_{m−1} + x_{m+1})/2 and one of the m above (x_{m−1} + x_m)/2, so the estimate differs from
-    the median (and can be negative: [0, 0, 3] gives −2). Undefined for n < 2."""
-    s, n = _sorted_defined(values, axis)
-    m = n // 2
-    odd = n % 2 == 1
-    mid = _take(s, m)
-    even_median = (_take(s, m - 1) + mid) / 2
-    loo_mean = (m * (mid + _take(s, m + 1)) + _take(s, m - 1) + _take(s, m + 1)
-                + m * (_take(s, m - 1) + mid)) / (2 * np.maximum(n, 1))
-    estimate = np.where(odd, n * mid - (n - 1) * loo_mean, even_median)
-    return np.where(n >= 2, estimate, np.nan)
-
-
-# ---- per-query values no measure of ours gives -----------------------------------------------
-
-
-def _with_relevant(j: JudgedRanking, values: np.ndarray) -> np.ndarray:
-    """NaN for the queries without a relevant item in the ground truth (never queries there)."""
-    return np.where(j.num_relevant(1) == 0, np.nan, values)
-
-
-def first_rank_or_one(j: JudgedRanking) -> np.ndarray:
-    """re-move's rank of the first relevant item, every query included: ``torch.topk(found −
-    ramp, 1)`` picks position 0 when a row holds no relevant item, so such a query (none
-    retrieved, or none in the ground truth) counts as found at rank 1."""
-    return np.nan_to_num(first_relevant_rank(j, 1, None), nan=1.0)
-
-
-def reciprocal_first_rank_or_one(j: JudgedRanking) -> np.ndarray:
-    """1 / :func:`first_rank_or_one`: re-move's MRR terms (1 for a query with nothing found)."""
-    return 1.0 / first_rank_or_one(j)
-
-
-def zero_based_first_rank(j: JudgedRanking) -> np.ndarray:
-    """TTMR's rank value: the 0-based position of the first relevant item."""
-    return first_relevant_rank(j, 1, None) - 1
-
-
-def unnormalised_ap_at_10(j: JudgedRanking) -> np.ndarray:
-    """TTMR's "mAP@10" term: Σ over the relevant items in the top 10 of (their place among them) /
-    rank, divided by nothing — AP@10 × R_q; with its one relevant item per caption, RR@10."""
-    hits = relevant_hits(j, 1, 10)
-    return _with_relevant(j, per_query_sum(j, hits.query, hits.tp / hits.rank))
+def protocol_named(name: str) -> Protocol:
+    """The registered protocol, or a MeasureError listing the protocols."""
+    if name not in PROTOCOLS:
+        close = difflib.get_close_matches(name.lower(), list(PROTOCOLS), n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise MeasureError(f"unknown protocol {name!r}{hint}; 'python -m metrics protocols' lists "
+                           f"them: {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[name]
 
 
 # ---- the protocols ----------------------------------------------------------------------------
@@ -357,7 +306,7 @@ def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     where the reference skips the query) and, as each result's aggregate, the reference code's
     own aggregation. Our measures are computed once each, with :func:`metrics.evaluation.evaluate`."""
     protocol = protocol_named(name)
-    if judged.tie_policy == "expected":
+    if judged.tie_policy is TiePolicy.EXPECTED:
         _refuse_under_expected(protocol)
     ours = [c.per_query for c in protocol.columns if isinstance(c.per_query, str)]
     standard = evaluate(judged, list(dict.fromkeys(ours))) if ours else None

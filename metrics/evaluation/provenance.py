@@ -23,7 +23,8 @@ from typing import Iterable
 
 from metrics.evaluation.evaluate import EvaluationResult, relevance_threshold
 from metrics.evaluation.protocols import describe
-from metrics.measures.registry import PROTOCOLS, Measure
+from metrics.evaluation.protocols import PROTOCOLS
+from metrics.measures.names import Measure
 
 PROJECT = "music-retrieval-evaluation"
 _PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"

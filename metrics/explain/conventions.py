@@ -11,32 +11,11 @@ from metrics.errors import MeasureError
 from metrics.evaluation.evaluate import aggregate, evaluate
 from metrics.data.judged import JudgedRanking
 from metrics.evaluation.protocols import evaluate_protocol
-from metrics.measures.registry import PROTOCOLS, Measure
+from metrics.evaluation.protocols import PROTOCOLS
+from metrics.measures.names import Measure
 
 if TYPE_CHECKING:
     import pandas as pd
-
-# One line per tie policy; a policy added to metrics.ranking.rank.TIE_POLICIES without a line here is
-# still shown, with the generic line of tie_policy_note.
-TIE_POLICY_NOTES = {
-    "stable": "equal scores keep the order of the input (the run file's lines, the matrix's "
-              "columns)",
-    "id": "equal scores ordered by item id ascending (numerically when every id is a number)",
-    "trec9": "as trec_eval 9.x and pytrec_eval: scores compared as float32, equal ones ordered "
-             "by item id descending",
-    "trec10": "as trec_eval 10: scores compared as double, equal ones ordered by item id "
-              "descending",
-    "expected": "the mean of each measure over every order of the tied items (McSherry & "
-                "Najork 2008)",
-    "optimistic": "relevant items first within each group of equal scores",
-    "pessimistic": "relevant items last within each group of equal scores",
-}
-
-
-def tie_policy_note(policy: str) -> str:
-    return TIE_POLICY_NOTES.get(policy, f"tie policy {policy!r} (see 'python -m metrics "
-                                        f"evaluate -h')")
-
 
 def _standard_values(judged: JudgedRanking) -> dict[tuple[str, str], float | None]:
     """Our value of each protocol column's ``standard`` measure, aggregated as it says."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from metrics.data.ties import TiePolicy
 from metrics.explain.answer_sets import judged_answer_sets
 from metrics.loaders import load_qrels, load_taxonomy
 from metrics.data.judged import JudgedRanking
@@ -72,7 +73,7 @@ SAMPLES = {s.key: s for s in [
 ]}
 
 
-def load_sample(key: str, ties: str = "stable") -> dict[str, JudgedRanking]:
+def load_sample(key: str, ties: TiePolicy | str = TiePolicy.STABLE) -> dict[str, JudgedRanking]:
     return SAMPLES[key].load(ties)
 
 

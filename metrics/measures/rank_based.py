@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.errors import MeasureError
+from metrics.data.ties import TiePolicy
 from metrics.measures.registry import (LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float,
                                        register)
 from metrics.ranking.tie_aware import (expected_first_rank, expected_nonrelevant_above,
@@ -31,7 +32,7 @@ def average_precision(j, cutoff, norm="rq", rel=1):
     for ``norm=retrieved`` with a cutoff, which is refused. Ref: trec_eval ``map``; Müller, FMP
     (2015) §7.3.3; Serrà (2007) Table 2; McSherry & Najork (2008)."""
     hits = relevant_hits(j, rel, cutoff)
-    if j.tie_policy == "expected" and norm == "retrieved" and cutoff is not None:
+    if j.tie_policy is TiePolicy.EXPECTED and norm == "retrieved" and cutoff is not None:
         raise MeasureError("AP(norm=retrieved)@k divides by the relevant items in the top k, "
                            "which tied items change, so it has no closed-form mean over their "
                            "orderings; use AP@k or AP(norm=min)@k, or --ties optimistic / "
@@ -246,7 +247,7 @@ def bpref_uncapped(j, cutoff, rel=1):
 def first_rank(j, cutoff, rel=1):
     """Rank of the first relevant item; NaN when none is retrieved (within k). Under expected
     ties, :func:`metrics.ranking.tie_aware.expected_first_rank`."""
-    if j.tie_policy == "expected":   # refuses @k even where nothing ties, as the others do
+    if j.tie_policy is TiePolicy.EXPECTED:   # refuses @k even where nothing ties, as the others do
         return expected_first_rank(j, rel, cutoff)
     return first_relevant_rank(j, rel, cutoff)
 
@@ -278,7 +279,7 @@ def median_rank(j, cutoff, rel=1):
           expected="linear without @k (the count of relevant items retrieved is then fixed)")
 def mean_rank(j, cutoff, rel=1):
     """Mean of the ranks of the retrieved relevant items; NaN when there is none."""
-    if j.tie_policy == "expected" and cutoff is not None:
+    if j.tie_policy is TiePolicy.EXPECTED and cutoff is not None:
         raise MeasureError("MeanRank@k divides by the relevant items in the top k, which tied "
                            "items change, so it has no closed-form mean over their orderings; "
                            "use MeanRank without @k, or --ties optimistic / pessimistic")

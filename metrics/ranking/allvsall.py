@@ -39,7 +39,8 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.parallel import over_parts
-from metrics.ranking.rank import check_policy, compares_as_float32, ordering_policy, tie_keys
+from metrics.data.ties import TiePolicy
+from metrics.ranking.rank import tie_keys
 
 try:   # built by `pip install` (setup.py); optional, NumPy gives the same ranks without it
     from metrics.ranking import _counting
@@ -331,7 +332,7 @@ def _compact(out: RowCounts, larger_is_better: bool) -> CountedRanks:
                         len(out.own))
 
 
-def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_better: bool,
+def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy, larger_is_better: bool,
                source: str, chunk_rows: int, begin: int, end: int,
                progress=None) -> CountedRanks:
     """The counted ranks of rows ``begin`` to ``end`` of the matrix: one block of queries, the
@@ -344,7 +345,7 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_b
     part_rows = max(1, COUNTS_BUDGET // (cliques.width * 8 * len(RowCounts.FIELDS)))
 
     def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec9; all else is float32
-        return np.dtype(np.float64 if dtype == np.float64 and not compares_as_float32(ties)
+        return np.dtype(np.float64 if dtype == np.float64 and not ties.float32
                         else np.float32)
 
     def scores(x):
@@ -390,7 +391,7 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: str, larger_is_b
     return CountedRanks.joined(counted, n)
 
 
-def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
+def relevant_ranks(matrix, labels, item_ids=None, ties: TiePolicy | str = TiePolicy.STABLE,
                    larger_is_better: bool = True, chunk_rows: int = 64,
                    source: str = "matrix", progress=None, cluster=None) -> CountedRanks:
     """The ranks of each query's clique mates among the other N − 1 items, under a tie policy
@@ -404,8 +405,7 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: str = "stable",
     counted by :func:`count_rows`, on this machine's cores or, given a ``cluster``
     (:class:`metrics.ranking.cluster.Cluster`), as its tasks. ``labels``: one per item, or the items
     already grouped (:class:`Cliques`)."""
-    check_policy(ties)
-    ties = ordering_policy(ties)   # tie-aware policies count in stable order
+    ties = TiePolicy.parse(ties).ordering   # tie-aware policies count in stable order
     n = matrix.shape[0]
     cliques = labels if isinstance(labels, Cliques) else Cliques(labels)
     ids = item_ids if item_ids is not None else range(n)

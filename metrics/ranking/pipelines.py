@@ -3,9 +3,12 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
 
+from metrics.data.ties import TiePolicy
 from metrics.errors import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
@@ -46,13 +49,13 @@ def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B
         return pending.result(), second_result
 
 
-def judge_run_file(run: Source, truth: GroundTruth, ties: str = "stable",
+def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                    collection_size: int | str | None = None,
                    name: str | None = None) -> JudgedRanking:
     return judge(load_run(run, name), truth, ties, collection_size)
 
 
-def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance: bool = False,
+def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE, distance: bool = False,
                  collection_size: int | str | None = None, matrix_name: str | None = None,
                  labels_name: str | None = None, progress: Progress | None = None,
                  keep_lists: bool = True, cluster=None) -> JudgedRanking:
@@ -73,7 +76,7 @@ def judge_matrix(matrix: Source, labels: Source, ties: str = "stable", distance:
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
-                     ties: str = "stable", collection_size: int | str | None = None,
+                     ties: TiePolicy | str = TiePolicy.STABLE, collection_size: int | str | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
                      keep_lists: bool = True, cluster=None) -> JudgedRanking:
@@ -122,23 +125,52 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
                             cluster=cluster)
 
 
-UPLOAD_KINDS = {
-    "runs+qrels": "Runs and qrels (TREC, CSV/TSV or Parquet)",
-    "runs+labels": "Runs and clique labels (item_id,label)",
-    "runs+taxonomy": "Runs, a class taxonomy and item annotations",
-    "matrices+labels": "All-vs-all score matrices (.npy) and labels",
-    "embeddings+qrels": "Query and item embeddings (.npy) with id lists and qrels",
+@dataclass(frozen=True)
+class UploadRole:
+    """One file (or several, ``many``) of an upload: its role name and what to ask for."""
+
+    name: str
+    label: str
+    many: bool = False
+
+
+@dataclass(frozen=True)
+class UploadKind:
+    """A combination of files that :func:`judge_upload` turns into judged rankings."""
+
+    title: str
+    roles: tuple[UploadRole, ...]
+
+
+RUNS = UploadRole("runs", "Run files", many=True)
+UPLOADS = {
+    "runs+qrels": UploadKind("Runs and qrels (TREC, CSV/TSV or Parquet)",
+                             (RUNS, UploadRole("qrels", "Qrels"))),
+    "runs+labels": UploadKind("Runs and clique labels (item_id,label)",
+                              (RUNS, UploadRole("labels", "Labels CSV (item_id,label)"))),
+    "runs+taxonomy": UploadKind("Runs, a class taxonomy and item annotations",
+                                (RUNS, UploadRole("taxonomy", "Taxonomy CSV (class,parent)"),
+                                 UploadRole("annotations", "Annotations CSV (item_id,class)"))),
+    "matrices+labels": UploadKind("All-vs-all score matrices (.npy) and labels",
+                                  (UploadRole("matrices", "Score matrices (.npy, N×N)", many=True),
+                                   UploadRole("labels", "Labels CSV in row order (item_id,label)"))),
+    "embeddings+qrels": UploadKind("Query and item embeddings (.npy) with id lists and qrels",
+                                   (UploadRole("query_embeddings", "Query embeddings (.npy)"),
+                                    UploadRole("query_ids", "Query ids (one per line)"),
+                                    UploadRole("item_embeddings", "Item embeddings (.npy)"),
+                                    UploadRole("item_ids", "Item ids (one per line)"),
+                                    UploadRole("qrels", "Qrels (query_id,item_id,relevance)"))),
 }
 
 
-def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: str = "stable",
+def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: TiePolicy | str = TiePolicy.STABLE,
                  collection_size: int | str | None = None, distance: bool = False,
                  similarity_kind: str = "cosine") -> dict[str, JudgedRanking]:
-    """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system.
+    """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system; the
+    roles of each kind are those of :data:`UPLOADS`."""
+    if kind not in UPLOADS:
+        raise InputError(f"unknown kind of upload {kind!r}; use one of {', '.join(UPLOADS)}")
 
-    Roles: ``runs``, ``qrels``, ``labels``, ``taxonomy``, ``annotations``, ``matrices``,
-    ``query_embeddings``, ``query_ids``, ``item_embeddings``, ``item_ids``.
-    """
     def one(role: str) -> tuple[bytes, str]:
         given = files.get(role) or []
         if len(given) != 1:
@@ -172,8 +204,6 @@ def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: str
     elif kind == "runs+taxonomy":
         (tax, tax_name), (notes, notes_name) = one("taxonomy"), one("annotations")
         truth = load_taxonomy(tax, notes, tax_name, notes_name)
-    else:
-        raise InputError(f"unknown kind of upload {kind!r}")
     out = {}
     for name, content in systems("runs"):
         run = load_run(content, name)

@@ -1,17 +1,7 @@
 """Ranking a run (score descending, ties broken by a policy) and judging it against ground truth.
 
-Tie policies, for items of equal score within a query:
-
-* ``stable`` — input order (the order of the run file's lines, or of a matrix's columns);
-* ``id`` — item id ascending, as FMP's text puts it (numeric order when every id is an integer,
-  otherwise string order);
-* ``trec9`` — what trec_eval 9.x and pytrec_eval do: scores are compared after rounding to float32
-  (they keep them as C ``float``) and ties are broken by item id *descending* (``strcmp``);
-  ``trec`` is its former name, still accepted;
-* ``trec10`` — what trec_eval 10 does: scores compared as double, ties by item id descending;
-* ``optimistic``, ``pessimistic``, ``expected`` — tie-aware: relevant items first or last in
-  each group of equal scores, or each measure's mean over every order of the group
-  (:mod:`metrics.ranking.tie_aware`); the ranking is made ``stable`` and each judged item keeps its group.
+Items of equal score within a query are ordered by a tie policy
+(:class:`~metrics.data.ties.TiePolicy`, which lists them).
 
 A bare ranked list (no scores) is ordered by its rank column, else by input order.
 """
@@ -31,27 +21,9 @@ from metrics.data.idcolumn import IdColumn, hash_ids, mix, same_ids
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
+from metrics.data.ties import TiePolicy
 from metrics.parallel import arange_in_parts, over_parts, repeat_in_parts
-from metrics.ranking.tie_aware import TIE_AWARE_POLICIES, apply_policy
-
-TIE_POLICIES = ("stable", "id", "trec9", "trec10")    # policies that order tied items
-TIE_ALIASES = {"trec": "trec9"}   # former names, still accepted
-ALL_TIE_POLICIES = TIE_POLICIES + TIE_AWARE_POLICIES
-
-
-def ordering_policy(ties: str) -> str:
-    """The policy that orders tied items in the ranking: ``stable`` under a tie-aware policy."""
-    return "stable" if ties in TIE_AWARE_POLICIES else ties
-
-
-def compares_as_float32(ties: str) -> bool:
-    """Whether the policy compares scores as float32 (trec_eval 9.x, pytrec_eval)."""
-    return ties in ("trec9", "trec")
-
-
-def breaks_ties_by_id_descending(ties: str) -> bool:
-    """Whether equal scores are ordered by item id descending (every trec_eval)."""
-    return ties in ("trec9", "trec10", "trec")
+from metrics.ranking.tie_aware import apply_policy
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +36,7 @@ class RankedRun:
     item_rows: np.ndarray       # positions in ``items``, in rank order
     items: IdColumn
     scores: np.ndarray | None
-    ties: str = "stable"        # the policy the ranking was made with
+    ties: TiePolicy = TiePolicy.STABLE   # the policy the ranking was made with
     name: str = "run"
     warnings: tuple[str, ...] = ()
 
@@ -86,31 +58,25 @@ def _id_order_key(ids: np.ndarray) -> np.ndarray:
     return pd.factorize(ids, sort=True)[0]
 
 
-def policy_scores(scores: np.ndarray, ties: str) -> np.ndarray:
+def policy_scores(scores: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """The scores as the policy compares them (as float32 for ``trec9``)."""
-    return scores.astype(np.float32) if compares_as_float32(ties) else scores
+    return scores.astype(np.float32) if ties.float32 else scores
 
 
-def tie_keys(item_ids: np.ndarray, ties: str) -> np.ndarray:
+def tie_keys(item_ids: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
-    if ties == "stable":
+    if ties is TiePolicy.STABLE:
         return np.arange(len(item_ids))
-    if ties == "id":
+    if ties is TiePolicy.ID:
         return np.asarray(_id_order_key(item_ids))
     return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
-
-
-def check_policy(ties: str) -> None:
-    if ties not in ALL_TIE_POLICIES and ties not in TIE_ALIASES:
-        raise InputError(f"unknown tie policy {ties!r}; use one of "
-                         f"{', '.join(ALL_TIE_POLICIES)}")
 
 
 _SCAN_CHUNK = 1 << 20
 
 
 def _scan_rank_order(query_codes: np.ndarray, scores: np.ndarray,
-                     ties: str) -> tuple[bool, np.ndarray]:
+                     ties: TiePolicy) -> tuple[bool, np.ndarray]:
     """Whether rows are already in rank order (query codes ascending, scores as the policy
     compares them descending within a query), and the rows whose next row ties with them (same
     query, equal score). Done in chunks, so no temporary grows with the run."""
@@ -139,7 +105,7 @@ def _tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return tied[opens], np.diff(np.r_[np.flatnonzero(opens), len(tied)]).astype(np.int64) + 1
 
 
-def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: str,
+def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: TiePolicy,
                position_of: Callable[[np.ndarray], np.ndarray],
                hit_rows: np.ndarray | None = None
                ) -> tuple[TieReport, np.ndarray | None, np.ndarray | None]:
@@ -165,24 +131,23 @@ def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: str,
     return report, position_of(hit_first), np.where(inside, sizes[np.maximum(group, 0)], 1)
 
 
-def _tie_order(items: IdColumn, positions: np.ndarray, ties: str) -> np.ndarray:
+def _tie_order(items: IdColumn, positions: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """Sort keys of the items at some positions under a tie policy (stable needs none: input
     order stands)."""
-    if ties == "id":
+    if ties is TiePolicy.ID:
         return _id_order_key(items.take(positions))
     # trec: id descending, compared as bytes (strcmp), which is also code-point order
     return -items.series.gather(positions).rank("dense").to_numpy().astype(np.int64)
 
 
-def rank_run(run: Run, ties: str = "stable") -> RankedRun:
+def rank_run(run: Run, ties: TiePolicy | str = TiePolicy.STABLE) -> RankedRun:
     """Sort every query's items into its ranking under a tie policy.
 
     Rows are first put in (query, score descending) order — no sort at all when the run already
     comes that way, as TREC runs do — and then only the groups of tied scores are reordered by
     the policy, so item ids are compared only where ties exist. A tie-aware policy ranks
     ``stable``."""
-    check_policy(ties)
-    ties = ordering_policy(ties)
+    ties = TiePolicy.parse(ties).ordering
     q_codes = run.query_codes
     n = len(run)
     ranked_scores = None  # None: the scores in ``order``, taken when the order is known
@@ -194,11 +159,11 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
         order = None
         if not grouped:
             order = np.lexsort((-policy_scores(run.scores, ties), q_codes))  # stable
-            if ties != "stable":
+            if ties is not TiePolicy.STABLE:
                 tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
         if order is None:  # already in rank order: the scores are shared, not copied
             ranked_scores = run.scores
-        if ties != "stable" and len(tied):
+        if ties is not TiePolicy.STABLE and len(tied):
             first_rows, sizes = _tie_groups(tied)
             group = np.repeat(np.arange(len(sizes)), sizes)
             rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
@@ -220,7 +185,8 @@ def rank_run(run: Run, ties: str = "stable") -> RankedRun:
     if ranked_scores is None and run.scores is not None:
         ranked_scores = run.scores[order]
     return RankedRun(run.query_vocab, offsets, order, run.items, ranked_scores,
-                     ties if run.scores is not None else "stable", run.name, run.warnings)
+                     ties if run.scores is not None else TiePolicy.STABLE, run.name,
+                     run.warnings)
 
 
 _LOOKUP_CHUNK = 1 << 20
@@ -348,7 +314,7 @@ def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
     return np.bincount(truth.pair_query, minlength=len(truth.query_ids))
 
 
-def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
+def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
           collection_size: int | str | None = None, warn_self: bool = True,
           keep_lists: bool = True) -> JudgedRanking:
     """Rank a run and look every ranked item up in the ground truth.
@@ -363,6 +329,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: str = "stable",
     retrieved are kept for the measures; ``keep_lists`` also keeps the ranked rows for display
     (the command line does without them).
     """
+    ties = TiePolicy.parse(ties)
     ranked = run if isinstance(run, RankedRun) else rank_run(run, ties)
     warnings = list(ranked.warnings) + list(truth.warnings)
     truth_position = {query: i for i, query in enumerate(truth.query_ids)}

@@ -35,7 +35,8 @@ from metrics.errors import InputError
 from metrics.data.truth import GradeCounts
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.truth import GroundTruth
-from metrics.ranking.rank import JUDGED, check_policy, ordering_policy, policy_scores, tie_keys
+from metrics.data.ties import TiePolicy
+from metrics.ranking.rank import JUDGED, policy_scores, tie_keys
 from metrics.ranking.tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
@@ -150,7 +151,7 @@ class ScoreLists:
     scores: object             # rows(...) / [...] gives rows of scores
     query_rows: np.ndarray     # the score row of each evaluated query
     item_ids: np.ndarray
-    ties: str
+    ties: TiePolicy
     larger_is_better: bool = True
     exclude_self: bool = False
 
@@ -237,7 +238,7 @@ def count_judged(block: np.ndarray, pair_row: np.ndarray, pair_col: np.ndarray,
     return better, equal, tied_first
 
 
-def count_block(scores, keys: np.ndarray, ties: str, larger_is_better: bool, rows: np.ndarray,
+def count_block(scores, keys: np.ndarray, ties: TiePolicy, larger_is_better: bool, rows: np.ndarray,
                 pair_row: np.ndarray, pair_col: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One block of queries, the unit of work of :func:`judge_streamed` whether it runs here or
@@ -251,7 +252,7 @@ def count_block(scores, keys: np.ndarray, ties: str, larger_is_better: bool, row
     return count_judged(block, pair_row, pair_col, keys)
 
 
-def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = "stable",
+def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                    larger_is_better: bool = True, collection_size: int | str | None = None,
                    name: str = "run", memory: int | None = None,
                    progress: Progress | None = None, keep_lists: bool = True,
@@ -264,12 +265,12 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: str = 
     Evaluated queries are the truth's: one without a row has an empty list; rows the truth lacks
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.
     """
-    check_policy(ties)
+    tie_aware = TiePolicy.parse(ties)
     if collection_size == JUDGED:
         raise InputError("a collection size of 'judged' is for runs: every query here is ranked "
                          "against all the items, so |D| is their number (leave it out, or give "
                          "a number)")
-    tie_aware, ties = ties, ordering_policy(ties)
+    ties = tie_aware.ordering
     query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     n_items = len(item_ids)
@@ -346,7 +347,7 @@ def clique_grade_counts(cliques: Cliques) -> GradeCounts:
     return GradeCounts(np.repeat(np.arange(n), 2)[keep], np.tile([0, 1], n)[keep], count[keep], n)
 
 
-def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
+def judge_all_vs_all(scores, item_ids, labels, ties: TiePolicy | str = TiePolicy.STABLE,
                      larger_is_better: bool = True, collection_size: int | str | None = None,
                      name: str = "run", source: str = "matrix", truth_name: str = "labels",
                      progress: Progress | None = None, keep_lists: bool = True,
@@ -354,8 +355,8 @@ def judge_all_vs_all(scores, item_ids, labels, ties: str = "stable",
     """Judge all against all: every item a query, ranked against the N − 1 others by its row of
     scores (``scores[a:b]``: an N × N array, a memory map or :class:`EmbeddingScores` of the items
     against themselves), items sharing a clique label relevant to each other."""
-    check_policy(ties)
-    tie_aware, ties = ties, ordering_policy(ties)
+    tie_aware = TiePolicy.parse(ties)
+    ties = tie_aware.ordering
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     cliques = Cliques(labels)   # grouped once: for the counting and for the grade counts
     counted = relevant_ranks(scores, cliques, item_ids, ties, larger_is_better=larger_is_better,

@@ -35,36 +35,37 @@ import numpy as np
 from metrics.errors import MeasureError
 
 from metrics.data.judged import JudgedRanking, TieGroups, expand, tie_groups
+from metrics.data.ties import TiePolicy
 
-TIE_AWARE_POLICIES = ("optimistic", "pessimistic", "expected")
 
 
-def reordered(j: JudgedRanking, policy: str) -> JudgedRanking:
+def reordered(j: JudgedRanking, policy: TiePolicy | str) -> JudgedRanking:
     """The judged ranking with every tie group put in its ``optimistic`` or ``pessimistic``
     order (see the module docstring). The kept lists, made in another order, are dropped."""
-    if policy not in ("optimistic", "pessimistic"):
+    policy = TiePolicy.parse(policy)
+    if not policy.reorders:
         raise ValueError(f"not a reordering policy: {policy!r}")
     if j.hit_tie_size is None:
         return replace(j, tie_policy=policy)
     groups = tie_groups(j)
-    grade_key = -j.hit_grades if policy == "optimistic" else j.hit_grades
+    grade_key = -j.hit_grades if policy is TiePolicy.OPTIMISTIC else j.hit_grades
     order = np.lexsort((grade_key, groups.hit_group))   # hits stay grouped, by grade inside
     group = groups.hit_group[order]
     hits_in_group = np.bincount(group, minlength=groups.count)
     place = np.arange(len(group)) - (np.cumsum(hits_in_group) - hits_in_group)[group]
     ranks = groups.first[group] + place
-    if policy == "pessimistic":   # the unjudged items of the group come first
+    if policy is TiePolicy.PESSIMISTIC:   # the unjudged items of the group come first
         ranks += (groups.size - hits_in_group)[group]
     return replace(j, hit_ranks=ranks, hit_grades=j.hit_grades[order],
                    hit_tie_first=j.hit_tie_first[order], hit_tie_size=j.hit_tie_size[order],
                    tie_policy=policy, lists=None)
 
 
-def apply_policy(j: JudgedRanking, ties: str) -> JudgedRanking:
+def apply_policy(j: JudgedRanking, ties: TiePolicy) -> JudgedRanking:
     """A judged ranking made in ``stable`` order, under the tie-aware policy ``ties``."""
-    if ties == "expected":
-        return replace(j, tie_policy="expected")
-    if ties in ("optimistic", "pessimistic"):
+    if ties is TiePolicy.EXPECTED:
+        return replace(j, tie_policy=ties)
+    if ties.reorders:
         return reordered(j, ties)
     return j
 

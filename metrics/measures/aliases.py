@@ -1,0 +1,154 @@
+"""Aliases: trec_eval's names (``map``, ``P_10``, ``ndcg_cut_10``, ...), the names papers use
+(``MAP@10``, ``MRR``, ``MedR``, ...) and ir_measures' set measures, each meaning exactly one of
+our measures."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from metrics.measures.registry import NAME_SYNTAX, NUMBER, REGISTRY, format_value
+
+if TYPE_CHECKING:
+    from metrics.measures.names import Measure
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Another name for exactly one of our measures.
+
+    Either a plain ``name`` that takes parameters and ``@k`` after it as ours do (``MRR@10`` is
+    ``RR@10``; the target's own parameters come first: ``mAP@10`` is ``AP(norm=min)@10``), or a
+    ``pattern`` matching the whole name with numbers inside it (``P_10``, ``ndcg_cut.10``) and
+    ``build`` turning the match into our measure's text."""
+
+    written: str                      # as listed by ``python -m metrics measures``: "map_cut_k"
+    target: str                       # our measure, as listed: "AP@k"
+    meaning: str                      # the convention, in words
+    source: str                       # "trec_eval", "papers" or "ir_measures"
+    name: str | None = None
+    pattern: re.Pattern | None = None
+    build: Callable[[re.Match], str] | None = None
+    note: str = ""                    # said as a warning when the alias is used with @k
+    listed: str = ""                  # the target as listed, when not ``target`` itself
+
+    @property
+    def means(self) -> str:
+        """Our measure, as ``python -m metrics measures`` lists it."""
+        return self.listed or self.target
+
+
+ALIASES: list[Alias] = []
+NAME_ALIASES: dict[str, Alias] = {}
+
+
+def _name_alias(name: str, target: str, meaning: str, source: str = "trec_eval",
+                note: str = "", written: str | None = None, listed: str = "") -> None:
+    alias = Alias(written or name, target, meaning, source, name=name, note=note, listed=listed)
+    ALIASES.append(alias)
+    NAME_ALIASES[name] = alias
+
+
+def _pattern_alias(written: str, regex: str, build: Callable[[re.Match], str], target: str,
+                   meaning: str, source: str = "trec_eval") -> None:
+    ALIASES.append(Alias(written, target, meaning, source, pattern=re.compile(regex),
+                         build=build))
+
+
+def _cut(stem: str, target: str, meaning: str, source: str = "trec_eval") -> None:
+    """trec_eval's ``stem_k`` (its output name) and ``stem.k`` (its ``-m`` syntax)."""
+    _pattern_alias(f"{stem}_k, {stem}.k", rf"{re.escape(stem)}[_.](\d+)",
+                   lambda m: f"{target}@{m.group(1)}", f"{target}@k", meaning)
+
+
+def _set_f(match: re.Match) -> str:
+    x = float(match.group(1))
+    return f"F(beta={format_value(math.sqrt(x))})" if x > 0 else f"F(beta={match.group(1)})"
+
+
+# trec_eval (its output names, and its -m syntax where that differs)
+_name_alias("map", "AP", "average precision, ÷ R_q (trec_eval map)")
+_cut("map_cut", "AP", "AP of the top k, ÷ R_q (trec_eval map_cut_k)")
+_cut("P", "P", "precision of the top k, short lists padded with non-relevant (trec_eval P_k)")
+_cut("recall", "R", "recall of the top k (trec_eval recall_k)")
+_cut("ndcg_cut", "nDCG", "nDCG of the top k, gain = grade (trec_eval ndcg_cut_k)")
+_cut("success", "Success", "1 if a relevant item is in the top k (trec_eval success_k)")
+_name_alias("ndcg", "nDCG", "nDCG of the whole list, gain = grade (trec_eval ndcg)")
+_name_alias("recip_rank", "RR", "1 / rank of the first relevant item, 0 if none "
+                                "(trec_eval recip_rank)")
+_name_alias("Rprec", "Rprec", "same name: precision at rank R_q (trec_eval Rprec)")
+_name_alias("bpref", "Bpref", "binary preference (trec_eval bpref)")
+_name_alias("infAP", "infAP", "same name: inferred AP (trec_eval infAP)")
+_name_alias("num_q", "NumQ", "number of queries; summed over queries (trec_eval num_q)")
+_name_alias("num_rel", "NumRel", "R_q; summed over queries (trec_eval num_rel)")
+_name_alias("num_ret", "NumRet", "|A|; summed over queries (trec_eval num_ret)")
+_name_alias("num_rel_ret", "NumRelRet", "relevant retrieved; summed over queries "
+                                        "(trec_eval num_rel_ret)")
+_name_alias("set_P", "P", "precision of the whole list, TP/|A| (trec_eval set_P)")
+_name_alias("set_recall", "R", "recall of the whole list, TP/R_q (trec_eval set_recall)")
+_name_alias("recall", "R", "recall of the whole list, as set_recall (trec_eval's -m recall "
+                           "prints recall_k at k = 5 ... 1000: name those, e.g. recall_10)")
+_name_alias("set_F", "F", "F1 of the whole list (trec_eval set_F, x = 1)")
+_pattern_alias("set_F_x, set_F.x", rf"set_F[_.]{NUMBER}", _set_f, "F(beta=√x)",
+               "trec_eval's set_F with x: (x+1)PR/(xP+R), which is F with β² = x")
+_pattern_alias("iprec_at_recall_r, iprec_at_recall.r", rf"iprec_at_recall[_.]{NUMBER}",
+               lambda m: f"IPrec@{format_value(float(m.group(1)))}", "IPrec@r",
+               "interpolated precision at recall r (trec_eval iprec_at_recall_0.10 ...)")
+# papers
+_name_alias("MAP", "AP", "average precision ÷ R_q; MAP@k is AP@k (÷ R_q, trec_eval map_cut_k)",
+            "papers", written="MAP, MAP@k", listed="AP, AP@k",
+            note="{label} is read as {canonical} (÷ R_q, as trec_eval's map_cut); for ÷ min(k, "
+                 "R_q), as text-to-music and recommender papers' MAP@k, write mAP@k or "
+                 "AP(norm=min)@k")
+_name_alias("mAP", "AP(norm=min)", "average precision ÷ min(k, R_q), the mAP@k of text-to-music "
+            "and recommender papers (÷ R_q without @k)", "papers", written="mAP, mAP@k",
+            listed="AP(norm=min), AP(norm=min)@k",
+            note="{label} is read as {canonical} (÷ min(k, R_q)); for ÷ R_q, as trec_eval's "
+                 "map_cut, write MAP@k or AP@k")
+_name_alias("MRR", "RR", "mean over queries of 1 / rank of the first relevant item; MRR@k is "
+            "RR@k", "papers", written="MRR, MRR@k", listed="RR, RR@k")
+_name_alias("HR", "Success", "hit rate: 1 if a relevant item is in the top k", "papers",
+            written="HR@k", listed="Success@k")
+_name_alias("R", "R", "same name: recall of the top k. With one relevant item per query "
+            "(single-caption text-to-music) it equals Success@k (HR@k)", "papers",
+            written="R@k", listed="R@k")
+_name_alias("MedR", "MedianRank", "median rank of the retrieved relevant items; with one "
+            "relevant item per query, the usual median rank of the relevant one", "papers")
+_name_alias("MR1", "FirstRank", "rank of the first relevant item, averaged over queries (MIREX "
+            "cover song 'MR1')", "papers")
+_name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (acoss and re-move "
+            "print 'MR' as the mean rank of the first cover, FirstRank: --protocol acoss)",
+            "papers")
+# ir_measures' set measures
+_name_alias("SetP", "P", "precision of the whole list (ir_measures SetP)", "ir_measures")
+_name_alias("SetR", "R", "recall of the whole list (ir_measures SetR)", "ir_measures")
+
+
+def alias_of(text: str) -> Alias | None:
+    """The alias a measure name is written with, or None (a name of ours, or unknown)."""
+    compact = "".join(text.split())
+    for alias in ALIASES:
+        if alias.pattern is not None and alias.pattern.fullmatch(compact):
+            return alias
+    match = NAME_SYNTAX.match(compact)
+    if match and match.group(1) not in REGISTRY:
+        return NAME_ALIASES.get(match.group(1))
+    return None
+
+
+def alias_note(measure: "Measure") -> str | None:
+    """The warning an ambiguous alias (``MAP@10``, ``mAP@10``) comes with, or None."""
+    if measure.label is None:
+        return None
+    alias = alias_of(measure.label)
+    if alias is None or not alias.note or measure.cutoff is None:
+        return None
+    return alias.note.format(label=measure.label, canonical=measure.canonical)
+
+
+def alias_rows() -> list[dict[str, Any]]:
+    """The aliases as rows: the name written, our measure it means, its meaning and its source."""
+    return [{"alias": a.written, "means": a.means, "meaning": a.meaning, "source": a.source}
+            for a in ALIASES]
