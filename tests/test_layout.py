@@ -44,12 +44,22 @@ def layer_of(module: str) -> int:
     return best[0]
 
 
+def runtime_nodes(tree: ast.AST):
+    """Every node, but those under ``if TYPE_CHECKING:`` (imports for annotations only)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            yield from (n for child in node.orelse for n in [child, *runtime_nodes(child)])
+            continue
+        yield node
+        yield from runtime_nodes(node)
+
+
 def imported_modules(module: str) -> set[str]:
-    """Every engine module that ``module`` imports, at the top or inside a function."""
+    """Every engine module that ``module`` imports at run time, at the top or inside a function."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in runtime_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -27,7 +27,7 @@ from metrics.evaluation.protocols import PROTOCOLS
 from metrics.measures.names import Measure
 
 PROJECT = "music-retrieval-evaluation"
-_PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+_PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 @functools.cache   # read once a process: the dashboard asks on every rerun of a page

@@ -16,7 +16,7 @@ from metrics.data.judged import JudgedRanking
 from metrics.ranking.pipelines import judge_embeddings, judge_matrix, judge_run_file
 from metrics.ranking.rank import JUDGED
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 @dataclass(frozen=True)

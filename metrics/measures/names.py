@@ -27,11 +27,11 @@ class Measure:
 
     Two measures are equal when they compute the same thing: parameters at their default value
     count as left out, so ``AP``, ``AP(rel=1)`` and ``AP(norm=rq)`` are one measure, whose
-    ``canonical`` name is ``AP``. ``label`` is the name as the user wrote it when that differs
-    from the canonical one (an alias such as ``map_cut_10``, or defaults spelled out): ``str()``
-    gives it back, so results are keyed and printed under the user's name. The label takes no
-    part in equality; the parameters given (``params``) are kept, so a relevance threshold set
-    for all measures does not override a ``rel`` the user wrote."""
+    ``canonical`` name is ``AP``. ``str()`` gives the measure back as the user wrote it — its
+    parameters as given (in the registry's order), or ``label``, the name as written when that was
+    an alias (``map_cut_10``, ``MRR``) — so results are keyed and printed under the user's name.
+    The label takes no part in equality; the parameters given are kept, so a relevance threshold
+    set for all measures does not override a ``rel`` the user wrote."""
 
     name: str
     params: tuple[tuple[str, Any], ...] = ()
@@ -39,7 +39,7 @@ class Measure:
     label: str | None = None
 
     def __str__(self) -> str:
-        return self.label if self.label is not None else self.canonical
+        return self.label if self.label is not None else self._spelled(self.params)
 
     @property
     def effective_params(self) -> tuple[tuple[str, Any], ...]:
@@ -51,10 +51,12 @@ class Measure:
     def canonical(self) -> str:
         """Our name for the measure, e.g. ``AP@10`` for ``map_cut_10`` and ``AP`` for
         ``AP(rel=1)``."""
+        return self._spelled(self.effective_params)
+
+    def _spelled(self, params: tuple[tuple[str, Any], ...]) -> str:
         text = self.name
-        if self.effective_params:
-            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in self.effective_params)
-            text += ")"
+        if params:
+            text += "(" + ",".join(f"{k}={format_value(v)}" for k, v in params) + ")"
         if self.cutoff is not None:
             text += f"@{format_value(self.cutoff)}"
         return text
@@ -208,8 +210,8 @@ def _parse(compact: str, text: str, label: str | None = None) -> Measure:
         needs = "a recall level from 0 to 1, e.g. @0.1" if recall else "a cutoff, e.g. @10"
         raise MeasureError(f"{text}: {name} needs {needs}")
     measure = Measure(name, tuple(params), cutoff, label)
-    if label is None and measure.canonical != compact:   # AP(rel=1), IPrec@.1: as written
-        measure = Measure(name, tuple(params), cutoff, compact)
+    if recall and label is None and str(measure) != compact:
+        measure = Measure(name, tuple(params), cutoff, compact)   # IPrec@.1 prints as written
     return measure
 
 

@@ -332,7 +332,8 @@ def _compact(out: RowCounts, larger_is_better: bool) -> CountedRanks:
                         len(out.own))
 
 
-def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy, larger_is_better: bool,
+def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy | str,
+               larger_is_better: bool,
                source: str, chunk_rows: int, begin: int, end: int,
                progress=None) -> CountedRanks:
     """The counted ranks of rows ``begin`` to ``end`` of the matrix: one block of queries, the
@@ -340,13 +341,13 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy, large
     its result depends only on its arguments). Rows are counted a part at a time, each part's
     per-mate counts (rows × the most mates of any item) within :data:`COUNTS_BUDGET`, then
     compacted to its pairs, so one large clique among many small ones costs its own pairs only."""
+    ties = TiePolicy.parse(ties)
     n = matrix.shape[0]
     missing = np.inf if larger_is_better else -np.inf
     part_rows = max(1, COUNTS_BUDGET // (cliques.width * 8 * len(RowCounts.FIELDS)))
 
     def compared_as(dtype) -> np.dtype:   # float64 stays, unless trec9; all else is float32
-        return np.dtype(np.float64 if dtype == np.float64 and not ties.float32
-                        else np.float32)
+        return np.dtype(np.float64 if dtype == np.float64 and not ties.float32 else np.float32)
 
     def scores(x):
         x = np.asarray(x)
