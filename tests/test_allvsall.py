@@ -9,7 +9,7 @@ from metrics import GroundTruth, Run, evaluate, judge
 from metrics.ranking import allvsall
 from metrics.ranking.allvsall import relevant_ranks as counted_ranks
 from metrics.errors import InputError
-from metrics.ranking.rank import _id_order_key, policy_scores
+from metrics.ranking.tie_order import id_order_key, policy_scores
 from metrics.ranking.streaming import judge_all_vs_all
 
 
@@ -110,7 +110,7 @@ def sorting_ranks(matrix, labels, ids, ties, larger):
     if ties == "stable":
         column_order = np.arange(len(ids))
     elif ties == "id":
-        column_order = np.argsort(_id_order_key(ids), kind="stable")
+        column_order = np.argsort(id_order_key(ids), kind="stable")
     else:
         column_order = np.argsort(-pd.factorize(ids, sort=True)[0], kind="stable")
     labels = np.asarray(labels)

@@ -9,7 +9,6 @@ A bare ranked list (no scores) is ordered by its rank column, else by input orde
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -18,12 +17,14 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.data.idcolumn import IdColumn, hash_ids, mix, same_ids
-from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.judged import JudgedRanking
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.data.ties import TiePolicy
 from metrics.parallel import arange_in_parts, over_parts, repeat_in_parts
 from metrics.ranking.tie_aware import apply_policy
+from metrics.ranking.tie_order import (policy_scores, scan_rank_order, tie_order, tie_report,
+                                       tied_row_groups)
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,98 +50,6 @@ class RankedRun:
         return self.items.take(self.item_rows)
 
 
-def _id_order_key(ids: np.ndarray) -> np.ndarray:
-    """Integer keys that sort ids ascending: numerically if all are integers, else as strings."""
-    import pandas as pd
-    numeric = pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
-    if len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all():
-        return pd.factorize(numeric.to_numpy(np.float64), sort=True)[0]
-    return pd.factorize(ids, sort=True)[0]
-
-
-def policy_scores(scores: np.ndarray, ties: TiePolicy | str) -> np.ndarray:
-    """The scores as the policy compares them (as float32 for ``trec9``)."""
-    return scores.astype(np.float32) if TiePolicy.parse(ties).float32 else scores
-
-
-def tie_keys(item_ids: np.ndarray, ties: TiePolicy | str) -> np.ndarray:
-    """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
-    ties = TiePolicy.parse(ties)
-    if ties is TiePolicy.STABLE:
-        return np.arange(len(item_ids))
-    if ties is TiePolicy.ID:
-        return np.asarray(_id_order_key(item_ids))
-    return -np.unique(np.asarray(item_ids, dtype=object).astype(str), return_inverse=True)[1]
-
-
-_SCAN_CHUNK = 1 << 20
-
-
-def _scan_rank_order(query_codes: np.ndarray, scores: np.ndarray,
-                     ties: TiePolicy) -> tuple[bool, np.ndarray]:
-    """Whether rows are already in rank order (query codes ascending, scores as the policy
-    compares them descending within a query), and the rows whose next row ties with them (same
-    query, equal score). Done in chunks, so no temporary grows with the run."""
-    def scan(begin: int, end: int) -> tuple[bool, list[np.ndarray]]:
-        ordered, tied = True, [np.zeros(0, dtype=np.int64)]
-        for start in range(begin, end, _SCAN_CHUNK):
-            stop = min(start + _SCAN_CHUNK, end)  # pairs (i, i + 1) for start <= i < stop
-            q = query_codes[start:stop + 1]
-            s = policy_scores(scores[start:stop + 1], ties)
-            same_query = q[1:] == q[:-1]
-            if ordered:
-                ordered = not (np.any(q[1:] < q[:-1]) or np.any(same_query & (s[1:] > s[:-1])))
-            tied.append(np.flatnonzero(same_query & (s[1:] == s[:-1])) + start)
-        return ordered, tied
-
-    parts = over_parts(scan, max(len(query_codes) - 1, 0))
-    return (all(ordered for ordered, _ in parts),
-            np.concatenate([rows for _, tied in parts for rows in tied]))
-
-
-def _tie_groups(tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First row and size of every group of consecutive equal rows, from the rows whose next row
-    ties with them (see :func:`_scan_rank_order`)."""
-    # a group starts where a chain of consecutive tied rows begins
-    opens = np.r_[True, tied[1:] != tied[:-1] + 1] if len(tied) else np.zeros(0, dtype=bool)
-    return tied[opens], np.diff(np.r_[np.flatnonzero(opens), len(tied)]).astype(np.int64) + 1
-
-
-def tie_report(query_codes: np.ndarray, scores: np.ndarray | None, ties: TiePolicy,
-               position_of: Callable[[np.ndarray], np.ndarray],
-               hit_rows: np.ndarray | None = None
-               ) -> tuple[TieReport, np.ndarray | None, np.ndarray | None]:
-    """Tie groups of rows already in rank order (None ``scores`` for bare lists, which have no
-    ties; ``position_of``: the 0-based list position of some rows). Only the tied rows are looked
-    at after the first comparison, so a run with few ties costs one pass. With ``hit_rows``
-    (ascending), also the 0-based list position of the first row of each one's group and the
-    group's size (the row itself and 1 when it ties with nothing); else None, None."""
-    if scores is None or len(scores) < 2:
-        return TieReport(), None, None
-    first_rows, sizes = _tie_groups(_scan_rank_order(query_codes, scores, ties)[1])
-    if not len(first_rows):
-        return TieReport(), None, None
-    first = position_of(first_rows)
-    tied_queries = len(np.unique(query_codes[first_rows]))
-    report = TieReport(int(sizes.sum()), tied_queries, first, first + sizes - 1)
-    if hit_rows is None:
-        return report, None, None
-    group = np.searchsorted(first_rows, hit_rows, side="right") - 1
-    inside = (group >= 0) & (hit_rows < first_rows[np.maximum(group, 0)]
-                             + sizes[np.maximum(group, 0)])
-    hit_first = np.where(inside, first_rows[np.maximum(group, 0)], hit_rows)
-    return report, position_of(hit_first), np.where(inside, sizes[np.maximum(group, 0)], 1)
-
-
-def _tie_order(items: IdColumn, positions: np.ndarray, ties: TiePolicy) -> np.ndarray:
-    """Sort keys of the items at some positions under a tie policy (stable needs none: input
-    order stands)."""
-    if ties is TiePolicy.ID:
-        return _id_order_key(items.take(positions))
-    # trec: id descending, compared as bytes (strcmp), which is also code-point order
-    return -items.series.gather(positions).rank("dense").to_numpy().astype(np.int64)
-
-
 def rank_run(run: Run, ties: TiePolicy | str = TiePolicy.STABLE) -> RankedRun:
     """Sort every query's items into its ranking under a tie policy.
 
@@ -156,20 +65,20 @@ def rank_run(run: Run, ties: TiePolicy | str = TiePolicy.STABLE) -> RankedRun:
         order = (np.lexsort((run.ranks, q_codes)) if run.ranks is not None
                  else np.argsort(q_codes, kind="stable"))
     else:
-        grouped, tied = _scan_rank_order(q_codes, run.scores, ties)
+        grouped, tied = scan_rank_order(q_codes, run.scores, ties)
         order = None
         if not grouped:
             order = np.lexsort((-policy_scores(run.scores, ties), q_codes))  # stable
             if ties is not TiePolicy.STABLE:
-                tied = _scan_rank_order(q_codes[order], run.scores[order], ties)[1]
+                tied = scan_rank_order(q_codes[order], run.scores[order], ties)[1]
         if order is None:  # already in rank order: the scores are shared, not copied
             ranked_scores = run.scores
         if ties is not TiePolicy.STABLE and len(tied):
-            first_rows, sizes = _tie_groups(tied)
+            first_rows, sizes = tied_row_groups(tied)
             group = np.repeat(np.arange(len(sizes)), sizes)
             rows = first_rows[group] + np.arange(len(group)) - (np.cumsum(sizes) - sizes)[group]
             if order is None:  # in rank order already: only the tie groups move
-                moved = rows[np.lexsort((_tie_order(run.items, rows, ties), group))]
+                moved = rows[np.lexsort((tie_order(run.items, rows, ties), group))]
                 order = arange_in_parts(n)
                 order[rows] = moved
                 # scores tied as the policy compares them may still differ (trec: as float64)
@@ -177,7 +86,7 @@ def rank_run(run: Run, ties: TiePolicy | str = TiePolicy.STABLE) -> RankedRun:
                     ranked_scores = run.scores.copy()
                     ranked_scores[rows] = run.scores[moved]
             else:
-                key = _tie_order(run.items, order[rows], ties)
+                key = tie_order(run.items, order[rows], ties)
                 order[rows] = order[rows[np.lexsort((key, group))]]
     counts = np.bincount(q_codes, minlength=len(run.query_vocab))
     offsets = np.concatenate([[0], np.cumsum(counts)])

@@ -30,13 +30,15 @@ from typing import Callable
 
 import numpy as np
 
-from metrics.ranking.allvsall import Cliques, relevant_ranks
+from metrics.ranking.allvsall import relevant_ranks
+from metrics.ranking.cliques import Cliques
 from metrics.errors import InputError
 from metrics.data.truth import GradeCounts
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.truth import GroundTruth
 from metrics.data.ties import TiePolicy
-from metrics.ranking.rank import JUDGED, policy_scores, tie_keys
+from metrics.ranking.rank import JUDGED
+from metrics.ranking.tie_order import policy_scores, tie_keys
 from metrics.ranking.tie_aware import apply_policy
 
 DEFAULT_MEMORY = 128 << 20    # bytes of scores and temporaries per block: larger blocks are
