@@ -79,7 +79,7 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-# ---- 1. FMP toy examples (seed 002) -------------------------------------------------------------
+# ---- 1. FMP toy examples (Müller's FMP, notebook C7S3) -------------------------------------------------------------
 
 FMP_TOYS = {
     # name: (scores of documents 1..K, relevant document ids)
@@ -110,7 +110,7 @@ def make_fmp() -> None:
     write_text(folder / "toys.qrels", combined_qrels)
 
 
-# ---- 2. Serrà's answer sets (seed 004, Tables 1 and 2, Table 1 as read in SPEC §8) ---------
+# ---- 2. Serrà's answer sets (Serrà 2007, Tables 1 and 2; Table 1 as every row of Table 2 reads it) ---------
 
 SERRA_SETS = {  # answer set: (1-based relevant positions in the list of 14, |R_q|)
     "A1": ([4], 1),
@@ -168,7 +168,7 @@ def make_serra() -> None:
     write_text(folder / "answer_sets.qrels", qrels)
 
 
-# ---- 3. Synthetic cover-song collection (setting of seed 004) ----------------------------------
+# ---- 3. Synthetic cover-song collection (the setting of Serrà 2007) ----------------------------------
 
 def clique_sizes(rng: np.random.Generator, total: int) -> list[int]:
     """Clique sizes between 2 and 14 with many small cliques and a few large ones (Serrà's
@@ -220,7 +220,7 @@ def make_covers() -> None:
     save_npy(folder / "system_b.npy", system_b.astype(np.float32))
 
 
-# ---- 4. Instrument retrieval with a two-level taxonomy (seed 003) -------------------------------
+# ---- 4. Instrument retrieval with a two-level taxonomy (the instrument-retrieval task) -------------------------------
 
 TAXONOMY = {  # family: instruments (leaves); relative frequency of each instrument in the corpus
     "strings": {"violin": 1.0, "cello": 0.7, "acoustic_guitar": 1.3, "electric_guitar": 1.4},
@@ -273,7 +273,7 @@ def make_instruments() -> None:
     system(own=1.4, confusion=0.55, noise=0.50, tag="system_b")
 
 
-# ---- 5. Text-to-music retrieval from embeddings (seed 000) --------------------------------------
+# ---- 5. Text-to-music retrieval from embeddings (the text-to-music evaluation tutorial) --------------------------------------
 
 GENRES = ["jazz", "rock", "classical", "electronic", "folk", "hip hop", "ambient", "latin"]
 MOODS = ["calm", "energetic", "melancholic", "cheerful", "dark", "dreamy"]

@@ -1,4 +1,4 @@
-"""Loaders for every input format of SPEC §3. Each raises :class:`metrics.errors.InputError`
+"""Loaders for every input format (docs/formats.md). Each raises :class:`metrics.errors.InputError`
 naming the file, the line (or row/column) and what is wrong."""
 
 from metrics.loaders.annotations import load_label_truth, load_labels, load_taxonomy
