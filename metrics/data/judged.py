@@ -5,8 +5,8 @@ Its size follows the input, never queries × the longest list. Per query it hold
 * the length of the returned list, |A| (``lengths``);
 * every *judged* item the list retrieved, as its 1-based rank and its grade, in ragged arrays with
   offsets (CSR): query q's hits are ``hit_ranks[offsets[q]:offsets[q + 1]]``, ranks ascending;
-* the ground truth's grade counts (:class:`~metrics.data.truth.GradeCounts`), so R_q counts relevant items that were
-  not retrieved;
+* the ground truth's grade counts (:class:`~metrics.data.truth.GradeCounts`), so R_q counts
+  relevant items that were not retrieved;
 * when known, the size |D_q| of the collection the query was ranked against
   (``collection_sizes``): one number for a whole dataset, or one per query where each query has a
   collection of its own (FMP's two toy examples, of 10 and 8 documents).

@@ -24,8 +24,8 @@ class Run:
     """A system's output: one row per (query, item), with a score unless it is a bare ranked list.
 
     Query ids are stored once each (``query_vocab``) and rows refer to them by code; item ids stay
-    in an :class:`~metrics.data.idcolumn.IdColumn` in row order, so a run of ten million lines holds no
-    Python string per line. Rows keep their input order, which is what the ``stable`` tie policy
+    in an :class:`~metrics.data.idcolumn.IdColumn` in row order, so a run of ten million lines holds
+    no Python string per line. Rows keep their input order, which is what the ``stable`` tie policy
     falls back on. For a bare list, ``ranks`` (if given) or the input order is the ranking.
     Duplicated (query, item) pairs are dropped, keeping the first occurrence, with a warning.
     """

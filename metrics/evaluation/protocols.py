@@ -1,11 +1,11 @@
 """Benchmark protocols: what a published benchmark's reference code computes, under its names.
 
-Each protocol is data (:data:`PROTOCOLS`): an ordered list of columns, each our measure or a small vectorised function per query, the reference code's own
-aggregation over queries (mean, sum, a median of its kind, a denominator of its choosing) and a
-scale (×100 for percentages). Where the reference code has a defect — a denominator counting
-queries it never evaluates, a 0-based median rank, a rank of 1 for a query whose relevant item
-was never found — the protocol reproduces it and its explanation says so; our standard measures
-are the place for the corrected numbers.
+Each protocol is data (:data:`PROTOCOLS`): an ordered list of columns, each our measure or a small
+vectorised function per query, the reference code's own aggregation over queries (mean, sum, a
+median of its kind, a denominator of its choosing) and a scale (×100 for percentages). Where the
+reference code has a defect — a denominator counting queries it never evaluates, a 0-based median
+rank, a rank of 1 for a query whose relevant item was never found — the protocol reproduces it and
+its explanation says so; our standard measures are the place for the corrected numbers.
 
 What no protocol can reproduce is the order of tied scores: the reference codes sort with
 ``torch.sort``/``torch.topk``/``np.argsort``, whose order among equal scores is unspecified. Here
@@ -25,7 +25,11 @@ from metrics.errors import MeasureError
 from metrics.evaluation.evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
 from metrics.data.judged import JudgedRanking
 from metrics.data.ties import TiePolicy
-from metrics.evaluation.protocol_columns import (first_rank_or_one, floored_zero_based_median, jackknife_median, lower_median, mean, median, reciprocal_first_rank_or_one, sum_over_every_query, total, unnormalised_ap_at_10, zero_based_first_rank)
+from metrics.evaluation.protocol_columns import (first_rank_or_one, floored_zero_based_median,
+                                                 jackknife_median, lower_median, mean, median,
+                                                 reciprocal_first_rank_or_one,
+                                                 sum_over_every_query, total,
+                                                 unnormalised_ap_at_10, zero_based_first_rank)
 
 
 # ---- what a protocol is ------------------------------------------------------------------------
@@ -304,7 +308,8 @@ def _refuse_under_expected(protocol: Protocol) -> None:
 def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     """Every column of protocol ``name`` for every query of ``judged``: per-query values (NaN
     where the reference skips the query) and, as each result's aggregate, the reference code's
-    own aggregation. Our measures are computed once each, with :func:`metrics.evaluation.evaluate`."""
+    own aggregation. Our measures are computed once each, with
+    :func:`metrics.evaluation.evaluate.evaluate`."""
     protocol = protocol_named(name)
     if judged.tie_policy is TiePolicy.EXPECTED:
         _refuse_under_expected(protocol)

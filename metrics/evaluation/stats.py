@@ -149,11 +149,12 @@ def bootstrap_interval(values: np.ndarray, statistic, level: float = 0.95,
 def aggregate_intervals(result, level: float = 0.95, seed: int = DEFAULT_SEED,
                         resamples: int = DEFAULT_RESAMPLES, how: str = "mean"
                         ) -> dict[str, tuple[float | None, float | None]]:
-    """A bootstrap interval for each aggregate of an :class:`~metrics.evaluation.evaluate.EvaluationResult`:
-    for our measures, over the queries where the measure is defined, of the mean (the sum for
-    the count measures, or ``how``); for a protocol's columns, over every query, of the
-    reference code's own aggregation (which decides what an undefined query counts for). Every
-    measure uses the same seed, so the same resampled queries."""
+    """A bootstrap interval for each aggregate of an
+    :class:`~metrics.evaluation.evaluate.EvaluationResult`: for our measures, over the queries where
+    the measure is defined, of the mean (the sum for the count measures, or ``how``); for a
+    protocol's columns, over every query, of the reference code's own aggregation (which decides
+    what an undefined query counts for). Every measure uses the same seed, so the same resampled
+    queries."""
     if not 0 < level < 1:
         raise InputError(f"confidence level {level} must lie between 0 and 1, e.g. 0.95")
     out = {}

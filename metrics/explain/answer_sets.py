@@ -1,8 +1,9 @@
 """Serrà (2007): the measures of Table 2 under the paper's own conventions, and the errata.
 
 Table 1 of the paper is damaged (its tabs are lost); the relevant positions and R_q used here are
-the ones that every reproducible row of Table 2 agrees with, checked by hand (docs/conventions.md). ``TABLE2_MEASURES`` maps each printed row to the
-registered measure that reproduces it.
+the ones that every reproducible row of Table 2 agrees with, checked by hand
+(docs/conventions.md). ``TABLE2_MEASURES`` maps each printed row to the registered measure that
+reproduces it.
 """
 
 from __future__ import annotations

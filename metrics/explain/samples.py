@@ -65,7 +65,8 @@ SAMPLES = {s.key: s for s in [
     Sample("covers", "Cover songs: all-vs-all similarity",
            "A synthetic collection in cliques, two systems' similarity matrices.", _covers),
     Sample("instruments", "Instrument retrieval with a two-level taxonomy",
-           "Relevance 2 for the query instrument, 1 for a sibling (the instrument-retrieval task); two systems.",
+           "Relevance 2 for the query instrument, 1 for a sibling (the instrument-retrieval "
+           "task); two systems.",
            _instruments),
     Sample("text2music", "Text-to-music retrieval from embeddings",
            "Text queries against music items, two embedding models, cosine similarity.",

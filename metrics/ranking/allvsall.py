@@ -11,8 +11,8 @@ the id for ``id``, the id descending for ``trec``). Rows are read one at a time 
 (NumPy), so memory stays bounded and a memory-mapped matrix never has to fit in RAM. Two kernels
 count, with the same results:
 
-* **C** (``metrics/ranking/_counting.c``, built by ``pip install``): each row is read once. That pass
-  checks every score is finite and copies out the items at least as good as the query's worst
+* **C** (``metrics/ranking/_counting.c``, built by ``pip install``): each row is read once. That
+  pass checks every score is finite and copies out the items at least as good as the query's worst
   clique mate (with AVX2, eight at a time: a comparison mask picks the lanes to keep); then, for
   each mate's score, one vectorised loop over the copied items counts those strictly better and
   those exactly equal.
@@ -152,8 +152,9 @@ def _non_finite_error(block, start, r, source):
 
 def _count_chunk_in_c(block, start, cliques: Cliques, out: RowCounts, larger_is_better,
                       source):
-    """Counts a block of rows with the C kernel (:mod:`metrics.ranking._counting`): each row is read once,
-    and its items at least as good as the worst mate are copied out and counted per level.
+    """Counts a block of rows with the C kernel (:mod:`metrics.ranking._counting`): each row is
+    read once, and its items at least as good as the worst mate are copied out and counted per
+    level.
     Returns the (row, level) pairs where another item has exactly the mate's score."""
     stop = start + len(block)
     here = out.span(start, stop)

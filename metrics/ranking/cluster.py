@@ -1,7 +1,8 @@
 """Blocks of queries as tasks on a Dask cluster (``dask.distributed``), beyond one machine.
 
-The streamed engine splits its work into blocks of queries (:func:`metrics.ranking.streaming.count_block`
-for qrels, :func:`metrics.ranking.allvsall.count_rows` for all against all); each block's result depends
+The streamed engine splits its work into blocks of queries
+(:func:`metrics.ranking.streaming.count_block` for qrels,
+:func:`metrics.ranking.allvsall.count_rows` for all against all); each block's result depends
 only on its arguments. :meth:`Cluster.map` runs those same functions as Dask tasks and returns
 their results in block order, so the counts, and everything computed from them, are those of a
 run on one process. A worker that dies costs time only: the scheduler runs its tasks again

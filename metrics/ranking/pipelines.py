@@ -55,10 +55,11 @@ def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TieP
     return judge(load_run(run, name), truth, ties, collection_size)
 
 
-def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE, distance: bool = False,
-                 collection_size: int | str | None = None, matrix_name: str | None = None,
-                 labels_name: str | None = None, progress: Progress | None = None,
-                 keep_lists: bool = True, cluster=None) -> JudgedRanking:
+def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE,
+                 distance: bool = False, collection_size: int | str | None = None,
+                 matrix_name: str | None = None, labels_name: str | None = None,
+                 progress: Progress | None = None, keep_lists: bool = True,
+                 cluster=None) -> JudgedRanking:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
     and columns are the items of the labels file, in order; the query item is excluded. A plain
     .npy file is memory-mapped and read row by row; given a ``cluster``
@@ -76,15 +77,16 @@ def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePoli
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
-                     ties: TiePolicy | str = TiePolicy.STABLE, collection_size: int | str | None = None,
+                     ties: TiePolicy | str = TiePolicy.STABLE,
+                     collection_size: int | str | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
                      keep_lists: bool = True, cluster=None) -> JudgedRanking:
-    """Rank all items for every query by embedding similarity (cosine, dot or negative
-    Euclidean), streamed in blocks of queries (see :mod:`metrics.ranking.streaming`). ``truth`` is qrels,
-    or clique labels: then the queries and the items must be the same items, and every item is a
-    query against all the others, itself excluded. ``names`` gives file names for uploaded bytes,
-    by argument name. Given a ``cluster`` (:class:`metrics.ranking.cluster.Cluster`) blocks of queries
+    """Rank all items for every query by embedding similarity (cosine, dot or negative Euclidean),
+    streamed in blocks of queries (see :mod:`metrics.ranking.streaming`). ``truth`` is qrels, or
+    clique labels: then the queries and the items must be the same items, and every item is a query
+    against all the others, itself excluded. ``names`` gives file names for uploaded bytes, by
+    argument name. Given a ``cluster`` (:class:`metrics.ranking.cluster.Cluster`) blocks of queries
     are counted by its workers."""
     names = names or {}
     label = {role: source_name(src, names.get(role)) for role, src in (
@@ -151,9 +153,10 @@ UPLOADS = {
     "runs+taxonomy": UploadKind("Runs, a class taxonomy and item annotations",
                                 (RUNS, UploadRole("taxonomy", "Taxonomy CSV (class,parent)"),
                                  UploadRole("annotations", "Annotations CSV (item_id,class)"))),
-    "matrices+labels": UploadKind("All-vs-all score matrices (.npy) and labels",
-                                  (UploadRole("matrices", "Score matrices (.npy, N×N)", many=True),
-                                   UploadRole("labels", "Labels CSV in row order (item_id,label)"))),
+    "matrices+labels": UploadKind(
+        "All-vs-all score matrices (.npy) and labels",
+        (UploadRole("matrices", "Score matrices (.npy, N×N)", many=True),
+         UploadRole("labels", "Labels CSV in row order (item_id,label)"))),
     "embeddings+qrels": UploadKind("Query and item embeddings (.npy) with id lists and qrels",
                                    (UploadRole("query_embeddings", "Query embeddings (.npy)"),
                                     UploadRole("query_ids", "Query ids (one per line)"),
@@ -163,7 +166,8 @@ UPLOADS = {
 }
 
 
-def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]], ties: TiePolicy | str = TiePolicy.STABLE,
+def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]],
+                 ties: TiePolicy | str = TiePolicy.STABLE,
                  collection_size: int | str | None = None, distance: bool = False,
                  similarity_kind: str = "cosine") -> dict[str, JudgedRanking]:
     """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system; the

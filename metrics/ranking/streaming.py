@@ -9,8 +9,8 @@ judged item's group: its first rank, 1 + #better, and its size):
     rank = 1 + #{items scored better} + #{items scored equal whose tie key comes first}
 
 (the key is the column for ``stable``, the id for ``id``, the id descending for ``trec``). Only
-those ranks are kept: they are the hits of a :class:`~metrics.data.judged.JudgedRanking`. Memory is a
-few blocks of scores, sized by a budget (``memory``), whatever the number of items.
+those ranks are kept: they are the hits of a :class:`~metrics.data.judged.JudgedRanking`. Memory
+is a few blocks of scores, sized by a budget (``memory``), whatever the number of items.
 
 Scores are computed in the embeddings' own precision: float32 embeddings give float32 scores
 (single-precision BLAS), anything else float64. Two similarities closer than the precision's
@@ -254,11 +254,11 @@ def count_block(scores, keys: np.ndarray, ties: TiePolicy, larger_is_better: boo
     return count_judged(block, pair_row, pair_col, keys)
 
 
-def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
-                   larger_is_better: bool = True, collection_size: int | str | None = None,
-                   name: str = "run", memory: int | None = None,
-                   progress: Progress | None = None, keep_lists: bool = True,
-                   cluster=None) -> JudgedRanking:
+def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth,
+                   ties: TiePolicy | str = TiePolicy.STABLE, larger_is_better: bool = True,
+                   collection_size: int | str | None = None, name: str = "run",
+                   memory: int | None = None, progress: Progress | None = None,
+                   keep_lists: bool = True, cluster=None) -> JudgedRanking:
     """Judge the rankings of queries against items given by rows of scores (``scores[a:b]`` or
     ``scores.rows(index)``; shape queries × items) and explicit judgements (qrels). Blocks of
     queries are counted by :func:`count_block`, here or, given a ``cluster``
