@@ -3,9 +3,8 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Callable, TypeVar
 
 from metrics.data.ties import TiePolicy
