@@ -114,8 +114,11 @@ _name_alias("HR", "Success", "hit rate: 1 if a relevant item is in the top k", "
 _name_alias("R", "R", "same name: recall of the top k. With one relevant item per query "
             "(single-caption text-to-music) it equals Success@k (HR@k)", "papers",
             written="R@k", listed="R@k")
-_name_alias("MedR", "MedianRank", "median rank of the retrieved relevant items; with one "
-            "relevant item per query, the usual median rank of the relevant one", "papers")
+_name_alias("MedR", "MedianRank", "per query, the median rank of the retrieved relevant items "
+            "(averaged over queries like every measure). The median over queries of the rank "
+            "of the one relevant item that text-to-music papers print as MedR is FirstRank with "
+            "--aggregate median; the CLAP, TTMR and MusCALL protocols reproduce their own "
+            "medians", "papers")
 _name_alias("MR1", "FirstRank", "rank of the first relevant item, averaged over queries (MIREX "
             "cover song 'MR1')", "papers")
 _name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (acoss and re-move "
