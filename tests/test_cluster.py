@@ -6,7 +6,7 @@ scheduler address is one line and exit status 2, quickly.
 The embeddings here are vectors of four ±1 among eight zeros and ones (norm 2): every cosine, dot
 product and distance is exact in float32, so the scores cannot depend on how BLAS splits its work
 and any difference would be the cluster's. (With other embeddings, scores computed by different
-BLAS threads or kernels can differ in the last bit; see the README, "Beyond one machine".)
+BLAS threads or kernels can differ in the last bit; see docs/performance.md, "Beyond one machine".)
 
 These tests never skip: dask[distributed] is a dependency, and a missing one fails here."""
 

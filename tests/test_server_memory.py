@@ -1,5 +1,5 @@
 """Twenty different 50 MB uploads in a row keep a real server within its documented memory
-budget (README, "Server memory budget"): the cache of loaded datasets evicts by bytes."""
+budget (docs/dashboard.md, "Server memory budget"): the cache of loaded datasets evicts by bytes."""
 
 import time
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dashboard.state import CACHE_BUDGET_VARIABLE, DEFAULT_CACHE_MB
+from dashboard.datasets import CACHE_BUDGET_VARIABLE, DEFAULT_CACHE_MB
 from test_browser import (assert_healthy, browser, open_page, shoot, start_app,  # noqa: F401
                           stop_app, upload)
 
@@ -18,7 +18,7 @@ QUERIES, DEPTH = 1000, 1390            # 1.39 million lines of 36 bytes: 50 MB
 LINE = b"q0000 Q0 d0000000 0000 0.000000 s00\n"
 # Besides the server as it is once the Data page has run (the baseline, measured) and the cache
 # of datasets (its budget): the upload being evaluated, kept by its session and by Streamlit's
-# uploader (2 × 50 MB), and 150 MB for the allocator's slack (see the README).
+# uploader (2 × 50 MB), and 150 MB for the allocator's slack (see docs/dashboard.md).
 IN_FLIGHT_MB = 250
 
 

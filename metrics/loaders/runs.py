@@ -50,7 +50,8 @@ def load_run(source: Source, name: str | None = None) -> Run:
 def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     """Judgements from a TREC qrels file (``qid 0 item grade``), a CSV/TSV with header
     ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers; 0 is
-    judged not relevant; negative grades are read as 0 with a warning."""
+    judged not relevant; a negative grade is trec_eval's "pooled but not judged" (never
+    relevant, not a judged non-relevant item for the bpref family), with a warning."""
     label = source_name(source, name)
     data = read_bytes(source, label)
     fast = _fast_trec(data, QRELS, {"relevance": "int64"})
