@@ -1,5 +1,8 @@
 """Figure factories (checked on fig.data / fig.layout) and the worked formulas of the explorer."""
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -12,8 +15,10 @@ from dashboard.teaching import worked_measures
 from metrics import evaluate
 from metrics.explain.answer_sets import judged_answer_sets
 from metrics.evaluation.curves import RECALL_LEVELS
-from metrics.explain.summaries import confusion_at, query_table
-from metrics.measures.graded import ideal_grades
+from metrics.explain.samples import load_sample
+from metrics.explain.summaries import query_table
+from metrics.explain.worked import WORKED, worked_examples
+from metrics.measures.registry import REGISTRY
 
 
 def _query(rows=(([1, 2], [1, 0], 2, 1),), pr=PRCurve([0.5, 1], [1, 0.5]),
@@ -145,22 +150,99 @@ def test_figures_carry_plotly_white_in_full():
         assert fig.to_dict()["layout"]["template"] == wanted
 
 
+def _evaluated(numbers: str) -> float:
+    """The value of a worked formula's numbers: \\frac, \\tfrac, \\cdot, \\log_2 and a factor
+    \\left( … \\right) turned into Python arithmetic (a term list in full: no \\dots)."""
+    text = re.sub(r"\\;\(\\text\{[^}]*\}\)", "", numbers)
+    text = text.replace(r"\left(", "*(").replace(r"\right)", ")").replace(r"\cdot", "*")
+    text = re.sub(r"\\log_2 (\d+)", r"log2(\1)", text)
+    while "frac{" in text:   # innermost first: no brace left inside
+        text, done = re.subn(r"\\t?frac\{([^{}]*)\}\{([^{}]*)\}", r"((\1)/(\2))", text)
+        assert done, numbers
+    assert not set("\\{}") & set(text), (numbers, text)
+    return eval(text, {"__builtins__": {}, "log2": math.log2})
+
+
+def _queries():
+    yield judged_answer_sets(), 1                      # Serrà's answer sets, |D| known
+    for key, system in (("fmp", "fmp"), ("instruments", "system_a"), ("text2music", "model_a")):
+        judged = load_sample(key)[system]
+        for threshold in range(1, judged.max_grade + 1):   # fmp at 2: no relevant item
+            yield judged, threshold
+
+
+@pytest.mark.parametrize("k", [1, 4, 8, 14, 1000])
+def test_worked_numbers_evaluate_to_the_registrys_value(k):
+    """The numbers shown, evaluated, give the value the registry's measure computes; the value
+    is undefined exactly where they divide by 0 or the query has no relevant item."""
+    seen = set()
+    for judged, threshold in _queries():
+        for q in range(min(judged.num_queries, 12)):
+            r_q = int(judged.num_relevant(threshold)[q])
+            for w in worked_examples(judged, q, k, threshold, limit=None):
+                seen.add(w.name)
+                if w.value is None:
+                    if r_q:
+                        with pytest.raises(ZeroDivisionError):
+                            _evaluated(w.numbers)
+                    continue
+                # P and R enter F, and IDCG enters nDCG, as shown: to 4 decimals
+                assert _evaluated(w.numbers) == pytest.approx(w.value, rel=1e-3, abs=1e-4), \
+                    (w.label, w.numbers, w.value)
+    assert seen == set(WORKED)
+
+
 @pytest.mark.parametrize("query", range(6))
 @pytest.mark.parametrize("k", [1, 4, 8, 14])
 def test_worked_formulas_agree_with_the_engine(query, k):
     judged = judged_answer_sets()
-    one = judged.subset(np.array([query]))
-    table = query_table(judged, query)
-    counts = confusion_at(judged, query, k)
-    worked = {w.name: w for w in worked_measures(
-        table["χ"].to_numpy(), one.dense_grades(0)[0], int(one.num_relevant()[0]), k,
-        ideal_grades(one, 0), counts, judged.collection_size(query))}
-    engine = evaluate(one, f"P@{k},R@{k},F@{k},AP@{k},RR@{k},nDCG@{k},Accuracy@{k},"
-                           f"Specificity@{k},Fallout@{k}").aggregate()
+    worked = {w.name: w for w in worked_measures(judged, query, k)}
+    engine = evaluate(judged.subset(np.array([query])),
+                      f"P@{k},R@{k},F@{k},AP@{k},RR@{k},nDCG@{k},Accuracy@{k},"
+                      f"Specificity@{k},Fallout@{k}").aggregate()
+    assert list(worked) == list(engine)
     for name, value in engine.items():
-        assert worked[name].value == pytest.approx(value), name
+        assert worked[name].value == value, name
         assert worked[name].latex.endswith(f"{value:.4f}".rstrip("0").rstrip(".")) or \
             worked[name].latex.endswith(f"{value:g}"), (name, worked[name].latex)
+
+
+def test_worked_formulas_are_the_registrys():
+    judged = judged_answer_sets()
+    for w in worked_examples(judged, 0, 4):
+        assert w.formula == REGISTRY[w.name].formula
+        assert w.formula.startswith(f"{w.name}@K = ") or w.name == "F", w.formula
+        shown = next(s for s in worked_measures(judged, 0, 4) if s.name == w.label)
+        assert shown.latex.startswith(f"{w.label} = {w.definition} = {w.numbers} = ")
+
+
+def test_every_registered_measure_has_a_formula():
+    for name, definition in REGISTRY.items():
+        formula = definition.formula
+        assert formula.strip(), name
+        assert " = " in formula, (name, formula)          # its notation, then its definition
+        depth = 0
+        for char in formula.replace(r"\{", "").replace(r"\}", ""):
+            depth += (char == "{") - (char == "}")
+            assert depth >= 0, (name, formula)
+        assert depth == 0, (name, formula)
+
+
+def test_a_query_without_relevant_items_shows_its_measures_undefined():
+    fmp = load_sample("fmp")["fmp"]
+    assert int(fmp.num_relevant(2)[0]) == 0
+    worked = {w.name: w for w in worked_examples(fmp, 0, 4, threshold=2)}
+    assert "F" not in worked and "AP" not in worked
+    assert all(w.value is None for n, w in worked.items() if n != "nDCG")   # nDCG takes no rel
+    assert worked["nDCG"].value == pytest.approx(evaluate(fmp.subset(np.array([0])),
+                                                          "nDCG@4").aggregate()["nDCG@4"])
+
+
+def test_worked_measures_show_the_listed_order_under_expected_ties():
+    tied = load_sample("instruments", "expected")["system_a"]
+    plain = load_sample("instruments")["system_a"]
+    for q in range(plain.num_queries):
+        assert worked_examples(tied, q, 4) == worked_examples(plain, q, 4)
 
 
 def test_paired_scatter_and_differences():
@@ -285,9 +367,7 @@ def test_stacked_formulas_put_the_numbers_on_a_second_line():
 
 
 def test_every_worked_formula_names_its_measure():
-    counts = (2.0, 2.0, 1.0, 2049.0)
-    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([1, 0, 1, 0]), 3, 4,
-                             np.array([1, 1, 1]), counts, 2054)
+    worked = worked_measures(judged_answer_sets({"A2": [1, 3]}, {"A2": 3}, 4, 2054), 0, 4)
     assert {w.name.split("@")[0] for w in worked} >= {"Accuracy", "Specificity", "Fallout"}
     for w in worked:
         assert w.latex.startswith(w.name + " = "), w.latex
@@ -322,9 +402,7 @@ def test_queries_averaged():
 
 
 def test_every_worked_measure_says_what_it_rewards():
-    counts = (2.0, 2.0, 1.0, 2049.0)
-    worked = worked_measures(np.array([1, 0, 1, 0]), np.array([2, 0, 1, 0]), 3, 4,
-                             np.array([2, 1, 1]), counts, 2054)
+    worked = worked_measures(load_sample("text2music")["model_a"], 0, 4)
     assert len(worked) == 9
     for w in worked:
         assert 20 < len(w.rewards) < 200 and w.rewards.count(". ") <= 1, w.name

@@ -40,17 +40,18 @@ def _count(index, name, meaning, convention, formula, needs_d=False):
 
 
 _count(0, "TP", "relevant items in the top k", "count of χ(r) = 1 for r <= min(k, |A|)",
-       r"TP = \sum_{r \le k}\chi(r)")
+       r"TP = \sum_{r \le K}\chi(r)")
 _count(1, "FP", "non-relevant or unjudged items in the top k", "min(k, |A|) − TP",
-       r"FP = \min(k,|A|) - TP")
+       r"FP = \min(K, |A|) - TP")
 _count(2, "FN", "relevant items not in the top k", "R_q − TP", r"FN = R_q - TP")
 _count(3, "TN", "non-relevant items not in the top k", "|D| − min(k, |A|) − FN; needs |D|",
-       r"TN = |D| - \min(k,|A|) - FN", needs_d=True)
+       r"TN = |D| - \min(K, |A|) - FN", needs_d=True)
 
 
 @register("Accuracy", meaning="share of the collection classified correctly at k",
           convention="(TP + TN)/|D|; needs |D|", reference=_REF,
-          formula=r"\frac{TP + TN}{|D|}", params={"rel": REL}, needs_collection_size=True,
+          formula=r"Accuracy@K = \frac{TP + TN}{|D|}",
+          params={"rel": REL}, needs_collection_size=True,
           expected=LINEAR)
 def accuracy(j, cutoff, rel=1):
     """Accuracy = (TP + TN)/|D|."""
@@ -60,7 +61,7 @@ def accuracy(j, cutoff, rel=1):
 
 @register("Sensitivity", meaning="true positive rate at k (= recall)",
           convention="TP/(TP + FN) = TP/R_q", reference=_REF,
-          formula=r"\frac{TP}{TP + FN}", params={"rel": REL}, expected=LINEAR)
+          formula=r"Sensitivity@K = \frac{TP}{TP + FN}", params={"rel": REL}, expected=LINEAR)
 def sensitivity(j, cutoff, rel=1):
     """Sensitivity = TP/(TP + FN)."""
     tp, _, fn, _ = counts(j, cutoff, rel)
@@ -69,7 +70,8 @@ def sensitivity(j, cutoff, rel=1):
 
 @register("Specificity", meaning="true negative rate at k",
           convention="TN/(TN + FP) = 1 − Fallout; needs |D|", reference=_REF,
-          formula=r"\frac{TN}{TN + FP}", params={"rel": REL}, needs_collection_size=True,
+          formula=r"Specificity@K = \frac{TN}{TN + FP}",
+          params={"rel": REL}, needs_collection_size=True,
           expected=LINEAR)
 def specificity(j, cutoff, rel=1):
     """Specificity = TN/(TN + FP)."""
@@ -79,7 +81,8 @@ def specificity(j, cutoff, rel=1):
 
 @register("Fallout", meaning="false positive rate at k",
           convention="FP/(FP + TN); needs |D|", reference=_REF, higher_is_better=False,
-          formula=r"\frac{FP}{FP + TN}", params={"rel": REL}, needs_collection_size=True,
+          formula=r"Fallout@K = \frac{FP}{FP + TN}",
+          params={"rel": REL}, needs_collection_size=True,
           expected=LINEAR)
 def fallout(j, cutoff, rel=1):
     """Fallout = FP/(FP + TN)."""

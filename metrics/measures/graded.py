@@ -63,7 +63,7 @@ def ideal_grades(j, query: int, cutoff: int | None = None) -> np.ndarray:
           convention="form=trec (default): Σ g_i/log2(i+1); burges: Σ (2^g_i − 1)/log2(i+1); "
                      "jarvelin: g_1 + Σ_{i>=2} g_i/log_base(i) (Serrà's Table 2 uses base=e)",
           reference="Järvelin & Kekäläinen (2002); Burges et al. (2005); trec_eval",
-          formula=r"DCG@k = \sum_{i=1}^{k} \frac{g_i}{\log_2(i+1)}",
+          formula=r"DCG@K = \sum_{i=1}^{K} \frac{g_i}{\log_2(i+1)}",
           params={"form": FORM, "base": BASE}, expected=LINEAR)
 def dcg(j, cutoff, form="trec", base=2.0):
     """DCG@k with gain g_i (the grade; 2^g − 1 for ``burges``) and discount log2(i + 1) (for
@@ -75,7 +75,7 @@ def dcg(j, cutoff, form="trec", base=2.0):
           convention="DCG@k / ideal DCG@k, the ideal ranking built from all judged relevant items "
                      "(trec_eval ndcg, ndcg_cut_k with form=trec)",
           reference="Järvelin & Kekäläinen (2002); trec_eval ndcg",
-          formula=r"nDCG@k = \frac{DCG@k}{IDCG@k}", params={"form": FORM, "base": BASE},
+          formula=r"nDCG@K = \frac{DCG@K}{IDCG@K}", params={"form": FORM, "base": BASE},
           expected=LINEAR)
 def ndcg(j, cutoff, form="trec", base=2.0):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;
@@ -96,7 +96,7 @@ def _satisfaction(grades, gmax, p):
           convention="Σ_i (p_i/i) Π_{j<i}(1 − p_j); p=exp (default): (2^g − 1)/2^gmax, p=linear: "
                      "g/gmax (seed 003 uses g/2); gmax = highest grade of the whole ground truth",
           reference="Chapelle et al. (2009); seed 003 (with its erratum: a product, not a sum)",
-          formula=r"ERR = \sum_i \frac{p_i}{i}\prod_{j<i}(1 - p_j)",
+          formula=r"ERR@K = \sum_{i=1}^{K} \frac{p_i}{i}\prod_{j<i}(1 - p_j)",
           params={"p": Param("exp", choice("exp", "linear"), "stop probability")})
 def err(j, cutoff, p="exp"):
     """ERR = Σ_i (p_i / i) Π_{j<i} (1 − p_j). Only items of grade >= 1 have p_i > 0, so the sum
@@ -123,7 +123,7 @@ def _weight_up_to(grades, gmax: int) -> np.ndarray:
           convention="Σ_t p_t · P@k_t, P@k_t counting grade >= t, p_t ∝ t for t = 1..gmax; "
                      "without @k, k = |A|",
           reference="seed 003; Robertson et al. (2010)",
-          formula=r"EP@k = \sum_t p_t \cdot P@k_t", expected=LINEAR)
+          formula=r"EP@K = \sum_{t=1}^{g_{max}} p_t \cdot P@K_t", expected=LINEAR)
 def expected_precision(j, cutoff):
     """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: seed 003."""
     gaining = j.hit_grades > 0
@@ -138,7 +138,7 @@ def expected_precision(j, cutoff):
           convention="Σ_i Σ_{t<=g_i} p_t·P@i_t divided by Σ over every relevant item of the ground "
                      "truth of Σ_{t<=g} p_t; p_t ∝ t",
           reference="Robertson, Kanoulas & Yilmaz (2010); seed 003",
-          formula=r"GAP = \frac{\sum_i \sum_{t \le g_i} p_t\, P@i_t}"
+          formula=r"GAP@K = \frac{\sum_{i \le K} \sum_{t \le g_i} p_t\, P@i_t}"
                   r"{\sum_{d \in R} \sum_{t \le g_d} p_t}",
           expected="closed form: a weighted sum of AP numerators, each exact (McSherry & Najork "
                    "2008)")

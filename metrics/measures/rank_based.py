@@ -21,7 +21,7 @@ from metrics.measures.common import (before_in_query, divide, f_measure, first_r
                "norm=retrieved: / relevant retrieved (Serrà 2007, Table 2); norm=min: / min(k, R_q) "
                "(MAP@K of recommender and text-to-music papers)",
     reference="trec_eval map; FMP C7S3; Serrà (2007)",
-    formula=r"AP = \frac{1}{R_q}\sum_{r=1}^{|A|} P(r)\,\chi(r)",
+    formula=r"AP@K = \frac{1}{R_q}\sum_{r \le K} P(r)\,\chi(r)",
     params={"norm": Param("rq", choice("rq", "retrieved", "min"), "denominator"), "rel": REL},
     expected=MCSHERRY_NAJORK + "; norm=retrieved only without @k")
 def average_precision(j, cutoff, norm="rq", rel=1):
@@ -58,7 +58,7 @@ INFAP_EPSILON = 0.00001   # trec_eval's INFAP_EPSILON (trec_eval.h)
                "but not judged (in 'pooled above' only), an item the ground truth lacks is outside "
                "the pool (counts only in r)",
     reference="Yilmaz & Aslam (2006), CIKM; trec_eval infAP (m_infap.c)",
-    formula=r"infAP = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}\left(\frac{1}{r} + \frac{r-1}{r}"
+    formula=r"infAP@K = \frac{1}{R_q}\sum_{r \le K:\,\chi(r)=1}\left(\frac{1}{r} + \frac{r-1}{r}"
             r"\cdot\frac{|d_{<r}|}{r-1}\cdot\frac{rel_{<r} + \epsilon}"
             r"{rel_{<r} + nonrel_{<r} + 2\epsilon}\right)",
     params={"rel": REL})
@@ -98,7 +98,7 @@ def inferred_average_precision(j, cutoff, rel=1):
                "recip_rank); form=serra: sum of 1/rank over retrieved relevant items / |A| "
                "(Serrà 2007, Table 2 'RR')",
     reference="trec_eval recip_rank; Serrà (2007)",
-    formula=r"RR = \frac{1}{\min\{r : \chi(r) = 1\}}",
+    formula=r"RR@K = \frac{1}{\min\{r \le K : \chi(r) = 1\}}\ (0 \text{ if none})",
     params={"form": Param("first", choice("first", "serra")), "rel": REL},
     expected=MCSHERRY_NAJORK + "; form=serra linear")
 def reciprocal_rank(j, cutoff, form="first", rel=1):
@@ -123,7 +123,7 @@ def _precision_at_rq(j, rel):
 
 @register("Rprec", meaning="precision at rank R_q", cutoff="none",
           convention="TP(R_q)/R_q; a list shorter than R_q is padded with non-relevant items",
-          reference="trec_eval Rprec", formula=r"R\text{-}prec = P(R_q)", params={"rel": REL},
+          reference="trec_eval Rprec", formula=r"Rprec = P(R_q)", params={"rel": REL},
           expected=LINEAR)
 def r_precision(j, cutoff, rel=1):
     """Rprec = P(R_q) = TP(R_q) / R_q. Ref: trec_eval ``Rprec``."""
@@ -142,7 +142,7 @@ def break_even_point(j, cutoff, rel=1):
 
 @register("Fmax", meaning="largest F(r) along the list (within the top k)",
           convention="max over r of F_β(P(r), R(r)); 0 for an empty list",
-          reference="Müller, FMP (2015) §7.3.3", formula=r"F_{max} = \max_r F(r)",
+          reference="Müller, FMP (2015) §7.3.3", formula=r"F_{max}@K = \max_{r \le K} F_\beta(r)",
           params={"beta": Param(1.0, positive_float), "rel": REL})
 def f_max(j, cutoff, beta=1.0, rel=1):
     """F_max = max_r F_β(r) over the ranks of the list. F(r) rises only at a relevant rank (TP
@@ -179,7 +179,8 @@ _LINEAR_IN_N_R = ("closed form: linear in n_r, whose mean at each offset of a ti
           convention="(1/R) Σ over retrieved relevant r of (1 − min(n_r, R)/min(R, N)), "
                      "N = judged non-relevant; unjudged items ignored (trec_eval bpref)",
           reference="Buckley & Voorhees (2004); trec_eval bpref",
-          formula=r"bpref = \frac{1}{R}\sum_{r} \left(1 - \frac{\min(n_r, R)}{\min(R, N)}\right)",
+          formula=r"bpref = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}"
+                  r"\left(1 - \frac{\min(n_r, R_q)}{\min(R_q, N)}\right)",
           params={"rel": REL})
 def bpref(j, cutoff, rel=1):
     """bpref = (1/R) Σ_r (1 − min(n_r, R) / min(R, N)), a term being 1 when n_r = 0.
@@ -194,7 +195,8 @@ def bpref(j, cutoff, rel=1):
 @register("Bpref10", meaning="bpref-10, for queries with few relevant items",
           convention="(1/R) Σ (1 − min(n_r, R+10)/(R+10)) over retrieved relevant r",
           reference="Buckley & Voorhees (2004); Serrà (2007) 'bpref-10'",
-          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{\min(n_r, R+10)}{R+10}\right)",
+          formula=r"bpref_{10} = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}"
+                  r"\left(1 - \frac{\min(n_r, R_q+10)}{R_q+10}\right)",
           params={"rel": REL})
 def bpref10(j, cutoff, rel=1):
     """bpref-10 = (1/R) Σ_r (1 − min(n_r, R+10)/(R+10)). Ref: Buckley & Voorhees (2004)."""
@@ -207,7 +209,8 @@ def bpref10(j, cutoff, rel=1):
 @register("BprefStar", meaning="Serrà's bpref*",
           convention="(1/R) Σ (1 − n_r/(|A| + R)) over retrieved relevant r",
           reference="Serrà (2007), eq. 1",
-          formula=r"\frac{1}{R}\sum_r\left(1 - \frac{n_r}{|A| + R}\right)", params={"rel": REL},
+          formula=r"bpref^{*} = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}"
+                  r"\left(1 - \frac{n_r}{|A| + R_q}\right)", params={"rel": REL},
           expected=_LINEAR_IN_N_R)
 def bpref_star(j, cutoff, rel=1):
     """bpref* = (1/R_q) Σ_r (1 − n_r/(|A| + R_q)). Ref: Serrà (2007) eq. (1)."""
@@ -223,7 +226,9 @@ def bpref_star(j, cutoff, rel=1):
 
 @register("BprefUncapped", meaning="bpref without the min() caps (can be negative)",
           convention="(1/R) Σ (1 − n_r/R); the form behind Serrà's Table 2 'bpref' (−2.000 for A1)",
-          reference="Serrà (2007) Table 2", formula=r"\frac{1}{R}\sum_r\left(1-\frac{n_r}{R}\right)",
+          reference="Serrà (2007) Table 2",
+          formula=r"bpref_{uncapped} = \frac{1}{R_q}\sum_{r:\,\chi(r)=1}"
+                  r"\left(1 - \frac{n_r}{R_q}\right)",
           params={"rel": REL}, expected=_LINEAR_IN_N_R)
 def bpref_uncapped(j, cutoff, rel=1):
     """(1/R) Σ_r (1 − n_r/R), bpref with neither cap: Serrà's Table 2 "bpref"."""
@@ -241,7 +246,7 @@ def bpref_uncapped(j, cutoff, rel=1):
 @register("FirstRank", meaning="rank of the first relevant item (mean over queries: MIREX MR1)",
           convention="undefined when no relevant item is retrieved", higher_is_better=False,
           reference="MIREX cover song identification 'MR1'",
-          formula=r"\min\{r : \chi(r) = 1\}", params={"rel": REL},
+          formula=r"FirstRank = \min\{r : \chi(r) = 1\}", params={"rel": REL},
           expected="closed form without @k: s + (n − m)/(m + 1) for the first tie group holding "
                    "a relevant item")
 def first_rank(j, cutoff, rel=1):
@@ -255,7 +260,7 @@ def first_rank(j, cutoff, rel=1):
 @register("MedianRank", meaning="median rank of the retrieved relevant items",
           convention="median of the ranks r with χ(r) = 1; undefined when none is retrieved",
           higher_is_better=False, reference="seed 000 (text-to-music) 'Median Rank'",
-          formula=r"\mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
+          formula=r"MedianRank = \mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
 def median_rank(j, cutoff, rel=1):
     """Median of the ranks of the retrieved relevant items (the mean of the two middle ones for an
     even count); NaN when there is none."""
@@ -275,7 +280,7 @@ def median_rank(j, cutoff, rel=1):
           higher_is_better=False,
           reference="seed 000 ('mean rank'); not acoss' or re-move's 'MR', the mean rank of the "
                     "first cover (FirstRank; --protocol acoss)",
-          formula=r"\mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL},
+          formula=r"MeanRank = \mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL},
           expected="linear without @k (the count of relevant items retrieved is then fixed)")
 def mean_rank(j, cutoff, rel=1):
     """Mean of the ranks of the retrieved relevant items; NaN when there is none."""

@@ -22,7 +22,7 @@ def _weights(ranks: np.ndarray, p: float) -> np.ndarray:
                      "count as not relevant (see RBPResidual for their weight); p = 0.8 as "
                      "ir_measures. ir_measures' RBP without rel= is graded (raw grade as gain); "
                      "ours is its RBP(rel=1)",
-          reference=_REF, formula=r"RBP = (1 - p)\sum_{i=1}^{k} g_i\,p^{\,i-1}",
+          reference=_REF, formula=r"RBP@K = (1 - p)\sum_{i=1}^{K} g_i\,p^{\,i-1}",
           params={"p": P, "rel": REL}, expected=LINEAR)
 def rbp(j, cutoff, p=0.8, rel=1):
     """RBP = (1 − p) Σ_{i <= k} g_i p^(i − 1), g_i = 1 when the item at rank i has grade >= rel,
@@ -42,8 +42,8 @@ def rbp(j, cutoff, p=0.8, rel=1):
                      "(pooled but not judged). RBP <= true RBP <= RBP + residual; ask for both, "
                      "e.g. -m \"RBP(p=0.8),RBPResidual(p=0.8)\"",
           reference="Moffat & Zobel (2008), residuals",
-          formula=r"(1-p)\sum_{i \le n,\ i\ \mathrm{unjudged}} p^{\,i-1} + p^{\,n},\ "
-                  r"n = \min(k, |A|)",
+          formula=r"RBPResidual@K = (1-p)\sum_{i \le n,\ i\ \mathrm{unjudged}} p^{\,i-1} + p^{\,n},"
+                  r"\ n = \min(K, |A|)",
           params={"p": P}, expected=LINEAR)
 def rbp_residual(j, cutoff, p=0.8):
     """Residual = (1 − p) Σ_{i <= n, i unjudged} p^(i − 1) + p^n, n = min(k, |A|): the weight of

@@ -33,30 +33,31 @@ def f_score(j, cutoff, beta=1.0, rel=1):
 
 register("P", meaning="precision of the top k (of the whole list without @k)",
          convention="TP(k)/k; short lists padded with non-relevant; no @k: TP/|A|, 0 if empty",
-         reference=_TREC, formula=r"P@k = \frac{1}{k}\sum_{r=1}^{k}\chi(r)",
+         reference=_TREC, formula=r"P@K = \frac{TP}{K}",
          params={"rel": REL}, expected=LINEAR)(precision)
 register("R", meaning="recall of the top k (of the whole list without @k)",
          convention="TP(k)/R_q over all relevant items of the ground truth",
-         reference=_TREC, formula=r"R@k = \frac{1}{R_q}\sum_{r=1}^{k}\chi(r)",
+         reference=_TREC, formula=r"R@K = \frac{TP}{R_q}",
          params={"rel": REL}, expected=LINEAR)(recall)
 register("F", meaning="F-measure of P@k and R@k",
          convention="(1+β²)PR/(β²P+R), 0 when P = R = 0; β = 1 by default",
          reference="van Rijsbergen (1979); FMP C7S3",
-         formula=r"F_\beta = \frac{(1+\beta^2)\,P\,R}{\beta^2 P + R}",
+         formula=r"F_\beta@K = \frac{(1+\beta^2)\,P\,R}{\beta^2 P + R}",
          params={"beta": Param(1.0, positive_float, "weight of recall"), "rel": REL},
          expected=LINEAR)(f_score)
 
 
 @register("NumRel", meaning="R_q, the relevant items of the ground truth", cutoff="none",
           convention="count of items with grade >= rel", reference="trec_eval num_rel",
-          formula=r"R_q", params={"rel": REL}, expected=UNTIED)
+          formula=r"NumRel = R_q", params={"rel": REL}, expected=UNTIED)
 def num_rel(j, cutoff, rel=1):
     """R_q: relevant items in the whole ground truth for the query."""
     return j.num_relevant(rel).astype(np.float64)
 
 
 @register("NumRet", meaning="|A|, the length of the returned list (min(k, |A|) with @k)",
-          convention="count of ranked items", reference="trec_eval num_ret", formula=r"|A|",
+          convention="count of ranked items", reference="trec_eval num_ret",
+          formula=r"NumRet@K = \min(K, |A|)",
           expected=UNTIED)
 def num_ret(j, cutoff):
     """|A|: items in the returned list, or min(k, |A|) with a cutoff."""
@@ -65,7 +66,7 @@ def num_ret(j, cutoff):
 
 @register("NumRelRet", meaning="relevant items retrieved (in the top k with @k)",
           convention="TP over the list", reference="trec_eval num_rel_ret",
-          formula=r"\sum_{r}\chi(r)", params={"rel": REL}, expected=LINEAR)
+          formula=r"NumRelRet@K = \sum_{r \le K}\chi(r)", params={"rel": REL}, expected=LINEAR)
 def num_rel_ret(j, cutoff, rel=1):
     """TP: relevant items among the retrieved ones."""
     return true_positives(j, rel, cutoff).astype(np.float64)
@@ -73,7 +74,7 @@ def num_rel_ret(j, cutoff, rel=1):
 
 @register("Success", meaning="1 if a relevant item is in the top k (the R@k of single-caption "
           "text-to-music papers, HR@k)", convention="1 if TP(k) > 0, else 0",
-          reference="trec_eval success_k; ir_measures Success@k", formula=r"[TP(k) > 0]",
+          reference="trec_eval success_k; ir_measures Success@k", formula=r"Success@K = [TP > 0]",
           params={"rel": REL},
           expected="closed form: 1 − the hypergeometric chance that the group straddling k puts "
                    "none of its relevant items in the top k")
@@ -89,7 +90,8 @@ def success(j, cutoff, rel=1):
           convention="judged items (any grade, negative included) in the top k / min(k, |A|); "
                      "0 for an empty list; every item when the truth judges the whole collection",
           reference="ir_measures Judged@k (Sakai & Kando 2008)",
-          formula=r"\frac{|\{r \le k : d_r \text{ judged}\}|}{\min(k, |A|)}", expected=LINEAR)
+          formula=r"Judged@K = \frac{|\{r \le K : d_r \text{ judged}\}|}{\min(K, |A|)}",
+          expected=LINEAR)
 def judged_share(j, cutoff):
     """Judged@k: the judged share of the top min(k, |A|) items."""
     shown = j.retrieved(cutoff)
@@ -100,7 +102,7 @@ def judged_share(j, cutoff):
 
 @register("NumQ", meaning="number of queries evaluated (summed over queries)", cutoff="none",
           convention="1 per query with a relevant item; summed, as trec_eval num_q",
-          reference="trec_eval num_q", formula=r"1", expected=UNTIED)
+          reference="trec_eval num_q", formula=r"NumQ = 1", expected=UNTIED)
 def num_q(j, cutoff):
     """1 per evaluated query (queries with R_q = 0 are undefined, so the sum counts the others)."""
     return np.ones(j.num_queries)
