@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.frame import PAGES, app_pages, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
-from dashboard.state import sidebar
+from dashboard.sidebar import sidebar
 
 st.set_page_config(page_title="Music Retrieval Evaluation", page_icon=":material/library_music:",
                    layout="wide")

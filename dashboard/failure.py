@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from charts import StripRow
+from dashboard.computed import failure_of
 from dashboard.safe import md
-from dashboard.state import query_failure, source, upload_store
 from dashboard.tables import spelled_ranks
 from metrics.explain.summaries import FailureReport, query_index, unjudged_in_top
 from metrics.data.judged import JudgedRanking
@@ -40,8 +40,7 @@ def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, 
     """What ``system``'s ranking of query ``q`` found and missed and how much of its top K
     nobody judged, in two lines; returns the report, whose missed items
     :func:`show_missed_items` lists."""
-    report = query_failure(source(), st.session_state["ties"], system, other, q, threshold,
-                           upload_store())
+    report = failure_of(system, other, q, threshold)
     st.subheader("Why this query fails")
     if report.num_relevant == 0:
         st.markdown("No item of the ground truth is relevant to this query: every measure that "

@@ -21,7 +21,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.permalink import show_permalink_notes
-from dashboard.state import init_state
+from dashboard.settings import init_state
 
 FRAME_MARK = "_frame_ran"   # set by the frame before each page run, consumed by the page
 FRAME_RERUN = "_frame_rerun"   # the session has already rerun once to reach the frame

@@ -12,7 +12,7 @@ MB or a GB, so the dashboard keeps its datasets here instead. Rules:
 * after a value is stored, the memory freed by the computation and by the evictions is handed
   back to the system (:func:`release_freed_memory`).
 
-No Streamlit here: the dashboard holds one instance per server process (dashboard/state.py).
+No Streamlit here: the dashboard holds one instance per server process (dashboard/datasets.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard.state import UPLOAD
+from dashboard.settings import UPLOAD
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 

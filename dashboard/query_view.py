@@ -10,10 +10,10 @@ import streamlit as st
 from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
 from dashboard.chart_in_place import show_chart_in_place
-from dashboard.state import bound
 from dashboard.tables import show_ranked_list, with_cutoff
+from dashboard.widgets import bound
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
-                            interpolated_precision)
+                                       interpolated_precision)
 from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
@@ -30,7 +30,8 @@ def pr_curve(judged: JudgedRanking, query: int, curves: RankCurves, threshold: i
              cutoff: int, current: int | None = None) -> tuple[PRCurve, str]:
     """The PR curve of one query as drawn, with its break-even point, F_max, the 11-point and
     the exact interpolated curves, cutoff K and (teaching) rank r; a long list is drawn from the
-    points that shape it (:func:`metrics.evaluation.curves.drawn_ranks`). Returns (curve, caption)."""
+    points that shape it (:func:`metrics.evaluation.curves.drawn_ranks`). Returns (curve,
+    caption)."""
     n = len(curves.chi)
     r_q = int(judged.num_relevant(threshold)[query])
     # a list too long for a marker per rank is drawn from its corners only: the same line, a

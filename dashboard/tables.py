@@ -27,9 +27,9 @@ def with_cutoff(table: pd.DataFrame, cutoff: int) -> pd.DataFrame:
 
 
 def ranked_list_style(table: pd.DataFrame, current: int | None = None):
-    """A Styler of a ranked list (from :func:`metrics.explain.summaries.query_table`) with the grade of an
-    unjudged item shown as 'unjudged', the other system's ranks spelled out, the rows with
-    χ = 1 in green and the row at rank ``current`` (the teaching mode's r) in amber."""
+    """A Styler of a ranked list (from :func:`metrics.explain.summaries.query_table`) with the
+    grade of an unjudged item shown as 'unjudged', the other system's ranks spelled out, the rows
+    with χ = 1 in green and the row at rank ``current`` (the teaching mode's r) in amber."""
     shown = _spelled_out(table)
     numbers = {c: "{:.4g}" for c in ["score"] if c in shown}
     numbers |= {c: "{:.3f}" for c in ["P(r)", "R(r)", "F(r)"] if c in shown}

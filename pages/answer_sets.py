@@ -7,12 +7,13 @@ import streamlit as st
 from charts import lift_curves_figure, pr_curves_figure
 from charts.colours import DIFFERS_BACKGROUND, highlight_css
 from dashboard.frame import page_setup
+from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
-from dashboard.state import answer_sets_provenance
 from dashboard.tables import download_csv
 from metrics import InputError
-from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA, TABLE2_MEASURES,
-                                 judged_answer_sets, parse_positions, table2)
+from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA,
+                                         TABLE2_MEASURES, judged_answer_sets, parse_positions,
+                                         table2)
 from metrics.evaluation.curves import (lift_curve, mean_interpolated_precision, mean_lift,
                                        rank_curves)
 from metrics.measures.names import parse_measure

@@ -8,11 +8,14 @@ import streamlit as st
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
+from dashboard.computed import comparisons, evaluations
+from dashboard.datasets import rankings
 from dashboard.frame import page_path, page_setup
+from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.state import (choose, compare_source, evaluations, measure_list,
-                             provenance_record, rankings, source, upload_store)
+from dashboard.settings import measure_list
 from dashboard.tables import download_csv, show_ranked_list
+from dashboard.widgets import choose
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.summaries import side_by_side
 from metrics.evaluation.stats import DEFAULT_SEED
@@ -68,8 +71,7 @@ for key, event in (("compare_scatter", scatter), ("compare_bars", bars)):
 st.subheader("How sure are we?")
 seed = st.number_input("Seed of the randomisation test and the bootstrap", value=DEFAULT_SEED,
                        step=1, key="compare_seed")
-tests = compare_source(source(), st.session_state["ties"], ",".join(str(m) for m in measures),
-                       measure, int(seed), upload_store())
+tests = comparisons(measures, measure, int(seed))
 frame = pd.DataFrame([{
     "A": t.a, "B": t.b, "test": t.test, "mean B − A": t.mean_diff,
     "95% CI low": t.ci[0], "95% CI high": t.ci[1], "statistic": t.statistic, "p": t.p,

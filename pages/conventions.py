@@ -3,9 +3,12 @@ our standard measures, each difference explained in one line."""
 
 import streamlit as st
 
+from dashboard.computed import conventions_tables
+from dashboard.datasets import rankings
 from dashboard.frame import page_setup
+from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.state import conventions_tables, measure_list, provenance_record, rankings
+from dashboard.settings import measure_list
 from dashboard.tables import download_csv, number_columns
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS

@@ -4,12 +4,14 @@ import numpy as np
 import streamlit as st
 
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
+from dashboard.datasets import rankings
+from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import page_setup
 from dashboard.safe import md
-from dashboard.state import COLLECTION_SIZE_HOW, bound, rankings
+from dashboard.widgets import bound
 from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
-                            mean_interpolated_precision, mean_lift, mean_roc, rank_curves,
-                            roc_auc, roc_curve)
+                                       mean_interpolated_precision, mean_lift, mean_roc,
+                                       rank_curves, roc_auc, roc_curve)
 
 page_setup()
 

@@ -1,51 +1,20 @@
 """Data: pick a bundled sample or upload runs and ground truth; validation summary and means."""
 
-import hashlib
-
 import pandas as pd
 import streamlit as st
 
+from dashboard.computed import aggregate_table, evaluations, intervals, tie_moves_now
+from dashboard.datasets import rankings, use_upload
 from dashboard.frame import page_setup
+from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.state import (UPLOAD, aggregate_table, evaluations, intervals, load_source,
-                             measure_list, provenance_record, rankings, source_title,
-                             tie_moves_now)
+from dashboard.settings import UPLOAD, measure_list, source_title
 from dashboard.tables import download_csv, number_columns
-from metrics import InputError
 from metrics.explain.summaries import dataset_summary
 from metrics.ranking.pipelines import UPLOADS
-from metrics.ranking.rank import JUDGED
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
-
-def use_upload() -> None:
-    """Button callback: read the uploaders, load once to validate, then switch the dataset."""
-    kind = st.session_state["upload_kind"]
-    files, store = [], {}
-    for role in (r.name for r in UPLOADS[kind].roles):
-        given = st.session_state.get(f"upload_{kind}_{role}")
-        for f in (given if isinstance(given, list) else [given] if given else []):
-            content = f.getvalue()
-            digest = hashlib.sha256(content).hexdigest()
-            store[digest] = content
-            files.append((role, f.name, digest))
-    size = st.session_state.get("upload_collection_size")
-    size = (JUDGED if kind == "runs+qrels" and st.session_state.get("upload_all_judged")
-            else int(size) if size else None)
-    candidate = ("upload", kind, tuple(files), size,
-                 bool(st.session_state.get("upload_distance")),
-                 st.session_state.get("upload_similarity", "cosine"))
-    try:
-        load_source(candidate, st.session_state["ties"], store)
-    except InputError as exc:
-        st.session_state["upload_error"] = str(exc)
-        return
-    st.session_state.pop("upload_error", None)
-    st.session_state["upload_bytes"] = store
-    st.session_state["upload"] = candidate
-    st.session_state["sample"] = UPLOAD
-
 
 st.title("Data")
 # The uploaders sit in a form: a file chosen there reaches the server at once but starts no

@@ -3,18 +3,20 @@ step through its ranking rank by rank (teaching mode)."""
 
 import streamlit as st
 
+from dashboard.computed import curves_of, evaluations
+from dashboard.datasets import rankings
 from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
 from dashboard.frame import page_setup
 from dashboard.permalink import permalink_query, write_permalink
-from dashboard.safe import md
+from dashboard.provenance_records import provenance_record
 from dashboard.query_view import show_query_figure, teaching_stepper
-from dashboard.state import (UPLOAD, choose, cutoff_control, evaluations, measure_list,
-                             provenance_record, query_curves, rankings, source, upload_store)
+from dashboard.safe import md
+from dashboard.settings import measure_list, source
 from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
                               with_cutoff)
 from dashboard.teaching import stacked, worked_measures
-from metrics.explain.summaries import confusion_at, query_index, query_table
-from metrics.measures.graded import ideal_grades
+from dashboard.widgets import choose, cutoff_control
+from metrics.explain.summaries import query_index, query_table
 from metrics.explain.samples import query_texts
 
 # the views below the figure, of which only the chosen one is built
@@ -68,16 +70,15 @@ def one_query() -> None:
     query_id = choose(
         "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
         format_func=labels.__getitem__)
-    text = query_texts(st.session_state["sample"]).get(query_id) \
-        if st.session_state["sample"] != UPLOAD else None
+    src = source()
+    text = query_texts(src.sample).get(query_id) if src.is_sample else None
     if text:
         st.markdown(f"**Query text:** “{md(text)}”")
     q = query_index(judged, query_id)
     k = cutoff_control(data)
     teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
 
-    curves = query_curves(source(), st.session_state["ties"], system, q, threshold,
-                          upload_store())
+    curves = curves_of(system, q, threshold)
     n = len(curves.chi)
     r_q = int(judged.num_relevant(threshold)[q])
     if r_q == 0:
@@ -124,12 +125,7 @@ def one_query() -> None:
         show_missed_items(report, other)
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
-        top = query_table(judged, q, threshold, 0, k, curves)
-        grades = top["grade"].fillna(0).to_numpy(float)   # unjudged items gain nothing
-        for step in worked_measures(top["χ"].to_numpy(), grades, r_q, k,
-                                    ideal_grades(judged, q),
-                                    confusion_at(judged, q, k, threshold),
-                                    judged.collection_size(q)):
+        for step in worked_measures(judged, q, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
     if not addressed:   # no chart: the address bar may be ahead of st.query_params

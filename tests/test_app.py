@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.settings import DataSource
 from metrics.explain.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +25,7 @@ FRAME = """
 import runpy
 from dashboard.frame import mark_frame
 from dashboard.permalink import read_permalink, write_permalink
-from dashboard.state import sidebar
+from dashboard.sidebar import sidebar
 read_permalink({key!r})
 sidebar({key!r})
 mark_frame()
@@ -168,9 +169,9 @@ def test_queries_are_listed_worst_first():
 
 def test_bad_upload_shows_an_error():
     # AppTest cannot drive st.file_uploader: hand over what the upload callback stores
-    candidate = ("upload", "runs+qrels", (("runs", "bad.run", b"q1 Q0 d1 1 high s\n"),
-                                           ("qrels", "q.qrels", b"q1 0 d1 1\n")), None, False,
-                 "cosine")
+    candidate = DataSource.of_upload("runs+qrels", (("runs", "bad.run", b"q1 Q0 d1 1 high s\n"),
+                                                    ("qrels", "q.qrels", b"q1 0 d1 1\n")),
+                                     None, False, "cosine")
     for page in [p for p in PAGES if p != "pages/answer_sets.py"]:  # that page has its own data
         at = app(page, upload=candidate, sample="upload")
         assert not at.exception
@@ -182,8 +183,9 @@ def test_bad_upload_shows_an_error():
 def _small_upload(collection_size):
     run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
     qrels = b"".join(f"q1 0 d{i} {int(i == 2)}\n".encode() for i in range(1, 7))
-    return ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
-            collection_size, False, "cosine")
+    return DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                               ("qrels", "q.qrels", qrels)),
+                                collection_size, False, "cosine")
 
 
 def test_an_upload_without_collection_size_says_where_to_give_it():
@@ -227,9 +229,10 @@ def test_fmp_curves_draw_roc_with_each_toys_collection():
 
 def test_good_upload_is_evaluated():
     run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
-    candidate = ("upload", "runs+qrels", (("runs", "mine.run", run),
-                                           ("qrels", "q.qrels", b"q1 0 d2 1\nq1 0 d9 1\n")),
-                 None, False, "cosine")
+    qrels = b"q1 0 d2 1\nq1 0 d9 1\n"
+    candidate = DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                                    ("qrels", "q.qrels", qrels)),
+                                     None, False, "cosine")
     at = app("pages/data.py", upload=candidate, sample="upload", measures="AP,RR")
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("system")
@@ -447,8 +450,9 @@ def test_teaching_an_empty_list_has_no_chart_and_still_links_the_query():
     # q3 is judged but not retrieved: its list is empty, there is no figure to carry the link
     run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 4))
     qrels = b"q1 0 d1 1\nq3 0 d9 1\n"
-    candidate = ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
-                 None, False, "cosine")
+    candidate = DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                                    ("qrels", "q.qrels", qrels)),
+                                     None, False, "cosine")
     at = app("pages/explorer.py", upload=candidate, sample="upload", query="q3", teaching=True)
     assert not at.exception
     assert any("nothing to step through" in i.value for i in at.info)
@@ -525,7 +529,7 @@ SWITCHING_FRAME = """
 import runpy
 import streamlit as st
 from dashboard.frame import mark_frame
-from dashboard.state import sidebar
+from dashboard.sidebar import sidebar
 page, key = st.session_state["_test_page"]
 sidebar(key)
 mark_frame()
@@ -769,9 +773,9 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
     qrels = tmp_path / "long.qrels"
     qrels.write_text("big 0 d3 1\nbig 0 d500123 2\nbig 0 d999999 1\nbig 0 gone 1\n"
                      "small 0 d2 1\n")
-    candidate = ("upload", "runs+qrels", (("runs", "long.run", run.read_bytes()),
-                                           ("qrels", "long.qrels", qrels.read_bytes())),
-                 None, False, "cosine")
+    candidate = DataSource.of_upload("runs+qrels", (("runs", "long.run", run.read_bytes()),
+                                                    ("qrels", "long.qrels", qrels.read_bytes())),
+                                     None, False, "cosine")
     explorer = app("pages/explorer.py", upload=candidate, sample="upload", query="big",
                    measures="AP")
     assert not explorer.exception, explorer.exception
@@ -851,8 +855,9 @@ def test_a_query_without_relevant_items_shows_empty_recall_cells():
     run = b"".join(f"{q} Q0 d{i} {i} {10 - i} s\n".encode() for q in ("q1", "q2")
                    for i in range(1, 4))
     qrels = b"q1 0 d1 1\nq2 0 d1 0\nq2 0 d2 0\n"
-    candidate = ("upload", "runs+qrels", (("runs", "mine.run", run), ("qrels", "q.qrels", qrels)),
-                 None, False, "cosine")
+    candidate = DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                                    ("qrels", "q.qrels", qrels)),
+                                     None, False, "cosine")
     at = app("pages/explorer.py", upload=candidate, sample="upload", query="q2")
     assert not at.exception
     assert any("no relevant item in the ground truth" in w.value for w in at.warning)

@@ -138,7 +138,7 @@ def test_a_loaded_trec_run_is_counted_near_its_arrays():
 
 
 def test_the_budget_comes_from_the_environment_in_mebibytes(monkeypatch, capsys):
-    from dashboard.state import CACHE_BUDGET_VARIABLE, dataset_cache_budget
+    from dashboard.datasets import CACHE_BUDGET_VARIABLE, dataset_cache_budget
 
     monkeypatch.delenv(CACHE_BUDGET_VARIABLE, raising=False)
     assert dataset_cache_budget() == 1024 * 2**20

@@ -1,0 +1,119 @@
+"""Loading the data: the cache of loaded datasets, and the Data page's upload taken in.
+
+Loaded datasets are kept in a cache bounded by memory (dashboard/memory_cache.py), not
+st.cache_resource, which bounds by count only: a dataset takes from a few kB to a GB. Not
+st.cache_data either: it hands every rerun a pickled copy, which for a 1,000 × 1,000 run costs
+about a second per click; these objects are never modified, and the key (the
+:class:`~dashboard.settings.DataSource`, holding the files' content hashes) keeps different
+uploads apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+import streamlit as st
+
+from dashboard.errors import show_error
+from dashboard.memory_cache import MemoryBoundedCache
+from dashboard.settings import UPLOAD, DataSource, source, upload_store
+from metrics import InputError
+from metrics.data.footprint import deep_nbytes
+from metrics.data.judged import JudgedRanking
+from metrics.explain.samples import load_sample
+from metrics.ranking.pipelines import UPLOADS, judge_upload
+from metrics.ranking.rank import JUDGED
+
+CACHE_BUDGET_VARIABLE = "METRICS_DASHBOARD_CACHE_MB"
+DEFAULT_CACHE_MB = 1024
+
+
+def dataset_cache_budget() -> int:
+    """Bytes the loaded datasets may hold together: ``METRICS_DASHBOARD_CACHE_MB`` megabytes
+    (MiB) when the environment sets it, else 1 GiB."""
+    given = os.environ.get(CACHE_BUDGET_VARIABLE, "").strip()
+    try:
+        megabytes = float(given) if given else DEFAULT_CACHE_MB
+    except ValueError:
+        megabytes = DEFAULT_CACHE_MB   # the server log says so once, at the cache's creation
+        print(f"{CACHE_BUDGET_VARIABLE}={given!r} is not a number of megabytes; "
+              f"using {DEFAULT_CACHE_MB}", file=sys.stderr)
+    return int(max(megabytes, 0) * 2**20)
+
+
+def dataset_bytes(data: dict[str, JudgedRanking]) -> int:
+    """A dataset's memory: its systems together (they share the truth, counted once)."""
+    return deep_nbytes(*data.values())
+
+
+@st.cache_resource(show_spinner=False)   # one per server process, kept across module reloads
+def dataset_cache() -> MemoryBoundedCache:
+    return MemoryBoundedCache(dataset_cache_budget(), dataset_bytes)
+
+
+def load_source(src: DataSource, ties: str,
+                store: dict | None = None) -> dict[str, JudgedRanking]:
+    """The judged rankings of a source under a tie policy, one per system, from the cache of
+    datasets (computed once per content, whichever session asks). ``store`` holds an upload's
+    bytes by digest; it is not part of the key."""
+    def compute() -> dict[str, JudgedRanking]:
+        with st.spinner("Loading and ranking…"):
+            return _load(src, ties, store)
+
+    return dataset_cache().get((src, ties), compute)
+
+
+def _load(src: DataSource, ties: str, store: dict | None) -> dict[str, JudgedRanking]:
+    if src.is_sample:
+        return load_sample(src.sample, ties)
+    grouped: dict[str, list[tuple[str, bytes]]] = {}
+    for role, name, content in src.files:  # content: the bytes, or their digest in store
+        data = content if isinstance(content, bytes) else (store or {})[content]
+        grouped.setdefault(role, []).append((name, data))
+    return judge_upload(src.kind, grouped, ties, src.collection_size, src.distance,
+                        src.similarity)
+
+
+def load_current() -> dict[str, JudgedRanking]:
+    """The current data under the current tie policy; raises InputError."""
+    return load_source(source(), st.session_state["ties"], upload_store())
+
+
+def rankings() -> dict[str, JudgedRanking] | None:
+    """The current data, or None after an ``st.error`` saying what is wrong."""
+    try:
+        return load_current()
+    except InputError as exc:
+        show_error(exc, "Cannot load the data: ")
+        return None
+
+
+def use_upload() -> None:
+    """The Data page's button callback: read the uploaders, load once to validate, then switch
+    the dataset to the upload (or keep the error under ``upload_error`` for the page)."""
+    kind = st.session_state["upload_kind"]
+    files, store = [], {}
+    for role in (r.name for r in UPLOADS[kind].roles):
+        given = st.session_state.get(f"upload_{kind}_{role}")
+        for f in (given if isinstance(given, list) else [given] if given else []):
+            content = f.getvalue()
+            digest = hashlib.sha256(content).hexdigest()
+            store[digest] = content
+            files.append((role, f.name, digest))
+    size = st.session_state.get("upload_collection_size")
+    size = (JUDGED if kind == "runs+qrels" and st.session_state.get("upload_all_judged")
+            else int(size) if size else None)
+    candidate = DataSource.of_upload(kind, tuple(files), size,
+                                     bool(st.session_state.get("upload_distance")),
+                                     st.session_state.get("upload_similarity", "cosine"))
+    try:
+        load_source(candidate, st.session_state["ties"], store)
+    except InputError as exc:
+        st.session_state["upload_error"] = str(exc)
+        return
+    st.session_state.pop("upload_error", None)
+    st.session_state["upload_bytes"] = store
+    st.session_state["upload"] = candidate
+    st.session_state["sample"] = UPLOAD

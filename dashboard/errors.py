@@ -1,0 +1,18 @@
+"""How the pages say that the input is bad."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.safe import md
+from metrics import InputError
+from metrics.errors import CollectionSizeNeeded
+
+COLLECTION_SIZE_HOW = ("On the Data page, upload the files with the collection size |D|, or "
+                       "say that the ground truth judges every item of each query.")
+
+
+def show_error(exc: InputError, lead: str = "") -> None:
+    """``st.error`` of bad input; a measure that lacks |D| also says where the app takes it."""
+    how = f". {COLLECTION_SIZE_HOW}" if isinstance(exc, CollectionSizeNeeded) else ""
+    st.error(f"{lead}{md(exc)}{how}")

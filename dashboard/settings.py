@@ -1,0 +1,94 @@
+"""The sidebar's settings: their defaults, and the data source they name.
+
+The settings live in ``st.session_state`` under their own names (``sample``, ``measures``,
+``threshold``, ``ties``, ``cutoff``), so they survive page switches and pages that hide their
+controls. The dataset setting ``sample`` holds a bundled sample's key, or :data:`UPLOAD` for the
+files the Data page took in (a :class:`DataSource` kept under ``upload``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.errors import show_error
+from metrics import MeasureError, parse_measures
+from metrics.explain.samples import SAMPLES
+from metrics.measures.names import Measure, with_relevance_threshold
+from metrics.measures.registry import DEFAULT_MEASURES
+
+SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
+DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
+            "threshold": 1}
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """The data the pages show, hashable: the key of every cache of loaded data and results.
+
+    An upload's files are (role, name, sha256 of the content), so cached results are keyed by
+    file content and never shared between different uploads. The bytes themselves stay in the
+    session (``upload_bytes``, by digest: :func:`upload_store`) and reach the cached loader as an
+    unhashed argument: hashing a 35 MB upload on every click would cost a third of a second. A
+    file may also hold its content itself (bytes) instead of its digest."""
+
+    origin: str                                          # SAMPLE or UPLOAD
+    sample: str = ""                                     # a sample's key (SAMPLES)
+    kind: str = ""                                       # an upload's kind (UPLOADS)
+    files: tuple[tuple[str, str, str | bytes], ...] = ()   # an upload's (role, name, content)
+    collection_size: int | str | None = None             # |D|, "judged" or unknown
+    distance: bool = False                               # matrices+labels: values are distances
+    similarity: str = "cosine"                           # embeddings+qrels: their similarity
+
+    @classmethod
+    def of_sample(cls, key: str) -> DataSource:
+        return cls(SAMPLE, sample=key)
+
+    @classmethod
+    def of_upload(cls, kind: str, files: tuple, collection_size: int | str | None = None,
+                  distance: bool = False, similarity: str = "cosine") -> DataSource:
+        return cls(UPLOAD, kind=kind, files=tuple(files), collection_size=collection_size,
+                   distance=distance, similarity=similarity)
+
+    @property
+    def is_sample(self) -> bool:
+        return self.origin == SAMPLE
+
+    def upload_options(self) -> dict:
+        """An upload's options as a provenance record names them (none for a sample)."""
+        return {} if self.is_sample else {"collection_size": self.collection_size,
+                                          "distance": self.distance,
+                                          "similarity": self.similarity}
+
+
+def init_state() -> None:
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+    if st.session_state["sample"] == UPLOAD and "upload" not in st.session_state:
+        st.session_state["sample"] = DEFAULTS["sample"]
+
+
+def source() -> DataSource:
+    """The data the sidebar's dataset setting names."""
+    key = st.session_state["sample"]
+    return st.session_state["upload"] if key == UPLOAD else DataSource.of_sample(key)
+
+
+def source_title(key: str) -> str:
+    return "Uploaded files" if key == UPLOAD else SAMPLES[key].title
+
+
+def upload_store() -> dict | None:
+    """The uploaded files' bytes by digest (see :class:`DataSource`)."""
+    return st.session_state.get("upload_bytes")
+
+
+def measure_list() -> list[Measure] | None:
+    """The sidebar's measures with the relevance threshold applied, or None after an error."""
+    try:
+        parsed = parse_measures(st.session_state.get("measures", DEFAULT_MEASURES))
+    except MeasureError as exc:
+        show_error(exc, "Measures: ")
+        return None
+    return with_relevance_threshold(parsed, int(st.session_state["threshold"]))

@@ -1,0 +1,61 @@
+"""The sidebar: dataset, measures, relevance threshold and tie policy."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.datasets import load_current
+from dashboard.measure_picker import measure_picker
+from dashboard.settings import UPLOAD, init_state, source_title
+from dashboard.widgets import bound
+from metrics import InputError
+from metrics.data.ties import TiePolicy
+from metrics.explain.samples import SAMPLES
+
+# the sidebar's controls each page uses (the others are hidden there)
+PAGE_CONTROLS = {
+    "data": ("sample", "measures", "threshold", "ties"),
+    "explorer": ("sample", "measures", "threshold", "ties"),
+    "curves": ("sample", "threshold", "ties"),
+    "answer_sets": (),
+    "compare": ("sample", "measures", "threshold", "ties"),
+    "conventions": ("sample", "measures", "threshold", "ties"),
+}
+
+
+def sidebar(page: str = "data") -> None:
+    """Dataset, measures, relevance threshold and tie policy, each shown on the pages it changes.
+    The settings live in session_state under their own names, so they survive page switches and
+    pages that hide them."""
+    init_state()
+    controls = PAGE_CONTROLS.get(page, PAGE_CONTROLS["data"])
+    with st.sidebar:
+        if not controls:
+            st.caption("This page has its own data (Serrà's answer sets, editable on the page): "
+                       "the dataset and its settings are on the other pages.")
+            return
+        options = list(SAMPLES) + ([UPLOAD] if "upload" in st.session_state else [])
+        bound(st.selectbox, "Dataset", "sample", "sample_box", options=options,
+              format_func=source_title)
+        if st.session_state["sample"] != UPLOAD:
+            st.caption(SAMPLES[st.session_state["sample"]].description)
+        if "measures" in controls:
+            bound(st.text_input, "Measures", "measures", "measures_box",
+                  help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10; "
+                       "trec_eval's names (map, P_10, ndcg_cut_10) and papers' (mAP@10, MRR) "
+                       "too")
+            measure_picker()
+        data = None
+        try:
+            data = load_current()
+        except InputError:
+            pass  # the page says what is wrong
+        top_grade = max((j.max_grade for j in (data or {}).values()), default=1)
+        st.session_state["threshold"] = min(max(int(st.session_state["threshold"]), 1),
+                                            max(top_grade, 1))
+        if top_grade > 1:
+            bound(st.number_input, "Relevance threshold", "threshold", "threshold_box",
+                  min_value=1, max_value=top_grade, step=1,
+                  help="lowest grade that binary measures count as relevant")
+        bound(st.selectbox, "Ties", "ties", "ties_box", options=TiePolicy.ordering_names(),
+              help=TiePolicy.help_text(TiePolicy.orderings()))
