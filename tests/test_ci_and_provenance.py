@@ -157,7 +157,7 @@ def test_answer_sets_downloads_record_the_sets_as_edited():
 
     import pandas as pd
 
-    from dashboard.state import answer_sets_provenance
+    from dashboard.provenance_records import answer_sets_provenance
     from metrics.explain.answer_sets import TABLE2_MEASURES
     from metrics.explain.samples import SAMPLE_DIR
 
