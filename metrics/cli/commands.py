@@ -1,0 +1,213 @@
+"""Running a parsed command line: load the inputs, rank and judge them, evaluate or compare, and
+write the result to stdout and its warnings to stderr.
+
+:func:`run` raises :class:`~metrics.errors.InputError` for bad input; turning that into an exit
+status is :func:`metrics.cli.main`'s job, what the output looks like :mod:`metrics.cli.render`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from typing import Sequence
+
+from metrics.errors import InputError
+from metrics.evaluation import provenance
+from metrics.evaluation.evaluate import evaluate, tie_range
+from metrics.evaluation.protocols import evaluate_protocol, protocol_table
+from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
+from metrics.loaders import load_run, run_name
+from metrics.loaders.annotations import load_taxonomy
+from metrics.measures.names import parse_measures
+from metrics.measures.registry import DEFAULT_MEASURES
+from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file,
+                                       load_together, load_truth)
+from metrics.ranking.rank import judge
+
+from metrics.cli.parser import build_parser
+from metrics.cli.render import Intervals, measure_table, render_comparison, render_evaluation
+
+# The input files of each evaluate command, as (role in the provenance record, argument name).
+INPUT_ROLES = {
+    "evaluate": (("run", "run"), ("truth", "truth"), ("taxonomy", "taxonomy")),
+    "evaluate-matrix": (("matrix", "matrix"), ("labels", "labels")),
+    "evaluate-embeddings": (("query_embeddings", "query_embeddings"), ("query_ids", "query_ids"),
+                            ("item_embeddings", "item_embeddings"), ("item_ids", "item_ids"),
+                            ("truth", "truth")),
+}
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (``sys.argv[1:]`` when None), run its command and print the result; 0 when
+    done, or an InputError for bad input."""
+    args = build_parser().parse_args(argv)
+    if args.command == "measures":
+        sys.stdout.write(measure_table(args.format) + "\n")
+        return 0
+    if args.command == "protocols":
+        text = (json.dumps(protocol_table("rows"), indent=2, ensure_ascii=False)
+                if args.format == "json" else protocol_table(args.format))
+        sys.stdout.write(text + "\n")
+        return 0
+    protocol = getattr(args, "protocol", None)
+    _check_combination(args, protocol)
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)
+    if args.command == "compare":
+        return _compare(args, measures)
+    return _evaluate(args, measures, protocol)
+
+
+def _check_combination(args, protocol: str | None) -> None:
+    """Refuse options that each parse but cannot go together."""
+    if protocol is not None and args.measures is not None:
+        raise InputError("give --measures or --protocol, not both: a protocol prints its "
+                         "benchmark's own measures")
+    if protocol is not None and args.aggregate != "mean":
+        raise InputError(f"--protocol {protocol} aggregates as its reference code does; leave "
+                         f"out --aggregate {args.aggregate}")
+    if args.format == "trec" and (getattr(args, "ci", None) is not None or args.provenance):
+        raise InputError("--ci and --provenance are printed by --format table, json and csv; "
+                         "trec_eval's format has no place for them")
+
+
+# ---- compare -----------------------------------------------------------------------------------
+
+def _compare(args, measures) -> int:
+    if args.format == "trec":
+        raise InputError("--format trec is for evaluate, evaluate-matrix and "
+                         "evaluate-embeddings; compare prints table, json or csv")
+    if len(args.files) < 3:
+        raise InputError("compare needs at least two runs and a ground-truth file")
+    *runs, truth_path = args.files
+    truth = _load_truth(truth_path, args.taxonomy)
+    names, per_query, aggregates, warnings_list = [], {}, {}, []
+    for path in runs:
+        name = run_name(path)
+        if name in per_query:   # two runs of one name (a.run in two folders): tell them apart
+            name = path
+        result = evaluate(judge_run_file(path, truth, args.ties, args.collection_size),
+                          measures)
+        names.append(name)
+        per_query[name] = {m: r.values for m, r in result.results.items()}
+        aggregates[name] = result.aggregate("mean")
+        warnings_list.extend(result.warnings)
+    labels = [str(m) for m in measures]
+    tests = args.test or list(TESTS)
+    paired = compare_systems(per_query, labels, tests, args.seed, args.resamples)
+    record = None
+    if args.provenance:
+        record = provenance.record(
+            command="compare", inputs=provenance.input_files(
+                [*(("run", p) for p in runs), ("truth", truth_path),
+                 ("taxonomy", args.taxonomy)]),
+            measures=measures, ties=args.ties, seed=args.seed,
+            options={"tests": tests, "resamples": args.resamples,
+                     "collection_size": args.collection_size},
+            warnings=warnings_list)
+    _print_result(render_comparison(names, labels, aggregates, paired, args.format, record),
+                  dict.fromkeys(warnings_list), args.format)
+    return 0
+
+
+# ---- evaluate, evaluate-matrix, evaluate-embeddings --------------------------------------------
+
+def _evaluate(args, measures, protocol: str | None) -> int:
+    judged = _judge(args)
+    result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
+    intervals = None
+    if args.ci is not None:
+        intervals = Intervals(aggregate_intervals(result, args.ci, args.seed, args.resamples,
+                                                  args.aggregate),
+                              args.ci, args.seed, args.resamples)
+    record = _evaluation_record(args, judged, result, measures, intervals) \
+        if args.provenance else None
+    # with judged ties, two more evaluations (pessimistic, optimistic): only where they print
+    ranges = (tie_range(judged, measures, args.aggregate)
+              if not protocol and args.format in ("json", "table") else {})
+    _print_result(render_evaluation(result, args.format, args.per_query, args.aggregate,
+                                    protocol, intervals, record, ranges),
+                  result.warnings, args.format)
+    return 0
+
+
+def _judge(args):
+    """The judged ranking of an evaluate command's inputs (lists not kept: only the measures are
+    printed)."""
+    if args.command == "evaluate":
+        truth, system = load_together(lambda: _load_truth(args.truth, args.taxonomy),
+                                      lambda: load_run(args.run))
+        return judge(system, truth, args.ties, args.collection_size, keep_lists=False)
+    if args.command == "evaluate-matrix":
+        with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
+            return judge_matrix(args.matrix, args.labels, args.ties, args.distance,
+                                args.collection_size, progress=progress, keep_lists=False,
+                                cluster=cluster)
+    with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
+        return judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
+                                args.item_ids, load_truth(args.truth), args.similarity,
+                                args.ties, args.collection_size, memory=args.memory,
+                                progress=progress, keep_lists=False, cluster=cluster)
+
+
+def _evaluation_record(args, judged, result, measures, intervals) -> dict:
+    """The provenance record of an evaluate command (the input files hashed again, streamed)."""
+    inputs = provenance.input_files((role, getattr(args, attr, None))
+                                    for role, attr in INPUT_ROLES[args.command])
+    options = {"collection_size": args.collection_size}
+    if args.command == "evaluate-matrix":
+        options["distance"] = args.distance
+    if args.command == "evaluate-embeddings":
+        options["similarity"] = args.similarity
+    ci = None if intervals is None else {"level": intervals.level, "method": intervals.method,
+                                         "resamples": intervals.resamples}
+    return provenance.record(
+        command=args.command, inputs=inputs, result=result,
+        measures=[] if args.protocol else measures, protocol=args.protocol, ties=args.ties,
+        aggregate=args.aggregate, options=options,
+        seed=intervals.seed if intervals is not None else None, ci=ci,
+        queries={"without_relevant": int((judged.num_relevant(1) == 0).sum()),
+                 "run_only_left_out": judged.run_only_queries},
+        warnings=result.warnings)
+
+
+# ---- inputs, cluster and terminal --------------------------------------------------------------
+
+def _load_truth(path: str, taxonomy: str | None):
+    return load_taxonomy(taxonomy, path) if taxonomy else load_truth(path)
+
+
+@contextmanager
+def dask_cluster(args):
+    """The Dask cluster of --scheduler or --workers (closed afterwards), or None."""
+    if not (args.scheduler or args.workers):
+        yield None
+        return
+    from metrics.ranking.cluster import from_options   # dask is imported only when asked for
+    with from_options(args.scheduler, args.workers) as cluster:
+        yield cluster
+
+
+@contextmanager
+def progress_bar(what: str, unit: str):
+    """A progress callback drawn on stderr when stderr is a terminal (tqdm), None otherwise, so
+    JSON output and CI logs stay clean."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    bar = tqdm(desc=what, unit=f" {unit}", file=sys.stderr, leave=False, mininterval=0.5,
+               delay=2.0)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
+
+
+def _print_result(text: str, warnings_list, fmt: str) -> None:
+    """The output on stdout and the warnings on stderr, but not beside JSON, which is read by
+    programs (an evaluation's JSON holds its warnings)."""
+    if fmt != "json":
+        for warning in warnings_list:
+            sys.stderr.write(f"warning: {warning}\n")
+    sys.stdout.write(text + "\n")
