@@ -215,13 +215,6 @@ def test_compare_needs_two_runs(files):
     assert code == 2 and "at least two runs" in err
 
 
-def test_readme_measure_table_is_in_sync():
-    code, out, _ = cli("measures", "--format", "markdown")
-    assert code == 0
-    readme = (ROOT / "README.md").read_text()
-    assert out.strip() in readme
-
-
 def test_readme_example_output_is_true():
     code, out, _ = cli("evaluate", "sample_data/fmp/toy1.run", "sample_data/fmp/toy1.qrels",
                        "--measures", "AP,BEP,Fmax")
