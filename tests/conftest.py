@@ -1,6 +1,22 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from anywhere: the project's `metrics`, never PyPI's
     sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture
+def values_of():
+    """``values_of(run, qrels, "P@5,R")``: our values per query, ``{"P@5": [...], "R": [...]}``,
+    the queries in the ground truth's order, for a run ``{query: {item: score}}`` and a ground
+    truth ``{query: {item: grade}}``; keyword arguments go to ``judge`` (``collection_size=``,
+    ``ties=``)."""
+    from metrics import GroundTruth, Run, evaluate, judge
+
+    def compute(run, qrels, measures, **judge_args):
+        judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), **judge_args)
+        return {name: r.values.tolist() for name, r in evaluate(judged, measures).results.items()}
+    return compute

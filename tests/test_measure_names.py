@@ -1,4 +1,9 @@
-"""Measure names, the registry, tie policies and the tie report."""
+"""Measures by name: names and parameters as written and printed back, the errors of names that
+are wrong, aliases (trec_eval's and the papers' names) and the values trec_eval gives under its
+names, and the registry behind them (every measure documented and runnable, undefined values NaN
+and left out, count measures summed).
+
+The values of each measure are tested in the module of its family, tests/test_measures_*.py."""
 
 import math
 
@@ -6,9 +11,8 @@ import numpy as np
 import pytest
 
 from metrics import (REGISTRY, GroundTruth, MeasureError, Run, evaluate, judge, parse_measure,
-                     parse_measures, rank_run, split_measure_list)
+                     parse_measures, split_measure_list)
 from metrics.measures.aliases import ALIASES
-from metrics.ranking.streaming import judge_all_vs_all
 
 
 def test_split_on_commas_outside_parentheses():
@@ -58,82 +62,6 @@ def test_every_measure_runs_on_an_empty_list_and_a_full_one():
         assert values.shape == (2,)
 
 
-# ---- ties ---------------------------------------------------------------------------------------
-
-TIED = Run.build(["q"] * 4, ["b", "c", "a", "d"], [1.0, 1.0, 1.0, 0.5])
-
-
-def items(run, ties):
-    ranked = rank_run(run, ties)
-    return ranked.item_ids.tolist()
-
-
-def test_stable_keeps_input_order():
-    assert items(TIED, "stable") == ["b", "c", "a", "d"]
-
-
-def test_id_ascending():
-    assert items(TIED, "id") == ["a", "b", "c", "d"]
-
-
-def test_id_ascending_is_numeric_for_integer_ids():
-    run = Run.build(["q"] * 3, ["10", "9", "100"], [1.0, 1.0, 1.0])
-    assert items(run, "id") == ["9", "10", "100"]
-
-
-def test_trec_is_id_descending_after_float32_rounding():
-    assert items(TIED, "trec") == ["c", "b", "a", "d"]
-    # distinct in float64, equal in float32: trec_eval sees a tie and orders by id descending
-    run = Run.build(["q", "q"], ["a", "b"], [0.1 + 1e-12, 0.1])
-    assert items(run, "stable") == ["a", "b"]
-    assert items(run, "trec") == ["b", "a"]
-
-
-def test_ties_change_measures_and_are_reported():
-    truth = GroundTruth.from_dict({"q": {"a": 1}})
-    assert evaluate(judge(TIED, truth, "stable"), "RR").aggregate()["RR"] == pytest.approx(1 / 3)
-    assert evaluate(judge(TIED, truth, "id"), "RR").aggregate()["RR"] == 1.0
-    report = judge(TIED, truth, "stable").ties
-    assert (report.tied_items, report.tie_groups, report.queries_with_ties) == (3, 1, 1)
-    assert [report.straddling(k) for k in (1, 2, 3, 4)] == [1, 1, 0, 0]
-    assert "straddle rank 1" in report.describe([1, 3])
-    result = evaluate(judge(TIED, truth), "P@2,P@3")
-    assert any("1 straddle rank 2" in w for w in result.warnings)
-    assert not any("rank 3" in w for w in result.warnings)
-
-
-def test_no_ties():
-    truth = GroundTruth.from_dict({"q": {"a": 1}})
-    report = judge(Run.build(["q", "q"], ["a", "b"], [2.0, 1.0]), truth).ties
-    assert report.tie_groups == 0 and report.describe() == "no score ties"
-
-
-def test_trec_ties_counted_in_float32():
-    truth = GroundTruth.from_dict({"q": {"a": 1}})
-    run = Run.build(["q", "q", "q"], ["a", "b", "c"], [0.1 + 1e-12, 0.1, 0.05])
-    assert judge(run, truth, "stable").ties.tie_groups == 0
-    assert judge(run, truth, "trec").ties.straddling(1) == 1
-
-
-def test_matrix_excludes_the_query_and_breaks_ties():
-    scores = np.array([[9, 1, 1, 0], [1, 9, 2, 3], [1, 2, 9, 1], [0, 3, 1, 9]], dtype=float)
-    ids = ["w", "x", "y", "z"]
-    labels = ["A", "B", "A", "B"]
-    judged = judge_all_vs_all(scores, ids, labels, ties="stable")
-    assert judged.ranked_list(0)[0].tolist() == ["x", "y", "z"]   # x and y tie: column order
-    trec = judge_all_vs_all(scores, ids, labels, ties="trec")
-    assert trec.ranked_list(0)[0].tolist() == ["y", "x", "z"]
-    assert judged.dense_grades(0)[0].tolist() == [0, 1, 0]
-    assert trec.dense_grades(0)[0].tolist() == [1, 0, 0]
-    assert judged.collection_sizes.tolist() == [3, 3, 3, 3]
-    assert evaluate(judged, "FirstRank").results["FirstRank"].values.tolist() == [2, 1, 2, 1]
-    distance = judge_all_vs_all(-scores, ids, labels, larger_is_better=False)
-    for q in range(4):
-        assert distance.ranked_list(q)[0].tolist() == judged.ranked_list(q)[0].tolist()
-    # w: x and y tie at 1 (y a mate); y: w and z tie at 1 (w a mate)
-    assert judged.ties.tie_groups == 2 and judged.ties.judged_only
-
-
 def test_undefined_values_are_nan_and_excluded():
     run = Run.from_dict({"q1": {"a": 1.0}, "q2": {"b": 1.0}})
     truth = GroundTruth.from_dict({"q1": {"a": 1}, "q2": {"b": 0}})
@@ -142,17 +70,6 @@ def test_undefined_values_are_nan_and_excluded():
     assert result.undefined() == {"AP": 1, "P@1": 1}
     assert result.aggregate() == {"AP": 1.0, "P@1": 1.0}
     assert any("no relevant item" in w for w in result.warnings)
-
-
-def test_ap_normalisations_by_hand():
-    run = Run.from_dict({"q1": {"a": 3.0, "x": 2.0, "b": 1.0}})
-    truth = GroundTruth.from_dict({"q1": {"a": 1, "b": 1, "c": 1, "d": 1}, "q2": {"e": 1}})
-    got = evaluate(judge(run, truth), "AP,AP(norm=retrieved),AP(norm=min),AP(norm=min)@2")
-    values = {m: r.values.tolist() for m, r in got.results.items()}
-    assert values["AP"] == pytest.approx([(1 + 2 / 3) / 4, 0.0])
-    assert values["AP(norm=retrieved)"] == pytest.approx([(1 + 2 / 3) / 2, 0.0])
-    assert values["AP(norm=min)"] == pytest.approx([(1 + 2 / 3) / 3, 0.0])   # min(|A|=3, R=4)
-    assert values["AP(norm=min)@2"] == pytest.approx([1 / 2, 0.0])          # min(k=2, R=4)
 
 
 # ---- float parameters are printed back exactly (issue 14, item 4) ------------------------------
@@ -347,48 +264,35 @@ def test_ambiguous_map_at_k_says_which_it_is():
     assert not any(w.startswith("MAP is") for w in result.warnings)
 
 
-# ---- trec9 and trec10 (issue 14, item 7) --------------------------------------------------------
+# ---- recall levels and RBP's parameters (issue 14, item 8) -----------------------------------
 
-def test_trec9_is_trec_eval_9_and_pytrec_eval_float32():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
-    # d1 and d2 differ only past float32's precision: equal as float32, so d2 (id descending)
-    # comes first for pytrec_eval; d4 and d3 likewise
-    run = {"q1": {"d1": 0.5000000001, "d2": 0.5, "d3": 0.25, "d4": 0.2500000001}}
-    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 0}}
-    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map", "P.1"}).evaluate(run)
-    judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), "trec9")
-    got = evaluate(judged, "recip_rank,map,P_1").aggregate()
-    assert got == pytest.approx({k: expected["q1"][k] for k in ("recip_rank", "map", "P_1")})
-    assert expected["q1"]["recip_rank"] == 0.5        # the case really is a float32 tie
-    assert rank_run(Run.from_dict(run), "trec9").item_ids.tolist() == ["d2", "d1", "d4", "d3"]
-    assert rank_run(Run.from_dict(run), "trec").item_ids.tolist() == ["d2", "d1", "d4", "d3"]
+@pytest.mark.parametrize("written,canonical", [
+    ("IPrec@0.1", "IPrec@0.1"), ("IPrec@.1", "IPrec@0.1"), ("iprec_at_recall_0.10", "IPrec@0.1"),
+    ("iprec_at_recall.0.1", "IPrec@0.1"), ("IPrec@1", "IPrec@1"), ("IPrec@1.00", "IPrec@1"),
+    ("IPrec(rel=2)@0", "IPrec(rel=2)@0")])
+def test_iprec_names_print_back_as_given(written, canonical):
+    measure = parse_measure(written)
+    assert str(measure) == written
+    assert measure.canonical == canonical
+    assert measure.rank_cutoff is None   # a recall level is no rank cutoff
 
 
-def test_trec10_compares_as_double_and_breaks_exact_ties_by_id_descending():
-    # by hand: as doubles d1 > d2 and d4 > d3; d5 and d6 are exactly equal, so id descending
-    run = Run.from_dict({"q1": {"d1": 0.5000000001, "d2": 0.5, "d3": 0.25, "d4": 0.2500000001,
-                                "d5": 0.1, "d6": 0.1}})
-    assert rank_run(run, "trec10").item_ids.tolist() == ["d1", "d2", "d4", "d3", "d6", "d5"]
-    truth = GroundTruth.from_dict({"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 0}})
-    # relevant at ranks 1 and 4: RR = 1, AP = (1/1 + 2/4) / 2
-    got = evaluate(judge(run, truth, "trec10"), "RR,AP").aggregate()
-    assert got == pytest.approx({"RR": 1.0, "AP": 0.75})
-    assert judge(run, truth, "trec10").ties.tie_groups == 1      # only d5 = d6
-    assert judge(run, truth, "trec9").ties.tie_groups == 3
+@pytest.mark.parametrize("written,message", [
+    ("IPrec", "needs a recall level from 0 to 1"),
+    ("IPrec@1.5", "'1.5' is past 1"),
+    ("iprec_at_recall_1.5", "'1.5' is past 1"),
+    ("IPrec@-0.1", "not a number from 0 to 1"),
+    ("IPrec@nan", "not a number from 0 to 1"),
+    ("P@0.5", "cutoff '0.5' is not a whole number"),   # @k stays a whole number elsewhere
+])
+def test_bad_recall_levels_are_named(written, message):
+    with pytest.raises(MeasureError, match=message):
+        parse_measure(written)
 
 
-def test_trec10_in_an_all_vs_all_matrix_compares_as_double():
-    from metrics.ranking.allvsall import relevant_ranks
-    scores = np.array([[9.0, 0.5000000001, 0.5], [0.5, 9.0, 0.5000000001],
-                       [0.5000000001, 0.5, 9.0]])
-    labels, ids = ["A", "A", "B"], ["x", "y", "z"]
-    # query x: y (0.5000000001) beats z (0.5) as doubles; as float32 they tie and z (id
-    # descending) comes first
-    assert relevant_ranks(scores, labels, ids, "trec10").sorted_ranks()[0, 0] == 1
-    assert relevant_ranks(scores, labels, ids, "trec9").sorted_ranks()[0, 0] == 2
-
-
-def test_unknown_tie_policy():
-    from metrics import InputError
-    with pytest.raises(InputError, match="use one of stable, id, trec9, trec10"):
-        rank_run(TIED, "trec11")
+@pytest.mark.parametrize("written,message", [
+    ("RBP(p=1)", "must be from 0 up to"), ("RBP(p=-0.1)", "must be from 0 up to"),
+    ("RBP(p=x)", "is not a number"), ("RBPResidual(rel=2)", "has no parameter 'rel'")])
+def test_bad_rbp_parameters_are_named(written, message):
+    with pytest.raises(MeasureError, match=message):
+        parse_measure(written)
