@@ -746,8 +746,12 @@ def test_a_click_on_the_scatter_or_a_bar_opens_that_query(app_url, browser):
         if shown[-1] != before:
             break
     assert shown[-1] != before, shown                  # a point opened its query …
-    page.wait_for_timeout(800)
-    heading = page.locator("#both-rankings").bounding_box()
+    heading = None
+    for _ in range(50):   # the smooth scroll takes longer on a loaded machine: up to 10 s
+        heading = page.locator("#both-rankings").bounding_box()
+        if heading is not None and 0 <= heading["y"] < 400:
+            break
+        page.wait_for_timeout(200)
     assert heading is not None and 0 <= heading["y"] < 400   # … and the page scrolled to it
     bars = charts.nth(1).locator(".barlayer .trace .point path")
     target = bars.nth(0)
