@@ -655,7 +655,7 @@ def _frames_with(at, column):
 
 
 def test_teaching_mode_steps_through_the_ranking():
-    # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10 (seed 002's table)
+    # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10 (FMP C7S3's table)
     at = app("pages/explorer.py", sample="fmp", query="toy1", cutoff=4)
     at.toggle(key="teaching").set_value(True).run()
     assert not at.exception

@@ -61,7 +61,7 @@ def test_failure_report_without_item_ids_and_with_whole_collection_judged():
     serra = load_sample("serra")["answer sets"]
     report = failure_report(serra, 1)
     assert not report.missed_ids_known and report.missed.empty
-    # A2: relevant at ranks 1, 2, 3, 5 of R_q = 7 (SPEC §8's reading of Table 1)
+    # A2: relevant at ranks 1, 2, 3, 5 of R_q = 7 (Table 1 as every row of Table 2 reads it)
     assert (report.num_relevant, report.found, report.first_relevant) == (7, 4, 1)
     covers = load_sample("covers")["system_a"]         # labels judge every item: none unjudged
     assert unjudged_in_top(covers, 0, 50) == (50, 0)

@@ -3,8 +3,8 @@ nDCG, ERR, EP and GAP.
 
 Expected values come from hand computations in the comments, from trec_eval (through
 pytrec_eval), or from brute force over each query's dense list, written here from the definitions
-of SPEC §4 and run on the skewed runs of ``skewed_runs``; never from our code. The worked
-examples of seed 003 (ERR, EP and GAP on a taxonomy) are in test_seed_examples.py."""
+of docs/measures.md and run on the skewed runs of ``skewed_runs``; never from our code. The worked
+examples of the instrument-retrieval task (ERR, EP and GAP on a taxonomy) are in test_seed_examples.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ BprefUncapped), and the ranks of the relevant items (FirstRank, MedianRank, Mean
 
 Expected values come from hand computations in the comments, from trec_eval (through
 pytrec_eval), or from brute force over each query's dense list, written here from the definitions
-of SPEC §4 and run on the skewed runs of ``skewed_runs`` (one list of 5000 items among lists of
+of docs/measures.md and run on the skewed runs of ``skewed_runs`` (one list of 5000 items among lists of
 1..5, grades −1..3, ties); never from our code."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Seeded random runs and graded qrels (grades 0/1/2) exercise what usually goes wrong: short lists
 (fewer items than the cutoff), ground-truth queries absent from the run, unjudged retrieved items,
 judged non-relevant items, and score ties — exact ties (scores rounded to 1 or 2 decimals) and ties
-that only exist in float32, which trec_eval uses to store scores (SPEC §2, ``ties="trec"``: score
+that only exist in float32, which trec_eval uses to store scores (``ties="trec9"``: score
 descending after float32 rounding, then item id descending as ``strcmp``). Every ground-truth query
 has at least one relevant item, so R_q > 0 and no value is undefined on our side.
 
@@ -35,7 +35,7 @@ SHORT_EVERY = 3       # query q0, q3, ... gets a list of 1..9 items (shorter tha
 TREC_CASES = [(0, 1), (1, 2), (2, 1), (3, 2), (4, 1), (5, 2), (2024, 1), (31337, 2)]
 RANX_SEEDS = [0, 1, 2, 3]
 
-# trec_eval measure -> ours (SPEC §4)
+# trec_eval measure -> ours (docs/measures.md lists the aliases)
 TREC_TO_OURS = {
     "map": "AP",
     "map_cut_5": "AP@5",
@@ -186,7 +186,7 @@ def test_agrees_with_trec_eval_per_query(seed, decimals):
             elif trec_name == "num_rel":
                 expected = float(sum(g >= 1 for g in qrels[query].values()))
             else:
-                expected = 0.0  # SPEC §4: a truth query missing from the run scores 0
+                expected = 0.0  # a truth query missing from the run scores 0
             if not close(value, expected, TOLERANCE.get(trec_name, DEFAULT_TOLERANCE)):
                 mismatches.append((query, our_name, trec_name, value, expected))
     assert not mismatches, f"{len(mismatches)} disagreements, first: {mismatches[:5]}"

@@ -1,5 +1,5 @@
 """Property tests (hypothesis) of the measures: bounds, identities between measures, and
-invariances of the input (SPEC §2 and §4).
+invariances of the input (the conventions of docs/conventions.md).
 
 Where a property needs a ranking, R_q or a true-positive count, the test computes it itself from
 the generated data (``oracle_ranking``, ``r_q``), never from the engine.
@@ -28,12 +28,12 @@ CUTOFFS = (1, 2, 3, 5, 10, 20)
 N_ITEMS = 12
 COLLECTION_SIZE = 100
 
-# Measures whose values are bounded to [0, 1] (SPEC §4), with @k where they take it.
+# Measures whose values are bounded to [0, 1] (docs/measures.md), with @k where they take it.
 BOUNDED = ("P@{k}", "R@{k}", "F@{k}", "P", "R", "F", "AP", "AP@{k}", "RR", "RR@{k}", "nDCG",
            "nDCG@{k}", "Rprec", "BEP", "Fmax", "Fmax@{k}", "ERR", "ERR@{k}", "EP@{k}", "EP", "GAP",
            "GAP@{k}", "Bpref", "Bpref@{k}", "Bpref10", "Bpref10@{k}", "IPrec@0.5", "IPrec@0",
            "RBP", "RBP@{k}", "RBPResidual", "RBPResidual@{k}", "infAP", "infAP@{k}")
-# Measures with a value for an empty list, and that value (SPEC §4: a truth query missing from
+# Measures with a value for an empty list, and that value (a truth query missing from
 # the run scores 0 where a measure has a value for an empty list; FirstRank is then undefined).
 EMPTY_LIST_VALUE = {"P@5": 0.0, "R@5": 0.0, "F@5": 0.0, "AP": 0.0, "AP@5": 0.0, "RR": 0.0,
                     "nDCG": 0.0, "nDCG@5": 0.0, "Rprec": 0.0, "BEP": 0.0, "Fmax": 0.0, "ERR": 0.0,
@@ -136,7 +136,7 @@ def r_q(truth, query, threshold=1) -> int:
 
 
 def oracle_ranking(rows, query, ties) -> list[str]:
-    """The items of ``query`` in rank order under a tie policy (SPEC §2), by Python's stable sort.
+    """The items of ``query`` in rank order under a tie policy, by Python's stable sort.
     stable: score desc, input order; id: score desc, id asc (numeric when all ids are integers);
     trec: float32 score desc, id desc as strings."""
     entries = [(d, s) for q, d, s in rows if q == query]
@@ -312,7 +312,7 @@ def test_order_of_query_rows_changes_nothing(data, ties, seed):
 @example(data=({"q1": {"a": 1, "b": 0}}, [("other", "a", 1.0)]), disjoint=True)
 @example(data=({"q1": {"a": 1}}, []), disjoint=True)
 def test_queries_absent_from_the_run_score_zero(data, disjoint):
-    """SPEC §4: a truth query missing from the run scores 0 on every measure with a value for an
+    """A truth query missing from the run scores 0 on every measure with a value for an
     empty list (FirstRank has none). ``disjoint`` drops every truth query from the run, leaving
     only run-only queries — then no evaluated query has a single retrieved item."""
     truth, rows = data

@@ -1,4 +1,5 @@
-"""The worked examples of the source documents, computed from their definitions by hand."""
+"""The worked examples of the published sources (Müller's FMP, Serrà 2007, the instrument-retrieval
+task), computed from their definitions by hand."""
 
 from fractions import Fraction
 
@@ -10,7 +11,7 @@ from metrics.explain.answer_sets import ERRATA, TABLE2_MEASURES, judged_answer_s
 from metrics.evaluation.curves import rank_curves
 from metrics.loaders import load_run, load_taxonomy
 
-# ---- FMP C7S3 (seed 002) -------------------------------------------------------------------------
+# ---- Müller, FMP notebook C7S3 -------------------------------------------------------------------------
 
 TOY1 = dict(ids=range(1, 11), scores=[8, 52, 22, 10, 12, 34, 11, 27, 72, 18], relevant={2, 7, 8, 9})
 TOY2 = dict(ids=range(1, 9), scores=[0.7, 2.6, 3.6, 3.5, 3.2, 3.7, 1.5, 3.1], relevant={2, 3, 4, 8})
@@ -66,7 +67,7 @@ def test_fmp_toy2_table_and_measures():
     assert values["Fmax"] == pytest.approx(0.8)
 
 
-# ---- Serrà (2007), Table 2 (seed 004) ------------------------------------------------------------
+# ---- Serrà (2007), Table 2 -------------------------------------------------------------------
 
 PRINTED = {  # Table 2 as printed in the paper
     "TP": [1, 4, 4, 4, 4, 0],
@@ -141,7 +142,7 @@ def test_serra_conventions_by_hand(table2):
     assert table2["bpref*"][0] == pytest.approx(1 - 3 / 15)
 
 
-# ---- instrument retrieval with a two-level taxonomy (seed 003) -----------------------------------
+# ---- the instrument-retrieval task, with a two-level taxonomy ------------------------------------------
 
 @pytest.fixture
 def violin(tmp_path):

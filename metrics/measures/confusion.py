@@ -15,7 +15,7 @@ import numpy as np
 from metrics.measures.registry import LINEAR, REL, register
 from metrics.measures.common import divide, true_positives
 
-_REF = "Serrà (2007) §2; seed 000 (confusion matrix at K)"
+_REF = "Serrà (2007) §2; the text-to-music evaluation tutorial (confusion matrix at K)"
 
 
 def counts(j, cutoff, rel):

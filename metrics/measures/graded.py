@@ -94,8 +94,9 @@ def _satisfaction(grades, gmax, p):
 
 @register("ERR", meaning="expected reciprocal rank (cascade user model)",
           convention="Σ_i (p_i/i) Π_{j<i}(1 − p_j); p=exp (default): (2^g − 1)/2^gmax, p=linear: "
-                     "g/gmax (seed 003 uses g/2); gmax = highest grade of the whole ground truth",
-          reference="Chapelle et al. (2009); seed 003 (with its erratum: a product, not a sum)",
+                     "g/gmax (the instrument-retrieval task uses g/2); gmax = highest grade of the whole ground truth",
+          reference="Chapelle et al. (2009); the instrument-retrieval task (its text prints a sum; the "
+                    "definition, and Chapelle, have a product)",
           formula=r"ERR@K = \sum_{i=1}^{K} \frac{p_i}{i}\prod_{j<i}(1 - p_j)",
           params={"p": Param("exp", choice("exp", "linear"), "stop probability")})
 def err(j, cutoff, p="exp"):
@@ -122,10 +123,10 @@ def _weight_up_to(grades, gmax: int) -> np.ndarray:
 @register("EP", meaning="expected precision over users with different relevance thresholds",
           convention="Σ_t p_t · P@k_t, P@k_t counting grade >= t, p_t ∝ t for t = 1..gmax; "
                      "without @k, k = |A|",
-          reference="seed 003; Robertson et al. (2010)",
+          reference="the instrument-retrieval task; Robertson et al. (2010)",
           formula=r"EP@K = \sum_{t=1}^{g_{max}} p_t \cdot P@K_t", expected=LINEAR)
 def expected_precision(j, cutoff):
-    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: seed 003."""
+    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: the instrument-retrieval task."""
     gaining = j.hit_grades > 0
     total = per_query_sum(j, j.hit_query[gaining],
                           _weight_up_to(j.hit_grades[gaining], j.max_grade)
@@ -137,7 +138,7 @@ def expected_precision(j, cutoff):
 @register("GAP", meaning="graded average precision",
           convention="Σ_i Σ_{t<=g_i} p_t·P@i_t divided by Σ over every relevant item of the ground "
                      "truth of Σ_{t<=g} p_t; p_t ∝ t",
-          reference="Robertson, Kanoulas & Yilmaz (2010); seed 003",
+          reference="Robertson, Kanoulas & Yilmaz (2010); the instrument-retrieval task",
           formula=r"GAP@K = \frac{\sum_{i \le K} \sum_{t \le g_i} p_t\, P@i_t}"
                   r"{\sum_{d \in R} \sum_{t \le g_d} p_t}",
           expected="closed form: a weighted sum of AP numerators, each exact (McSherry & Najork "

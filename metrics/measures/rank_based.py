@@ -259,7 +259,7 @@ def first_rank(j, cutoff, rel=1):
 
 @register("MedianRank", meaning="median rank of the retrieved relevant items",
           convention="median of the ranks r with χ(r) = 1; undefined when none is retrieved",
-          higher_is_better=False, reference="seed 000 (text-to-music) 'Median Rank'",
+          higher_is_better=False, reference="the text-to-music evaluation tutorial ('Median Rank')",
           formula=r"MedianRank = \mathrm{median}\{r : \chi(r) = 1\}", params={"rel": REL})
 def median_rank(j, cutoff, rel=1):
     """Median of the ranks of the retrieved relevant items (the mean of the two middle ones for an
@@ -278,7 +278,7 @@ def median_rank(j, cutoff, rel=1):
 @register("MeanRank", meaning="mean rank of the retrieved relevant items",
           convention="mean of the ranks r with χ(r) = 1; undefined when none is retrieved",
           higher_is_better=False,
-          reference="seed 000 ('mean rank'); not acoss' or re-move's 'MR', the mean rank of the "
+          reference="the text-to-music evaluation tutorial ('mean rank'); not acoss' or re-move's 'MR', the mean rank of the "
                     "first cover (FirstRank; --protocol acoss)",
           formula=r"MeanRank = \mathrm{mean}\{r : \chi(r) = 1\}", params={"rel": REL},
           expected="linear without @k (the count of relevant items retrieved is then fixed)")
