@@ -3,8 +3,9 @@
 One fragment with the Query explorer's two fastest controls and nothing else: a Query box of
 1,000 labelled options and a Cutoff K number box, and a line of text that shows both. The
 benchmark times a query switch and a K change here exactly as it times them in the Query
-explorer (benchmarks/run_benchmarks.py, dashboard-browser): the difference is what our page
-adds, the rest is Streamlit's own round trip on this machine and browser."""
+explorer (benchmarks/bench_browser.py, run by run_benchmarks.py --only dashboard-browser): the
+difference is what our page adds, the rest is Streamlit's own round trip on this machine and
+browser."""
 
 import streamlit as st
 

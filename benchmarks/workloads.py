@@ -131,7 +131,7 @@ def make_matrix_workload(folder: Path, n: int, seed: int) -> dict[str, Path]:
     return paths
 
 
-# ---- W4 and the memory curve: skewed runs ---------------------------------------------------------
+# ---- W4 and the memory curve: skewed runs -------------------------------------------------------
 
 def _up_to_date(meta: Path, expected: dict, paths: dict) -> bool:
     return meta.exists() and json.loads(meta.read_text()) == expected and \
@@ -194,7 +194,8 @@ def make_skewed_run_workload(folder: Path, short_queries: int, long_depth: int, 
     frame = frame.sort_values("q", kind="stable")
     # the long query: relevant from the top to the very end of its list, some not retrieved
     deep = sorted({r for r in (1, 2, 5, 10, 30, 100, 1_000, 10_000, 100_000, long_depth // 3,
-                               long_depth // 2, long_depth - 1, long_depth) if 1 <= r <= long_depth})
+                               long_depth // 2, long_depth - 1, long_depth)
+                   if 1 <= r <= long_depth})
     rel_long = [f"e{long_items[r - 1]}" for r in deep] + [f"e{x}" for x in long_items[long_depth:]]
     non_long = [f"e{long_items[r - 1]}" for r in (3, 50, long_depth // 4) if r not in deep
                 and 1 <= r <= long_depth]
@@ -207,7 +208,7 @@ def make_skewed_run_workload(folder: Path, short_queries: int, long_depth: int, 
     return paths
 
 
-# ---- W5 and W6: embeddings ------------------------------------------------------------------------
+# ---- W5 and W6: embeddings ----------------------------------------------------------------------
 
 def _write_ids(path: Path, ids) -> None:
     path.write_text("\n".join(ids) + "\n")
