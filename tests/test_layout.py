@@ -134,3 +134,14 @@ def test_stdlib_names_are_not_shadowed():
     import sys
     shadowing = [m for m in MODULES if m.rpartition(".")[2] in sys.stdlib_module_names]
     assert not shadowing, shadowing
+
+
+def test_the_facade_keeps_every_public_name():
+    """What users imported from ``metrics`` before the engine was grouped by role still imports."""
+    import metrics
+    before = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
+              "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TieReport",
+              "aggregate", "evaluate", "evaluate_protocol", "judge", "parse_measure",
+              "parse_measures", "rank_run", "split_measure_list"]
+    assert set(before) <= set(metrics.__all__)
+    assert all(getattr(metrics, name) is not None for name in metrics.__all__)
