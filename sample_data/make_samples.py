@@ -16,7 +16,8 @@ Datasets (see README.md next to this file):
 * ``serra/``        the six answer sets of Serrà (2007), Table 1, and the printed Table 2;
 * ``covers/``       a synthetic cover-song collection with two all-vs-all similarity matrices;
 * ``instruments/``  a synthetic instrument-retrieval task with a two-level taxonomy, two runs;
-* ``text2music/``   a synthetic text-to-music task with query and item embeddings of two models.
+* ``text2music/``   a synthetic text-to-music task with query and item embeddings of two models;
+* ``versions/``     a synthetic version-identification task: five systems' TREC runs on one qrels.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def rng_for(dataset: int) -> np.random.Generator:
     return np.random.default_rng([SEED, dataset])
 
 
-# ---- writing helpers --------------------------------------------------------------------------
+# ---- writing helpers -----------------------------------------------------------------------------
 
 def write_text(path: Path, lines: list[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +80,7 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-# ---- 1. FMP toy examples (Müller's FMP, notebook C7S3) -------------------------------------------------------------
+# ---- 1. FMP toy examples (Müller's FMP, notebook C7S3) -------------------------------------------
 
 FMP_TOYS = {
     # name: (scores of documents 1..K, relevant document ids)
@@ -110,7 +111,7 @@ def make_fmp() -> None:
     write_text(folder / "toys.qrels", combined_qrels)
 
 
-# ---- 2. Serrà's answer sets (Serrà 2007, Tables 1 and 2; Table 1 as every row of Table 2 reads it) ---------
+# ---- 2. Serrà's answer sets (Serrà 2007, Tables 1 and 2; Table 1 as every row of Table 2 reads it) ---
 
 SERRA_SETS = {  # answer set: (1-based relevant positions in the list of 14, |R_q|)
     "A1": ([4], 1),
@@ -168,7 +169,7 @@ def make_serra() -> None:
     write_text(folder / "answer_sets.qrels", qrels)
 
 
-# ---- 3. Synthetic cover-song collection (the setting of Serrà 2007) ----------------------------------
+# ---- 3. Synthetic cover-song collection (the setting of Serrà 2007) ------------------------------
 
 def clique_sizes(rng: np.random.Generator, total: int) -> list[int]:
     """Clique sizes between 2 and 14 with many small cliques and a few large ones (Serrà's
@@ -220,7 +221,7 @@ def make_covers() -> None:
     save_npy(folder / "system_b.npy", system_b.astype(np.float32))
 
 
-# ---- 4. Instrument retrieval with a two-level taxonomy (the instrument-retrieval task) -------------------------------
+# ---- 4. Instrument retrieval with a two-level taxonomy (the instrument-retrieval task) -----------
 
 TAXONOMY = {  # family: instruments (leaves); relative frequency of each instrument in the corpus
     "strings": {"violin": 1.0, "cello": 0.7, "acoustic_guitar": 1.3, "electric_guitar": 1.4},
@@ -273,7 +274,7 @@ def make_instruments() -> None:
     system(own=1.4, confusion=0.55, noise=0.50, tag="system_b")
 
 
-# ---- 5. Text-to-music retrieval from embeddings (the text-to-music evaluation tutorial) --------------------------------------
+# ---- 5. Text-to-music retrieval from embeddings (the text-to-music evaluation tutorial) ----------
 
 GENRES = ["jazz", "rock", "classical", "electronic", "folk", "hip hop", "ambient", "latin"]
 MOODS = ["calm", "energetic", "melancholic", "cheerful", "dark", "dreamy"]
@@ -371,12 +372,56 @@ def make_text2music() -> None:
         save_npy(folder / f"{name}_items.npy", items.astype(np.float32))
 
 
+# ---- 6. Version identification: five systems on one ground truth -----------------------------
+
+VERSION_SYSTEMS = (("baseline", 0.55), ("chroma_dtw", 0.85), ("cqt_net", 1.15),
+                   ("cqt_net_aug", 1.2), ("transformer", 1.6))
+
+
+def make_versions() -> None:
+    """60 query recordings, each a version of a work with 2–7 other versions among 600 items
+    (grade 2 for the work's original recording, 1 for another version, 0 for a few judged
+    non-versions); five systems of rising skill rank the top 100 items of each query. Each
+    query has a difficulty of its own that every system shares, so systems disagree on some
+    queries and all fail on a few — what the leaderboard's heatmap shows."""
+    rng = rng_for(6)
+    folder = OUT / "versions"
+    items = [f"rec{i:03d}" for i in range(600)]
+    work_of = rng.integers(0, 150, size=len(items))
+    qrels, runs = [], {name: [] for name, _ in VERSION_SYSTEMS}
+    queries = rng.choice(len(items), size=60, replace=False)
+    for number, query in enumerate(sorted(queries)):
+        qid = f"v{number:03d}"
+        versions = [i for i in np.flatnonzero(work_of == work_of[query]) if i != query]
+        if not versions:   # every query has at least one other version
+            versions = [int(rng.integers(0, len(items)))]
+            work_of[versions[0]] = work_of[query]
+        original = min(versions)
+        judged_out = rng.choice(len(items), size=5, replace=False)
+        grades = {int(i): 0 for i in judged_out if work_of[i] != work_of[query] and i != query}
+        grades.update({int(i): 2 if i == original else 1 for i in versions})
+        qrels += [f"{qid} 0 {items[i]} {g}" for i, g in sorted(grades.items())]
+        difficulty = rng.uniform(0.2, 1.8)
+        for name, skill in VERSION_SYSTEMS:
+            signal = np.zeros(len(items))
+            signal[versions] = skill / difficulty
+            scores = signal + rng.standard_normal(len(items)) * 0.35
+            scores[query] = -np.inf   # a query is not its own version
+            top = np.argsort(-scores, kind="stable")[:100]
+            runs[name] += trec_run_lines(qid, [items[i] for i in top],
+                                         [float(scores[i]) for i in top], name)
+    write_text(folder / "qrels.txt", qrels)
+    for name, lines in runs.items():
+        write_text(folder / f"{name}.run", lines)
+
+
 def main() -> None:
     make_fmp()
     make_serra()
     make_covers()
     make_instruments()
     make_text2music()
+    make_versions()
     total = 0
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.suffix not in (".py", ".md") and "__pycache__" not in path.parts:

@@ -57,6 +57,15 @@ def _text2music(ties):
             for m in ("model_a", "model_b")}
 
 
+VERSION_SYSTEMS = ("baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer")
+
+
+def _versions(ties):
+    d = SAMPLE_DIR / "versions"
+    truth = load_qrels(d / "qrels.txt")
+    return {s: judge_run_file(d / f"{s}.run", truth, ties) for s in VERSION_SYSTEMS}
+
+
 SAMPLES = {s.key: s for s in [
     Sample("fmp", "FMP toy examples (Müller, C7S3)",
            "Two queries from FMP's notebook: relevant at ranks 1, 2, 4, 8 and 2, 3, 5, 6.", _fmp),
@@ -71,6 +80,9 @@ SAMPLES = {s.key: s for s in [
     Sample("text2music", "Text-to-music retrieval from embeddings",
            "Text queries against music items, two embedding models, cosine similarity.",
            _text2music, texts="text2music/queries.csv"),
+    Sample("versions", "Version identification: five systems",
+           "60 query recordings, 2–7 versions each (grade 2 for the original); five systems' "
+           "TREC runs on one ground truth, for the leaderboard.", _versions),
 ]}
 
 
