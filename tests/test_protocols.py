@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 
 from metrics import GroundTruth, Run, judge
-from metrics.evaluation.protocol_columns import (floored_zero_based_median, jackknife_median,
-                                                 lower_median, sum_over_every_query)
+from metrics.evaluation.protocol_columns import (floored_zero_based_median, jackknife_mean,
+                                                 jackknife_median, lower_median,
+                                                 sum_over_every_query)
 from metrics.evaluation.protocols import PROTOCOLS, evaluate_protocol
 from metrics.errors import MeasureError
 
@@ -99,24 +100,23 @@ def test_clap(judged):
 
 
 def test_ttmr(judged):
-    got = aggregates(judged, "ttmr")
-    assert got["R@1"] == pytest.approx(1 / 4)             # Σ preds[:1]: 1, 0, 0, 0
-    assert got["R@5"] == pytest.approx((2 + 1 + 1 + 0) / 4)   # counts, not ÷ R_q
-    assert got["R@10"] == pytest.approx((2 + 1 + 1 + 0) / 4)
-    # Σ_j j / position_j in the top 10: q1 1/1 + 2/3, q2 1/2, q3 1/5, q4 0 (not ÷ anything)
-    assert got["mAP@10"] == pytest.approx((1 + 2 / 3 + 1 / 2 + 1 / 5 + 0) / 4)
+    # q1..q3 of the fixture (q4 and q5 have no relevant item in their lists: rank_eval fails)
+    got = aggregates(judged.subset(np.arange(3)), "ttmr")
+    assert got["R@1"] == pytest.approx(1 / 3)             # Σ preds[:1]: 1, 0, 0
+    assert got["R@5"] == pytest.approx((2 + 1 + 1) / 3)   # counts, not ÷ R_q
+    assert got["R@10"] == pytest.approx((2 + 1 + 1) / 3)
+    # Σ_j j / position_j in the top 10: q1 1/1 + 2/3, q2 1/2, q3 1/5 (not ÷ anything)
+    assert got["mAP@10"] == pytest.approx((1 + 2 / 3 + 1 / 2 + 1 / 5) / 3)
     # 0-based ranks [0, 1, 4]: median 1; leave-one-out medians 2.5, 2, 0.5 (mean 5/3);
     # jackknife estimate 3·1 − 2·5/3 = −1/3
     assert got["medRank"] == pytest.approx(-1 / 3)
 
 
-def test_muscall(judged):
-    got = aggregates(judged, "muscall")
-    # 100 · Σ bool[:, :k] / num_items, num_items = the 5 rows
-    assert got["R@1"] == pytest.approx(100 * 1 / 5)
-    assert got["R@5"] == pytest.approx(100 * (2 + 1 + 1) / 5)
-    assert got["R@10"] == pytest.approx(100 * (2 + 1 + 1) / 5)
-    assert got["Median Rank"] == 2                        # torch.median([1, 2, 5])
+def test_muscall_refuses_several_relevant_items(judged):
+    # q1 has two relevant items: MusCALL's ground truth is the diagonal, one item per query
+    for name in ("muscall", "muscall-text-to-music"):
+        with pytest.raises(MeasureError, match="query 'q1' has 2 relevant items"):
+            aggregates(judged, name)
 
 
 def test_reference_medians_by_hand():
@@ -152,8 +152,9 @@ def test_every_protocol_cites_a_source_and_explains_each_column(judged):
     for protocol in PROTOCOLS.values():
         assert protocol.source and protocol.conventions
         assert all(c.explanation for c in protocol.columns)
-        assert set(evaluate_protocol(judged, protocol.name).results) == {
-            c.name for c in protocol.columns}
+        if protocol.refuses is None:   # MusCALL and TTMR refuse the fixture (tested below)
+            assert set(evaluate_protocol(judged, protocol.name).results) == {
+                c.name for c in protocol.columns}
 
 
 def test_unknown_protocol_and_other_aggregates_are_refused(judged):
@@ -181,12 +182,12 @@ def files(tmp_path):
 
 
 def test_cli_prints_the_protocol_in_every_format(files):
-    code, out, err = cli("evaluate", *files, "--protocol", "muscall", "-f", "json")
+    code, out, err = cli("evaluate", *files, "--protocol", "clap", "-f", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert data["measures"] == ["R@1", "R@5", "R@10", "Median Rank"]
-    assert data["aggregate"]["R@5"] == pytest.approx(80.0)
-    assert data["protocol"]["name"] == "muscall" and "compute_metrics" in data["protocol"]["source"]
+    assert data["measures"] == ["R@1", "R@5", "R@10", "mAP@10", "mean_rank", "median_rank"]
+    assert data["aggregate"]["R@5"] == pytest.approx(3 / 4)
+    assert data["protocol"]["name"] == "clap" and "get_metrics" in data["protocol"]["source"]
     code, out, _ = cli("evaluate", *files, "--protocol", "acoss", "-f", "csv")
     header = "query_id,MR,MRR,MDR,MAP,Top-1,Top-10,Top-100,Top-1000"
     assert code == 0 and out.splitlines()[0] == header
@@ -212,29 +213,33 @@ def test_cli_lists_the_protocols_and_refuses_mixing(files):
 
 
 # ---- against the reference codes' formulas, transliterated to numpy, on random scores ------------
-# (continuous random scores: no ties, so every sort agrees on the order)
+# (their sorts have no fixed order for equal scores; these use a stable one, the matrix's columns,
+# which is what --ties stable gives)
 
 
-def _cover_matrix(tmp_path, seed=0):
-    rng = np.random.default_rng(seed)
+def _cover_labels(rng):
     sizes = [5, 4, 3, 3, 2, 2, 1, 1, 1]   # three songs without a cover
     labels = np.repeat(np.arange(len(sizes)), sizes)
     rng.shuffle(labels)
-    n = len(labels)
-    scores = rng.random((n, n))
+    return labels
+
+
+def _judged_matrix(tmp_path, scores, labels, **options):
     np.save(tmp_path / "m.npy", scores)
     (tmp_path / "labels.csv").write_text(
         "item_id,label\n" + "".join(f"s{i},c{l}\n" for i, l in enumerate(labels)))
     from metrics.ranking.pipelines import judge_matrix
-    return scores, labels, judge_matrix(tmp_path / "m.npy", tmp_path / "labels.csv")
+    return judge_matrix(tmp_path / "m.npy", tmp_path / "labels.csv", **options)
 
 
-def test_acoss_and_re_move_match_their_code_on_random_matrices(tmp_path):
-    scores, labels, judged = _cover_matrix(tmp_path)
+def acoss_and_re_move_by_their_code(scores, labels) -> tuple[dict, dict]:
+    """What acoss' getEvalStatistics and re-move's average_precision print for a similarity
+    matrix, from their published code: the scores cast to float32 first (np.array(D,
+    dtype=np.float32); .float()), the diagonal set to −inf, rows sorted descending."""
     n = len(labels)
     same = labels[:, None] == labels[None, :]
     np.fill_diagonal(same, False)
-    d = scores.copy()
+    d = np.array(scores, dtype=np.float32)
     np.fill_diagonal(d, -np.inf)                   # both codes: the song itself last
     order = np.argsort(-d, axis=1, kind="stable")
     found = np.take_along_axis(same, order, axis=1).astype(float)
@@ -243,23 +248,147 @@ def test_acoss_and_re_move_match_their_code_on_random_matrices(tmp_path):
     queries = same.sum(1) > 0
     first = np.array([positions[f > 0][0] for f in found[queries]])
     ap = np.array([np.mean(np.arange(1, f.sum() + 1) / positions[f > 0]) for f in found[queries]])
-    got = evaluate_protocol(judged, "acoss").aggregate()
-    assert got["MR"] == pytest.approx(first.mean())
-    assert got["MRR"] == pytest.approx(np.sum(1 / first) / n)
-    assert got["MDR"] == pytest.approx(np.median(first))
-    assert got["MAP"] == pytest.approx(ap.mean())
-    for x in (1, 10, 100, 1000):
-        assert got[f"Top-{x}"] == np.sum(first <= x)
+    acoss = {"MR": first.mean(), "MRR": np.sum(1 / first) / n, "MDR": np.median(first),
+             "MAP": ap.mean(), **{f"Top-{x}": np.sum(first <= x) for x in (1, 10, 100, 1000)}}
     # re-move average_precision: sel = topk(found − ramp, 1), every row
     sel = np.argmax(found - np.arange(n) * 1e-6, axis=1)
     precision = np.cumsum(found, 1) / positions
     r = same.sum(1)
     ap_all = (precision * found).sum(1) / (r + 1e-10)
-    got = evaluate_protocol(judged, "re-move").aggregate()
-    assert got["mAP"] == pytest.approx(ap_all[r > 0].mean())
-    assert got["MRR"] == pytest.approx(np.mean(1 / (sel + 1)))
-    assert got["MR"] == pytest.approx(np.mean(sel + 1))
-    assert got["Top1"] == found[:, 0].sum() and got["Top10"] == found[:, :10].sum()
+    re_move = {"mAP": ap_all[r > 0].mean(), "MRR": np.mean(1 / (sel + 1)),
+               "MR": np.mean(sel + 1), "Top1": found[:, 0].sum(), "Top10": found[:, :10].sum()}
+    return acoss, re_move
+
+
+def assert_matches(got: dict, expected: dict):
+    assert list(got) == list(expected)
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value), name
+
+
+def test_acoss_and_re_move_match_their_code_on_random_matrices(tmp_path):
+    rng = np.random.default_rng(0)
+    labels = _cover_labels(rng)
+    scores = rng.random((len(labels), len(labels)))
+    judged = _judged_matrix(tmp_path, scores, labels, float32_scores=True)
+    acoss, re_move = acoss_and_re_move_by_their_code(scores, labels)
+    assert_matches(evaluate_protocol(judged, "acoss").aggregate(), acoss)
+    assert_matches(evaluate_protocol(judged, "re-move").aggregate(), re_move)
+
+
+def test_acoss_and_re_move_rank_scores_equal_as_float32_as_ties(tmp_path):
+    # in most rows a non-cover scores 1e-12 above a cover, in a later column: above it as a
+    # double, equal to it as float32 (where the stable order puts the cover first)
+    rng = np.random.default_rng(1)
+    labels = _cover_labels(rng)
+    n = len(labels)
+    scores = rng.random((n, n)).astype(np.float32).astype(np.float64)
+    for i in range(n):
+        covers = np.flatnonzero((labels == labels[i]) & (np.arange(n) != i))
+        others = np.flatnonzero(labels != labels[i])
+        if len(covers) and (others > covers[0]).any():
+            scores[i, others[others > covers[0]][0]] = scores[i, covers[0]] + 1e-12
+    acoss, re_move = acoss_and_re_move_by_their_code(scores, labels)
+    judged = _judged_matrix(tmp_path, scores, labels, float32_scores=True)
+    assert_matches(evaluate_protocol(judged, "acoss").aggregate(), acoss)
+    assert_matches(evaluate_protocol(judged, "re-move").aggregate(), re_move)
+    as_doubles = evaluate_protocol(_judged_matrix(tmp_path, scores, labels), "acoss").aggregate()
+    assert as_doubles["MR"] > acoss["MR"]   # the planted near-ties do move the first covers
+    # the command line casts for these two protocols
+    code, out, err = cli("evaluate-matrix", tmp_path / "m.npy", tmp_path / "labels.csv",
+                         "--protocol", "re-move", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["aggregate"]["MR"] == pytest.approx(re_move["MR"])
+
+
+# The issue's example: labels a, b, a, b; t3's cover t1 scores 0.7 and the non-cover t4
+# 0.7 + 1e-12. As doubles t4 comes first (t3's first cover at rank 2: MR 1.25, MAP 0.875); as
+# float32 they tie, and the matrix's column order puts t1 first: MR 1, MAP 1, as acoss prints.
+ISSUE_MATRIX = np.array([[1.0, 0.1, 0.9, 0.1],
+                         [0.1, 1.0, 0.1, 0.9],
+                         [0.7, 0.1, 1.0, 0.7 + 1e-12],
+                         [0.1, 0.9, 0.1, 1.0]])
+
+
+@pytest.fixture
+def issue_matrix(tmp_path):
+    np.save(tmp_path / "issue.npy", ISSUE_MATRIX)
+    (tmp_path / "issue.csv").write_text("item_id,label\nt1,a\nt2,b\nt3,a\nt4,b\n")
+    return tmp_path / "issue.npy", tmp_path / "issue.csv"
+
+
+def test_acoss_example_of_the_issue_on_the_command_line(issue_matrix):
+    def aggregate(*options):
+        code, out, err = cli("evaluate-matrix", *issue_matrix, *options, "-f", "json")
+        assert code == 0, err
+        return json.loads(out)["aggregate"]
+
+    acoss = aggregate("--protocol", "acoss")
+    assert acoss["MR"] == 1.0 and acoss["MAP"] == 1.0
+    re_move = aggregate("--protocol", "re-move")
+    assert re_move["MR"] == 1.0 and re_move["mAP"] == 1.0
+    # ties then follow --ties: trec10 orders equal scores by id descending, t4 before t1
+    assert aggregate("--protocol", "acoss", "--ties", "trec10")["MR"] == 1.25
+    # our measures compare the scores as given (doubles)
+    ours = aggregate("--measures", "FirstRank,AP")
+    assert ours == {"FirstRank": 1.25, "AP": 0.875}
+
+
+def test_the_float32_cast_travels_to_a_clusters_workers(issue_matrix):
+    pytest.importorskip("distributed")
+    code, out, err = cli("evaluate-matrix", *issue_matrix, "--protocol", "acoss", "--workers", "1",
+                         "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["aggregate"]["MR"] == 1.0    # as in one process (the test above)
+
+
+def test_a_score_beyond_float32_is_refused_where_a_protocol_casts(tmp_path):
+    scores = ISSUE_MATRIX.copy()
+    scores[0, 1] = 1e300
+    np.save(tmp_path / "big.npy", scores)
+    (tmp_path / "big.csv").write_text("item_id,label\nt1,a\nt2,b\nt3,a\nt4,b\n")
+    code, _, err = cli("evaluate-matrix", tmp_path / "big.npy", tmp_path / "big.csv",
+                       "--protocol", "acoss")
+    assert code == 2 and err.count("\n") == 1
+    assert "big.npy" in err and "(0, 1)" in err and "float32" in err
+    code, _, err = cli("evaluate-matrix", tmp_path / "big.npy", tmp_path / "big.csv")
+    assert code == 0, err      # as doubles it is a score like any other
+    (tmp_path / "big.run").write_text("q1 Q0 d1 1 1e300 x\nq1 Q0 d2 2 0.5 x\n")
+    (tmp_path / "big.qrels").write_text("q1 0 d1 1\n")
+    code, _, err = cli("evaluate", tmp_path / "big.run", tmp_path / "big.qrels",
+                       "--protocol", "re-move")
+    assert code == 2 and err.count("\n") == 1 and "big.run" in err and "float32" in err
+
+
+def test_run_files_and_embeddings_are_compared_as_float32_too(tmp_path):
+    # a run: the relevant item first in the file at 0.7, a non-relevant one at 0.7 + 1e-12
+    (tmp_path / "near.run").write_text("q1 Q0 d1 1 0.7 x\nq1 Q0 d2 2 0.700000000001 x\n")
+    (tmp_path / "near.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    code, out, err = cli("evaluate", tmp_path / "near.run", tmp_path / "near.qrels",
+                         "--protocol", "re-move", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["aggregate"]["MRR"] == 1.0     # tied as float32: file order
+    code, out, err = cli("evaluate", tmp_path / "near.run", tmp_path / "near.qrels",
+                         "--measures", "RR", "-f", "json")
+    assert json.loads(out)["aggregate"]["RR"] == 0.5       # as doubles d2 is above d1
+    # embeddings (dot product): the scores are the matrix X·Xᵀ, then cast
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.0], [1.0 + 1e-12, 0.0]])
+    labels = np.array(["a", "b", "a", "b"])
+    np.save(tmp_path / "x.npy", x)
+    (tmp_path / "ids.txt").write_text("t1\nt2\nt3\nt4\n")
+    (tmp_path / "x.csv").write_text("item_id,label\nt1,a\nt2,b\nt3,a\nt4,b\n")
+    _, re_move = acoss_and_re_move_by_their_code(x @ x.T, labels)
+    code, out, err = cli("evaluate-embeddings", tmp_path / "x.npy", tmp_path / "ids.txt",
+                         tmp_path / "x.npy", tmp_path / "ids.txt", tmp_path / "x.csv",
+                         "--similarity", "dot", "--protocol", "re-move", "-f", "json")
+    assert code == 0, err
+    assert_matches(json.loads(out)["aggregate"], re_move)
+    from metrics.ranking.pipelines import judge_embeddings
+    from metrics.ranking.pipelines import load_truth
+    as_doubles = judge_embeddings(*[tmp_path / f for f in ("x.npy", "ids.txt") * 2],
+                                  load_truth(tmp_path / "x.csv"), "dot")
+    # t3's cover t1 and the non-cover t4 (0.7 and 0.7 + 7e-13) tie only as float32
+    assert evaluate_protocol(as_doubles, "re-move").aggregate()["MR"] > re_move["MR"]
 
 
 def test_text_to_music_protocols_match_their_code_on_random_scores():
@@ -279,10 +408,10 @@ def test_text_to_music_protocols_match_their_code_on_random_scores():
     for k in (1, 5, 10):
         assert got[f"R@{k}"] == pytest.approx(np.mean(preds < k))
     assert got["mAP@10"] == pytest.approx(np.mean(np.where(preds < 10, 1 / (preds + 1), 0)))
-    # MusCALL compute_metrics
+    # MusCALL compute_metrics (torch: an integer count divided by an int in float32)
     got = evaluate_protocol(judged, "muscall").aggregate()
     for k in (1, 5, 10):
-        assert got[f"R@{k}"] == pytest.approx(100 * hit[:, :k].sum() / n)
+        assert got[f"R@{k}"] == float(np.float32(100 * hit[:, :k].sum()) / np.float32(n))
     assert got["Median Rank"] == np.sort(preds + 1)[(n - 1) // 2]
     # TTMR rank_eval with astropy's jackknife estimate (mean: the mean; median: bias-corrected)
     got = evaluate_protocol(judged, "ttmr").aggregate()
@@ -305,3 +434,161 @@ def test_expected_ties_only_where_a_protocol_reduces_linearly():
     assert got["Total covers in top 10"] == 2
     with pytest.raises(MeasureError, match="MDR"):   # acoss' median rank: no exact mean
         aggregates(judged, "acoss")
+
+
+# ---- MusCALL: both directions, a square matrix or nothing ------------------------------------
+
+
+def paired(n_queries: int, n_items: int, hits_at_one: int):
+    """Queries q0.. each paired with item d{i % n_items}; the first ``hits_at_one`` rank their
+    item first, the others second (a full list of every item)."""
+    run, truth = {}, {}
+    for i in range(n_queries):
+        mine = f"d{i % n_items}"
+        others = [f"d{j}" for j in range(n_items) if f"d{j}" != mine]
+        order = [mine, *others] if i < hits_at_one else [others[0], mine, *others[1:]]
+        run[f"q{i}"] = {d: float(n_items - r) for r, d in enumerate(order)}
+        truth[f"q{i}"] = {mine: 1}
+    return judge(Run.from_dict(run), GroundTruth.from_dict(truth))
+
+
+def test_muscall_refuses_a_matrix_that_is_not_square():
+    # the issue's example: 10 queries against 2 items, 7 paired items first; divided by the
+    # queries that is R@1 = 70, by "the matrix's columns" 350; MusCALL's get_ranking fails
+    judged = paired(10, 2, 7)
+    for name in ("muscall", "muscall-text-to-music"):
+        with pytest.raises(MeasureError, match="10 queries but query 'q0' ranks 2 items.*square"):
+            evaluate_protocol(judged, name)
+    # a square one: 100 · 7 / 10
+    assert evaluate_protocol(paired(10, 10, 7), "muscall").aggregate()["R@1"] == 70.0
+
+
+def test_muscall_refuses_a_paired_item_missing_from_its_list():
+    run = {"q0": {"d0": 2.0, "d1": 1.0}, "q1": {"d0": 2.0, "d2": 1.0}}
+    truth = {"q0": {"d0": 1}, "q1": {"d1": 1}}
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(truth))
+    with pytest.raises(MeasureError, match="query 'q1'.s paired item is not in its list"):
+        evaluate_protocol(judged, "muscall")
+
+
+def test_muscall_refusal_on_the_command_line(tmp_path):
+    (tmp_path / "wide.run").write_text("".join(f"q{i} Q0 d{j} 0 {2 - j} x\n"
+                                               for i in range(3) for j in range(2)))
+    (tmp_path / "wide.qrels").write_text("q0 0 d0 1\nq1 0 d1 1\nq2 0 d0 1\n")
+    code, out, err = cli("evaluate", tmp_path / "wide.run", tmp_path / "wide.qrels",
+                         "--protocol", "muscall")
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "square" in err and "Traceback" not in err
+
+
+def test_muscall_offers_both_directions_and_says_which_is_which():
+    evaluation, validation = PROTOCOLS["muscall"], PROTOCOLS["muscall-text-to-music"]
+    # Retrieval.evaluate (scripts/evaluate.py) scores compute_sim_score(text, audio): a row per
+    # audio, ranking the captions; run_retrieval (training-time validation) the other way round
+    assert "Retrieval.evaluate" in evaluation.source and "scripts/evaluate.py" in evaluation.source
+    assert "music-to-text" in evaluation.title and "music-to-text" in evaluation.conventions
+    assert "run_retrieval" in validation.source and "text-to-music" in validation.title
+    for protocol in (evaluation, validation):
+        assert "paper" in evaluation.conventions and "refused" in protocol.conventions
+    # the same arithmetic, whichever direction the data is; torch divides 100 · 5 by 12 in
+    # float32 (an integer tensor divided by an int): 41.66666793823242, not 41.666666666666664
+    judged = paired(12, 12, 5)
+    r1 = float(np.float32(500) / np.float32(12))
+    assert (evaluate_protocol(judged, "muscall").aggregate()
+            == evaluate_protocol(judged, "muscall-text-to-music").aggregate()
+            == {"R@1": r1, "R@5": 100.0, "R@10": 100.0, "Median Rank": 2.0})
+
+
+# ---- TTMR: the jackknife with one query, lists rank_eval fails on ------------------------------
+
+
+def test_ttmr_with_one_query_is_undefined_as_its_jackknife():
+    # astropy's jackknife_stats on one value: no leave-one-out sample, estimate NaN
+    run = {"q1": {f"d{r}": float(12 - r) for r in range(12)}}
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict({"q1": {"d2": 1}}))
+    result = evaluate_protocol(judged, "ttmr")
+    assert result.aggregate() == dict.fromkeys(["R@1", "R@5", "R@10", "mAP@10", "medRank"])
+    assert any("one query" in w and "NaN" in w for w in result.warnings)
+    # per query the values stand: rank 3 (0-based 2), RR 1/3
+    assert result.results["mAP@10"].values[0] == pytest.approx(1 / 3)
+
+
+def test_ttmr_refuses_lists_shorter_than_ten_and_unranked_tracks(tmp_path):
+    run = {"q1": {f"d{r}": float(12 - r) for r in range(12)},
+           "q2": {f"d{r}": float(9 - r) for r in range(9)}}
+    truth = {"q1": {"d0": 1}, "q2": {"d0": 1}}
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(truth))
+    with pytest.raises(MeasureError, match="query 'q2' ranks 9 items.*shorter than 10"):
+        evaluate_protocol(judged, "ttmr")
+    truth["q2"] = {"elsewhere": 1}
+    run["q2"] = run["q1"]
+    judged = judge(Run.from_dict(run), GroundTruth.from_dict(truth))
+    with pytest.raises(MeasureError, match="query 'q2' has no relevant item in its list"):
+        evaluate_protocol(judged, "ttmr")
+    (tmp_path / "short.run").write_text("".join(f"q1 Q0 d{r} 0 {9 - r} x\n" for r in range(9)))
+    (tmp_path / "short.qrels").write_text("q1 0 d0 1\n")
+    code, _, err = cli("evaluate", tmp_path / "short.run", tmp_path / "short.qrels",
+                       "--protocol", "ttmr")
+    assert code == 2 and err.count("\n") == 1 and "shorter than 10" in err
+
+
+def test_jackknife_mean_against_leave_one_out():
+    def astropy_estimate(x):   # jackknife_stats(x, np.mean): n·mean − (n − 1)·mean(loo means)
+        n = len(x)
+        loo = [np.mean(np.delete(x, i)) for i in range(n)] if n > 1 else [np.nan]
+        return float(np.mean(x) - (n - 1) * (np.mean(loo) - np.mean(x)))
+
+    rng = np.random.default_rng(5)
+    for n in range(2, 9):
+        x = rng.random(n)
+        assert float(jackknife_mean(x)) == pytest.approx(astropy_estimate(x), rel=1e-12)
+    assert np.isnan(jackknife_mean(np.array([0.5, np.nan])))   # one value: undefined
+    assert np.isnan(astropy_estimate(np.array([0.5])))
+
+
+# ---- descriptions: where each setup comes from, and where no reference exists -----------------
+
+
+def test_descriptions_name_their_code_and_what_has_no_reference():
+    clap, ttmr = PROTOCOLS["clap"], PROTOCOLS["ttmr"]
+    assert "get_metrics" in clap.source and "evaluate_clotho_audiocaps" in clap.source
+    assert "five captions" in clap.conventions and "no reference" in clap.conventions
+    # its audio-to-text mAP@10 takes the five captions in caption order: ranked (0-based)
+    # 4, 3, 2, 1, 0 they give (1/5 + 2/4 + 3/3 + 4/2 + 5/1) / 5 = 1.74, above 1
+    assert "exceeds 1" in clap.conventions
+    assert "sort_values" in ttmr.conventions and "shorter than 10" in ttmr.conventions
+    assert "one query" in ttmr.conventions
+    for name in ("acoss", "re-move"):
+        assert PROTOCOLS[name].float32_scores and "float32" in PROTOCOLS[name].conventions
+    assert not any(PROTOCOLS[n].float32_scores for n in ("clap", "ttmr", "muscall"))
+
+
+# ---- the Conventions page's grid: float32 protocols under each tie policy ---------------------
+
+
+def test_conventions_grid_leaves_float32_protocols_empty_where_doubles_differ(issue_matrix,
+                                                                                tmp_path):
+    from metrics.data.ties import TiePolicy
+    from metrics.explain.conventions import protocol_grid
+    from metrics.ranking.pipelines import judge_matrix
+
+    def grid(matrix, labels):
+        by_policy = {p: judge_matrix(matrix, labels, p) for p in TiePolicy
+                     if p is not TiePolicy.EXPECTED}
+        return protocol_grid(by_policy, "stable").set_index(["protocol", "printed as"])
+
+    near = grid(*issue_matrix)
+    # as doubles stable ranks t4 above t3's cover; acoss' float32 ranking is not among these
+    assert near.loc[("acoss", "MR"), ["stable", "id", "trec10", "optimistic"]].isna().all()
+    assert "float32" in near.loc[("acoss", "MR"), "why they differ"]
+    # trec9 compares float32 (equal scores by id descending: t4 first, t3's cover at rank 2)
+    assert near.loc[("acoss", "MR"), "trec9"] == 1.25
+    assert near.loc[("clap", "R@1"), "stable"] == pytest.approx(0.75)   # not a float32 protocol
+    # no score moves in float32: every policy's ranking is acoss' ranking
+    far = ISSUE_MATRIX.copy()
+    far[2, 3] = 0.6
+    np.save(tmp_path / "far.npy", far)
+    spread = grid(tmp_path / "far.npy", issue_matrix[1])
+    assert (spread.loc[("acoss", "MR"), ["stable", "id", "trec9", "trec10"]] == 1.0).all()
+    # a reference that fails on the data says so on the protocol's first row
+    assert "square" in spread.loc[("muscall", "R@1"), "why they differ"]

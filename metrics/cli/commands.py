@@ -15,12 +15,13 @@ from typing import Sequence
 from metrics.errors import InputError
 from metrics.evaluation import provenance
 from metrics.evaluation.evaluate import evaluate, tie_range
-from metrics.evaluation.protocols import evaluate_protocol, protocol_table
+from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
 from metrics.loaders import load_run, run_name
 from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
+from metrics.ranking.float32_scores import float32_run
 from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file,
                                        load_together, load_truth)
 from metrics.ranking.rank import judge
@@ -113,7 +114,7 @@ def _compare(args, measures) -> int:
 # ---- evaluate, evaluate-matrix, evaluate-embeddings --------------------------------------------
 
 def _evaluate(args, measures, protocol: str | None) -> int:
-    judged = _judge(args)
+    judged = _judge(args, protocol is not None and protocol_named(protocol).float32_scores)
     result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
     intervals = None
     if args.ci is not None:
@@ -131,23 +132,26 @@ def _evaluate(args, measures, protocol: str | None) -> int:
     return 0
 
 
-def _judge(args):
+def _judge(args, float32_scores: bool = False):
     """The judged ranking of an evaluate command's inputs (lists not kept: only the measures are
-    printed)."""
+    printed); with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
     if args.command == "evaluate":
         truth, system = load_together(lambda: _load_truth(args.truth, args.taxonomy),
                                       lambda: load_run(args.run))
+        if float32_scores:
+            system = float32_run(system, args.run)
         return judge(system, truth, args.ties, args.collection_size, keep_lists=False)
     if args.command == "evaluate-matrix":
         with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
             return judge_matrix(args.matrix, args.labels, args.ties, args.distance,
                                 args.collection_size, progress=progress, keep_lists=False,
-                                cluster=cluster)
+                                cluster=cluster, float32_scores=float32_scores)
     with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
         return judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
                                 args.item_ids, load_truth(args.truth), args.similarity,
                                 args.ties, args.collection_size, memory=args.memory,
-                                progress=progress, keep_lists=False, cluster=cluster)
+                                progress=progress, keep_lists=False, cluster=cluster,
+                                float32_scores=float32_scores)
 
 
 def _evaluation_record(args, judged, result, measures, intervals) -> dict:

@@ -8,15 +8,21 @@ rank, a rank of 1 for a query whose relevant item was never found — the protoc
 its explanation says so; our standard measures are the place for the corrected numbers.
 
 What no protocol can reproduce is the order of tied scores: the reference codes sort with
-``torch.sort``/``torch.topk``/``np.argsort``, whose order among equal scores is unspecified. Here
-ties follow the tie policy (``--ties``), as for every measure.
+``np.argsort`` (quicksort), ``torch.topk``, ``torch.sort``, ``torch.argsort`` or pandas'
+``sort_values``, none of which fixes the order of equal scores (NumPy's quicksort is unstable, and a
+SIMD sort in recent NumPy on AVX-512 machines). Here ties follow the tie policy (``--ties``), as for
+every measure. What equal means is reproduced: acoss and re-move cast the scores to float32 first
+(:attr:`Protocol.float32_scores`), so scores equal as float32 tie there.
+
+An input the reference code fails on (MusCALL's non-square matrix, TTMR's lists shorter than 10)
+is refused with the reason (:attr:`Protocol.refuses`), never given a number the reference would
+not print.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
 import numpy as np
 
@@ -25,55 +31,17 @@ from metrics.errors import MeasureError
 from metrics.evaluation.evaluate import NO_RELEVANT_NOTE, EvaluationResult, MeasureResult, evaluate
 from metrics.data.judged import JudgedRanking
 from metrics.data.ties import TiePolicy
-from metrics.evaluation.protocol_columns import (first_rank_or_one, floored_zero_based_median,
-                                                 jackknife_median, lower_median, mean, median,
-                                                 reciprocal_first_rank_or_one,
-                                                 sum_over_every_query, total,
+from metrics.evaluation.protocol_columns import (Protocol, ProtocolColumn,  # noqa: F401
+                                                 first_rank_or_one, floored_zero_based_median,
+                                                 jackknife_mean, jackknife_median, lower_median,
+                                                 mean, median, not_square_pairs,
+                                                 percent_in_float32,
+                                                 reciprocal_first_rank_or_one, short_or_unfound,
+                                                 single_query, sum_over_every_query, total,
                                                  unnormalised_ap_at_10, zero_based_first_rank)
 
 
-# ---- what a protocol is ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ProtocolColumn:
-    """One number a benchmark's reference code prints.
-
-    ``per_query`` is our measure (its text, e.g. ``"Success@10"``; queries without a relevant item
-    are undefined, as everywhere) or a vectorised function of the judged ranking giving one value
-    per query (NaN where the reference code skips the query). ``reduce(values, axis)`` turns the
-    per-query values (NaN included, so that a reference dividing by every query can be reproduced)
-    into the printed aggregate, vectorised along ``axis`` (the bootstrap calls it on many
-    resamples at once); ``scale`` multiplies the result (100 for a percentage).
-
-    ``standard`` is the measure of ours a reader takes the printed name to mean (``R@5`` for
-    "R@5", ``mAP@10`` for "mAP@10"), with its aggregate over queries (``standard_aggregate``:
-    mean, median or sum): the Conventions page shows the two side by side, and ``explanation``
-    says in one line why they differ."""
-
-    name: str
-    per_query: str | Callable[[Any], np.ndarray]
-    reduce: Callable[..., Any]
-    explanation: str
-    scale: float = 1.0
-    higher_is_better: bool = True
-    standard: str = ""
-    standard_aggregate: str = "mean"
-
-
-@dataclass(frozen=True)
-class Protocol:
-    """A benchmark's evaluation, as its reference code computes it: the numbers it prints, in its
-    order and under its names. ``source`` cites the repository, file and commit read."""
-
-    name: str
-    title: str
-    source: str
-    conventions: str
-    columns: tuple[ProtocolColumn, ...]
-
-    def column(self, name: str) -> ProtocolColumn:
-        return next(c for c in self.columns if c.name == name)
-
+# ---- the registry -----------------------------------------------------------------------------
 
 PROTOCOLS: dict[str, Protocol] = {}
 
@@ -131,10 +99,14 @@ ACOSS = ("furkanyesiler/acoss, acoss/algorithms/algorithm_template.py, getEvalSt
 register_protocol(Protocol(
     "acoss", "Da-TACOS / acoss cover song benchmark",
     source=ACOSS,
-    conventions="similarity matrix sorted descending with the diagonal set to −inf (the song "
-                "itself last, then dropped); only songs of cliques of two or more are queries; "
-                "ranks 1-based; MR, MDR and Top-X use the rank of the first cover; MRR divides "
-                "by every song",
+    conventions="scores compared as float32, as acoss casts the matrix (np.array(D, "
+                "dtype=np.float32)): scores equal as float32 tie; similarity matrix sorted "
+                "descending with the diagonal set to −inf (the song itself last, then dropped); "
+                "only songs of cliques of two or more are queries; ranks 1-based; MR, MDR and "
+                "Top-X use the rank of the first cover; MRR divides by every song; tied scores "
+                "follow --ties, as acoss' np.argsort (quicksort, over columns it regroups by "
+                "clique) has no fixed order for them",
+    float32_scores=True,
     columns=(
         ProtocolColumn("MR", "FirstRank", mean,
                        "mean rank of the first cover (ranks[i] = iranks[0]); not the mean rank "
@@ -171,14 +143,18 @@ REMOVE = ("furkanyesiler/re-move, utils/metrics.py, average_precision (called by
 register_protocol(Protocol(
     "re-move", "re-move (MOVE) version identification on Da-TACOS",
     source=REMOVE,
-    conventions="negated distance matrix with the diagonal set to −inf, ranked with torch.topk "
-                "over the whole row (k = None); mAP over the queries with a cover; MRR, MR, Top1 "
-                "and Top10 over every row, a row without a cover found counting as rank 1; "
-                "Top1 and Top10 are totals",
+    conventions="scores compared as float32, as evaluate.py casts the distances (.float()): "
+                "scores equal as float32 tie; negated distance matrix with the diagonal set to "
+                "−inf, ranked with torch.topk over the whole row (k = None), whose order among "
+                "equal scores is unspecified (they follow --ties); mAP over the queries with a "
+                "cover; MRR, MR, Top1 and Top10 over every row, a row without a cover found "
+                "counting as rank 1; Top1 and Top10 are totals",
+    float32_scores=True,
     columns=(
         ProtocolColumn("mAP", "AP", mean,
-                       "Σ P(r)·χ(r) ÷ (R_q + 1e-10), over the rows with R_q > 0: our AP (the "
-                       "1e-10 changes nothing at the printed precision)", standard="MAP"),
+                       "Σ P(r)·χ(r) ÷ (R_q + 1e-10), over the rows with R_q > 0: our AP (in "
+                       "float32 the 1e-10 vanishes; its float32 sums and our double ones differ "
+                       "far below the 3 decimals it prints)", standard="MAP"),
         ProtocolColumn("MRR", reciprocal_first_rank_or_one, mean,
                        "defect reproduced: topk(found − ramp, 1) is position 0 for a row with no "
                        "cover found, so such a row scores 1 (our RR gives 0 or leaves it out); "
@@ -195,15 +171,25 @@ register_protocol(Protocol(
                        standard="P@10"),
     )))
 
-CLAP = ("LAION-AI/CLAP, src/laion_clap/training/train.py, get_metrics (text_to_audio), commit "
+CLAP = ("LAION-AI/CLAP, src/laion_clap/training/train.py, get_metrics (text_to_audio, one "
+        "caption per audio) and evaluate_clotho_audiocaps (five captions per audio), commit "
         "1fd4c37df5ffbfcfbad5415c170bc66cf94c9994")
 
 register_protocol(Protocol(
     "clap", "CLAP (LAION) text-to-audio retrieval",
     source=CLAP,
-    conventions="one paired item per query (preds = 0-based rank of it; with several relevant "
-                "items, the first is taken, as CLAP's audio-to-text R@k takes the best rank); "
-                "R@k and mAP@10 are fractions; median rank = floor(median of 0-based ranks) + 1",
+    conventions="each caption a query with its one audio (get_metrics; with five captions per "
+                "audio, evaluate_clotho_audiocaps' text_to_audio ranks the audio for each of the "
+                "5N captions and averages over them all); preds = 0-based rank of the paired "
+                "item; R@k and mAP@10 are fractions; median rank = floor(median of 0-based "
+                "ranks) + 1; ranked with torch.argsort, whose order among equal scores is "
+                "unspecified (they follow --ties). Several relevant items per query (an audio "
+                "against its five captions): R@k takes the best rank, as "
+                "evaluate_clotho_audiocaps' audio_to_text does; mAP@10, mean_rank and "
+                "median_rank have no reference there (it prints no audio-to-text ranks, and its "
+                "audio-to-text mAP@10, Σ j/(rank_j + 1) over the captions in the top 10 taken in "
+                "caption order, not rank order, ÷ 5, exceeds 1 on some rankings): the first "
+                "relevant item's rank and RR@10 are printed",
     columns=(
         ProtocolColumn("R@1", "Success@1", mean, "mean(preds < 1): the paired item first",
                        standard="R@1"),
@@ -213,7 +199,8 @@ register_protocol(Protocol(
         ProtocolColumn("R@10", "Success@10", mean, "mean(preds < 10)", standard="R@10"),
         ProtocolColumn("mAP@10", "RR@10", mean,
                        "mean(where(preds < 10, 1/(preds + 1), 0)): the reciprocal rank within 10, "
-                       "which is AP@10 for one relevant item (÷ 1)", standard="mAP@10"),
+                       "which is AP@10 for one relevant item (÷ 1); with several, no reference "
+                       "(RR@10 of the first)", standard="mAP@10"),
         ProtocolColumn("mean_rank", "FirstRank", mean, "preds.mean() + 1 (1-based)",
                        higher_is_better=False, standard="FirstRank"),
         ProtocolColumn("median_rank", "FirstRank", floored_zero_based_median,
@@ -222,23 +209,31 @@ register_protocol(Protocol(
                        higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
     )))
 
-TTMR = ("seungheondoh/music-text-representation, mtr/utils/eval_utils.py, rank_eval, commit "
-        "5e54e0dfdf2bcbce7be693b363aa7e4b4802b740")
+TTMR = ("seungheondoh/music-text-representation, mtr/utils/eval_utils.py, "
+        "multi_query_evaluation and rank_eval, commit 5e54e0dfdf2bcbce7be693b363aa7e4b4802b740")
+
 
 register_protocol(Protocol(
     "ttmr", "TTMR (music-text representation) text-to-music retrieval",
     source=TTMR,
-    conventions="one ground-truth track per caption; R@k = relevant items in the top k (not ÷ "
-                "R_q); mAP@10 not divided by anything; medRank 0-based; every number is "
-                "astropy's jackknife bias-corrected estimate (for a mean, the mean itself; for "
-                "the median, not); fractions",
+    conventions="one ground-truth track per caption; each caption's tracks ranked with pandas "
+                "Series.sort_values(ascending=False), a quicksort with no fixed order for equal "
+                "scores (they follow --ties); R@k = relevant items in the top k (not ÷ R_q); "
+                "mAP@10 not divided by anything; medRank 0-based; every number is astropy's "
+                "jackknife bias-corrected estimate: for a mean the mean itself, for the median "
+                "not, and with one query none (NaN, printed as undefined); rank_eval fails on a "
+                "list shorter than 10 items and on a caption whose track is not in its list: "
+                "both refused; fractions",
+    refuses=short_or_unfound, caveat=single_query,
     columns=(
-        ProtocolColumn("R@1", "TP@1", mean, "Σ preds[:1]: relevant items at rank 1 (with one "
-                       "relevant item per caption, Success@1)", standard="R@1"),
-        ProtocolColumn("R@5", "TP@5", mean, "Σ preds[:5], not divided by R_q: above 1 when a "
-                       "query has several relevant items", standard="R@5"),
-        ProtocolColumn("R@10", "TP@10", mean, "Σ preds[:10], not divided by R_q", standard="R@10"),
-        ProtocolColumn("mAP@10", unnormalised_ap_at_10, mean,
+        ProtocolColumn("R@1", "TP@1", jackknife_mean, "Σ preds[:1]: relevant items at rank 1 "
+                       "(with one relevant item per caption, Success@1)", standard="R@1"),
+        ProtocolColumn("R@5", "TP@5", jackknife_mean, "Σ preds[:5], not divided by R_q: above 1 "
+                       "when a query has several relevant items (no reference: TTMR has one "
+                       "track per caption)", standard="R@5"),
+        ProtocolColumn("R@10", "TP@10", jackknife_mean, "Σ preds[:10], not divided by R_q",
+                       standard="R@10"),
+        ProtocolColumn("mAP@10", unnormalised_ap_at_10, jackknife_mean,
                        "Σ_j j/position_j over the relevant items in the top 10, divided by "
                        "nothing: RR@10 for one relevant item, AP@10 × R_q for several",
                        standard="mAP@10"),
@@ -249,30 +244,51 @@ register_protocol(Protocol(
                        higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
     )))
 
-MUSCALL = ("ilaria-manco/muscall, muscall/tasks/retrieval.py, compute_metrics, commit "
-           "dfe0782f307df9183180e462b641b728740f08d6")
+MUSCALL = "ilaria-manco/muscall, muscall/tasks/retrieval.py"
+MUSCALL_COMMIT = "commit dfe0782f307df9183180e462b641b728740f08d6"
+MUSCALL_SQUARE = ("a square score matrix whose diagonal pairs each query with its item: exactly "
+                  "one relevant item per query and every list holding every item, as many as "
+                  "there are queries (anything else is refused: get_ranking fails on it); R@k in "
+                  "percent, 100 · (relevant items in the top k, summed over queries) ÷ num_items "
+                  "(the matrix's columns, equal to its rows), a float32 division; median rank "
+                  "1-based, torch.median "
+                  "(the lower middle value); ranked with torch.sort, whose order among equal "
+                  "scores is unspecified (they follow --ties)")
+MUSCALL_COLUMNS = (
+    ProtocolColumn("R@1", "TP@1", percent_in_float32,
+                   "100 · Σ bool[:, 0] ÷ num_items, every query in the denominator, divided in "
+                   "float32 as torch divides an integer tensor", standard="R@1"),
+    ProtocolColumn("R@5", "TP@5", percent_in_float32,
+                   "100 · Σ bool[:, :5] ÷ num_items", standard="R@5"),
+    ProtocolColumn("R@10", "TP@10", percent_in_float32,
+                   "100 · Σ bool[:, :10] ÷ num_items", standard="R@10"),
+    ProtocolColumn("Median Rank", "FirstRank", lower_median,
+                   "torch.median of the 1-based ranks: the lower middle value for an even count "
+                   "(ranks 1, 2 → 1; numpy says 1.5)",
+                   higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
+)
 
 register_protocol(Protocol(
-    "muscall", "MusCALL text-to-music retrieval",
-    source=MUSCALL,
-    conventions="a square score matrix, one paired item per query; R@k in percent, "
-                "100 · (relevant items in the top k, summed over queries) ÷ num_items (the "
-                "matrix's columns, equal to its rows); median rank 1-based, torch.median (the "
-                "lower middle value)",
-    columns=(
-        ProtocolColumn("R@1", "TP@1", sum_over_every_query,
-                       "100 · Σ bool[:, 0] ÷ num_items, every query in the denominator", 100.0,
-                       standard="R@1"),
-        ProtocolColumn("R@5", "TP@5", sum_over_every_query,
-                       "100 · Σ bool[:, :5] ÷ num_items", 100.0, standard="R@5"),
-        ProtocolColumn("R@10", "TP@10", sum_over_every_query,
-                       "100 · Σ bool[:, :10] ÷ num_items", 100.0, standard="R@10"),
-        ProtocolColumn("Median Rank", "FirstRank", lower_median,
-                       "torch.median of the 1-based ranks: the lower middle value for an even "
-                       "count (ranks 1, 2 → 1; numpy says 1.5). With several relevant items the "
-                       "reference would pool all their ranks; the first is taken",
-                       higher_is_better=False, standard="FirstRank", standard_aggregate="median"),
-    )))
+    "muscall", "MusCALL music-to-text retrieval (its evaluation script)",
+    source=f"{MUSCALL}, Retrieval.evaluate (run by scripts/evaluate.py: "
+           f"compute_sim_score(text_features, audio_features), a row per audio), get_ranking, "
+           f"compute_metrics, {MUSCALL_COMMIT}",
+    conventions="music-to-text, the direction scripts/evaluate.py reports: each audio track a "
+                "query ranking the captions (give the audio as queries, the captions as items); "
+                "the paper (Manco et al., ISMIR 2022) reports text-to-audio and audio-to-text "
+                "retrieval, and muscall-text-to-music is the other direction; " + MUSCALL_SQUARE,
+    columns=MUSCALL_COLUMNS, refuses=not_square_pairs))
+
+register_protocol(Protocol(
+    "muscall-text-to-music", "MusCALL text-to-music retrieval (its training-time validation)",
+    source=f"{MUSCALL}, run_retrieval (called by MusCALLTrainer.get_retrieval_metrics: "
+           f"compute_sim_score(audio_features, text_features), a row per caption), get_ranking, "
+           f"compute_metrics, {MUSCALL_COMMIT}",
+    conventions="text-to-music, the direction of MusCALL's validation during training (its R@10 "
+                "picks the checkpoint kept); its evaluation script does not print it: each "
+                "caption a query ranking the audio tracks (give the captions as queries, the "
+                "audio as items); " + MUSCALL_SQUARE,
+    columns=MUSCALL_COLUMNS, refuses=not_square_pairs))
 
 
 # ---- evaluation -------------------------------------------------------------------------------
@@ -289,7 +305,7 @@ class ProtocolReduce:
         return self.column.reduce(values, axis=axis) * self.column.scale
 
 
-LINEAR_REDUCTIONS = (mean, total, sum_over_every_query)
+LINEAR_REDUCTIONS = (mean, total, sum_over_every_query, jackknife_mean)
 
 
 def _refuse_under_expected(protocol: Protocol) -> None:
@@ -309,8 +325,13 @@ def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     """Every column of protocol ``name`` for every query of ``judged``: per-query values (NaN
     where the reference skips the query) and, as each result's aggregate, the reference code's
     own aggregation. Our measures are computed once each, with
-    :func:`metrics.evaluation.evaluate.evaluate`."""
+    :func:`metrics.evaluation.evaluate.evaluate`. A MeasureError says why, for an input the
+    reference code fails on. ``judged`` is taken as ranked: for a protocol whose reference casts
+    the scores to float32 (:attr:`Protocol.float32_scores`), rank them so first."""
     protocol = protocol_named(name)
+    reason = protocol.refuses(judged) if protocol.refuses else None
+    if reason:
+        raise MeasureError(f"--protocol {protocol.name}: {reason}", source=judged.name)
     if judged.tie_policy is TiePolicy.EXPECTED:
         _refuse_under_expected(protocol)
     ours = [c.per_query for c in protocol.columns if isinstance(c.per_query, str)]
@@ -332,6 +353,9 @@ def evaluate_protocol(judged: JudgedRanking, name: str) -> EvaluationResult:
     if missing:
         warnings_list.append(f"{missing} quer(ies) have no relevant item; {protocol.name} treats "
                              f"them as its reference code does (see each column)")
+    caveat = protocol.caveat(judged) if protocol.caveat else None
+    if caveat:
+        warnings_list.append(caveat)
     return EvaluationResult(judged.query_ids, results, tuple(warnings_list), judged.ties, ())
 
 
@@ -340,6 +364,7 @@ def describe(protocol: Protocol) -> dict:
     measure, or the name of its function), aggregation, scale and explanation."""
     return {"protocol": protocol.name, "title": protocol.title, "source": protocol.source,
             "conventions": protocol.conventions,
+            "scores_compared_as": "float32" if protocol.float32_scores else "given",
             "columns": [{"name": c.name, "our_measure": c.per_query
                          if isinstance(c.per_query, str) else None,
                          "function": None if isinstance(c.per_query, str)

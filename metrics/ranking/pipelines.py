@@ -15,6 +15,7 @@ from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels
 from metrics.loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
 from metrics.loaders.text import Source, source_name
 from metrics.data.truth import GroundTruth
+from metrics.ranking.float32_scores import float32_rows, float32_run
 from metrics.ranking.rank import judge
 from metrics.ranking.streaming import EmbeddingScores, Progress, judge_all_vs_all, judge_streamed
 
@@ -50,24 +51,31 @@ def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B
 
 def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                    collection_size: int | str | None = None,
-                   name: str | None = None) -> JudgedRanking:
-    return judge(load_run(run, name), truth, ties, collection_size)
+                   name: str | None = None, float32_scores: bool = False) -> JudgedRanking:
+    """A run file judged; with ``float32_scores`` its scores are compared as float32 (as the
+    acoss and re-move protocols' reference codes compare them, see
+    :mod:`metrics.ranking.float32_scores`)."""
+    system = load_run(run, name)
+    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size)
 
 
 def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE,
                  distance: bool = False, collection_size: int | str | None = None,
                  matrix_name: str | None = None, labels_name: str | None = None,
                  progress: Progress | None = None, keep_lists: bool = True,
-                 cluster=None) -> JudgedRanking:
+                 cluster=None, float32_scores: bool = False) -> JudgedRanking:
     """Rank every item against every other from an N×N similarity (or distance) matrix whose rows
     and columns are the items of the labels file, in order; the query item is excluded. A plain
     .npy file is memory-mapped and read row by row; given a ``cluster``
-    (:class:`metrics.ranking.cluster.Cluster`) blocks of rows are counted by its workers."""
+    (:class:`metrics.ranking.cluster.Cluster`) blocks of rows are counted by its workers. With
+    ``float32_scores`` the scores are compared as float32, rounded as they are read."""
     matrix_label = source_name(matrix, matrix_name)
     scores = open_score_matrix(matrix, matrix_name)
     labels_label = source_name(labels, labels_name)
     items, item_labels = load_labels(labels, labels_label)
     check_ids(items, scores.shape[0], labels_label, matrix_label)
+    if float32_scores:
+        scores = float32_rows(scores, matrix_label)
     return judge_all_vs_all(scores, items, item_labels, ties, not distance, collection_size,
                             name=run_name(matrix_label), source=matrix_label,
                             truth_name=labels_label, progress=progress, keep_lists=keep_lists,
@@ -80,13 +88,14 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
                      collection_size: int | str | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
-                     keep_lists: bool = True, cluster=None) -> JudgedRanking:
+                     keep_lists: bool = True, cluster=None,
+                     float32_scores: bool = False) -> JudgedRanking:
     """Rank all items for every query by embedding similarity (cosine, dot or negative Euclidean),
     streamed in blocks of queries (see :mod:`metrics.ranking.streaming`). ``truth`` is qrels, or
     clique labels: then the queries and the items must be the same items, and every item is a query
     against all the others, itself excluded. ``names`` gives file names for uploaded bytes, by
     argument name. Given a ``cluster`` (:class:`metrics.ranking.cluster.Cluster`) blocks of queries
-    are counted by its workers."""
+    are counted by its workers. With ``float32_scores`` the scores are compared as float32."""
     names = names or {}
     label = {role: source_name(src, names.get(role)) for role, src in (
         ("query_embeddings", query_embeddings), ("query_ids", query_ids),
@@ -102,6 +111,8 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
     if items is not queries:
         check_finite(items, label["item_embeddings"])
     scores = EmbeddingScores(queries, items, kind)
+    if float32_scores:
+        scores = float32_rows(scores, label["item_embeddings"])
     name = name or run_name(label["query_embeddings"])
     if truth.item_labels is None:
         return judge_streamed(scores, qids, dids, truth, ties, collection_size=collection_size,
