@@ -42,11 +42,83 @@ def place_in_query(query: np.ndarray, num_queries: int) -> np.ndarray:
 def before_in_query(query: np.ndarray, values: np.ndarray, num_queries: int) -> np.ndarray:
     """For each entry, the sum of ``values`` over the earlier entries of the same query
     (``query`` grouped, ascending): how many have a flag set, for booleans."""
+    if values.dtype.kind == "f":
+        return sum_before(query, values)
     flags = values.astype(np.int64) if values.dtype == bool else values
     total = np.cumsum(flags)
     first = np.searchsorted(query, np.arange(num_queries))
     start_total = np.r_[0, total][first[query]]
     return total - flags - start_total
+
+
+def sum_before(group: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each entry, the sum of the float ``values`` of the earlier entries of its group
+    (``group`` grouped, ascending), added one by one from 0 in each group.
+
+    One running sum over every group would carry the groups before into each difference (a
+    million small weights after a few large ones lose their last digits); so after each group the
+    running sum gets minus the group's total, which ``np.bincount`` adds in the same order from 0
+    — the same double — and every group starts again from exactly 0."""
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return values.copy()
+    new = np.r_[True, group[1:] != group[:-1]]
+    index = np.cumsum(new) - 1                      # dense group number of each entry
+    totals = np.bincount(index, weights=values)
+    last = np.flatnonzero(np.r_[new[1:], True])     # the last entry of each group
+    running = np.cumsum(np.insert(values, last + 1, -totals))
+    return np.r_[0.0, running][np.arange(len(values)) + index]
+
+
+def split_by_bit(entry, first, end, level, weight, bit, at_least, below) -> tuple:
+    """One pass of :func:`earlier_by_level` over the entries in their current order: ``entry``
+    (which entry is at each position) in nodes of entries whose levels agree above ``bit``, the
+    node of each position running from ``first`` to ``end`` (exclusive). An earlier entry of the
+    node with the bit set where this one has it clear has a higher level (counted in
+    ``at_least``); one with it clear where this one has it set, a lower level (its weight added
+    to ``below``). Returns ``entry``, ``first`` and ``end`` with every node split stably by the
+    bit, clear first."""
+    clear = ((level[entry] >> bit) & 1) == 0
+    zeros = np.cumsum(clear)
+    zeros_at_first = (zeros - clear)[first]
+    zeros_before = zeros - clear - zeros_at_first
+    zeros_in_node = zeros[end - 1] - zeros_at_first
+    position = np.arange(len(entry))
+    ones_before = position - first - zeros_before
+    at_least[entry] += np.where(clear, ones_before, 0)
+    below[entry] += np.where(clear, 0.0, sum_before(first, np.where(clear, weight[entry], 0.0)))
+    target = np.where(clear, first + zeros_before, first + zeros_in_node + ones_before)
+    split = first + zeros_in_node
+    moved = np.empty_like(entry), np.empty_like(first), np.empty_like(end)
+    moved[0][target] = entry
+    moved[1][target] = np.where(clear, first, split)
+    moved[2][target] = np.where(clear, split, end)
+    return moved
+
+
+def earlier_by_level(query: np.ndarray, level: np.ndarray,
+                     weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each entry (``query`` grouped, ascending; ``level`` integers >= 0): how many earlier
+    entries of its query have a level >= its own, and the sum of ``weight`` over those whose
+    level is below its own.
+
+    A wavelet-tree sweep: entries are split stably by each bit of the level, the highest first,
+    inside nodes that share the query and the bits above (:func:`split_by_bit`), so two entries
+    are compared at the highest bit where their levels differ, and entries left in one node at
+    the end have equal levels. One pass over the entries per bit: O(n log L) for L levels, never
+    a pass per level."""
+    n = len(level)
+    at_least, below = np.zeros(n, dtype=np.int64), np.zeros(n)
+    if not n:
+        return at_least, below
+    entry = np.arange(n)
+    starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+    node = np.cumsum(np.r_[True, query[1:] != query[:-1]]) - 1
+    first, end = starts[node], np.r_[starts[1:], n][node]
+    for bit in reversed(range(int(level.max()).bit_length())):
+        entry, first, end = split_by_bit(entry, first, end, level, weight, bit, at_least, below)
+    at_least[entry] += np.arange(n) - first   # the earlier entries of equal level
+    return at_least, below
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,26 @@ import math
 import numpy as np
 
 from metrics.measures.registry import LINEAR, Param, choice, log_base, register
-from metrics.measures.common import (before_in_query, divide, per_query_sum, place_in_query,
-                                     precision_sum)
+from metrics.data.judged import expand, tie_groups
+from metrics.errors import MeasureError
+from metrics.measures.common import (before_in_query, divide, earlier_by_level, per_query_sum,
+                                     place_in_query, sum_before)
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
+LARGEST_BURGES_GRADE = 1023   # 2^1024 − 1 is beyond the largest double (about 1.8e308)
 
 
-def _gain(grades: np.ndarray, form: str) -> np.ndarray:
-    gains = np.clip(grades, 0, None).astype(np.float64)
-    return np.exp2(gains) - 1.0 if form == "burges" else gains
+def _gain(grades: np.ndarray, form: str, top: np.ndarray | None = None) -> np.ndarray:
+    """The gain of each grade: the grade, or for ``burges`` 2^g − 1 divided by 2^top (``top``:
+    the scale of each entry's query, no lower than its grade), computed as 2^(g − top) − 2^−top
+    so that it never overflows: a ratio of two sums with the same top is unchanged, and it is
+    exact where 2^g − 1 is."""
+    gains = np.clip(grades, 0, None)
+    if form != "burges":
+        return gains.astype(np.float64)
+    with np.errstate(under="ignore"):
+        return np.exp2((gains - top).astype(np.float64)) - np.exp2(-top.astype(np.float64))
 
 
 def _discount(ranks: np.ndarray, form: str, base: float) -> np.ndarray:
@@ -26,17 +36,21 @@ def _discount(ranks: np.ndarray, form: str, base: float) -> np.ndarray:
     return np.log2(ranks + 1.0)
 
 
-def _dcg(j, cutoff, form, base):
-    """Σ gain/discount over the judged hits within the cutoff (others have gain 0)."""
+def _dcg(j, cutoff, form, base, top=None):
+    """Σ gain/discount over the judged hits within the cutoff (others have gain 0); for
+    ``burges``, divided by 2^top of each query (see :func:`_gain`)."""
     gaining = j.hit_grades > 0
     weight = j.rank_weights(cutoff, lambda r: 1.0 / _discount(r, form, base))[gaining]
-    return per_query_sum(j, j.hit_query[gaining], _gain(j.hit_grades[gaining], form) * weight)
+    query = j.hit_query[gaining]
+    scale = None if top is None else top[query]
+    return per_query_sum(j, query, _gain(j.hit_grades[gaining], form, scale) * weight)
 
 
-def ideal_dcg(j, cutoff, form="trec", base=2.0):
-    """DCG of the ideal ranking: every relevant item of the ground truth (grade >= 1) in
-    decreasing grade, within the first k ranks. Built from the grade counts, one entry per
-    relevant item of the ground truth (so it grows with the truth, not with the lists)."""
+def ideal_items(j, cutoff=None) -> tuple[np.ndarray, np.ndarray]:
+    """The ideal ranking as (query, grade) per item: every relevant item of the ground truth
+    (grade >= 1), best grade first within each query, within the first k ranks. Built from the
+    grade counts, one entry per relevant item of the ground truth (so it grows with the truth,
+    not with the lists)."""
     counts = j.truth_grades
     positive = counts.grade >= 1
     query, grade, count = counts.query[positive], counts.grade[positive], counts.count[positive]
@@ -45,30 +59,60 @@ def ideal_dcg(j, cutoff, form="trec", base=2.0):
     if cutoff is not None:   # no query needs more than k entries
         before = before_in_query(query, count, j.num_queries)
         count = np.clip(cutoff - before, 0, count)
-    item_query = np.repeat(query, count)
-    item_grade = np.repeat(grade, count)
+    return np.repeat(query, count), np.repeat(grade, count)
+
+
+def ideal_dcg(j, cutoff, form="trec", base=2.0, top=None):
+    """DCG of the ideal ranking (:func:`ideal_items`) within the first k ranks; for ``burges``
+    divided by 2^top of each query (see :func:`_gain`)."""
+    item_query, item_grade = ideal_items(j, cutoff)
     rank = place_in_query(item_query, j.num_queries) + 1
-    return per_query_sum(j, item_query, _gain(item_grade, form) / _discount(rank, form, base))
+    scale = None if top is None else top[item_query]
+    return per_query_sum(j, item_query,
+                         _gain(item_grade, form, scale) / _discount(rank, form, base))
 
 
-def ideal_grades(j, query: int, cutoff: int | None = None) -> np.ndarray:
-    """One query's ideal grade list (every relevant item of the truth, best first), for display."""
-    counts = j.truth_grades
-    mine = (counts.query == query) & (counts.grade >= 1)
-    grades = np.repeat(counts.grade[mine][::-1], counts.count[mine][::-1])
-    return grades if cutoff is None else grades[:cutoff]
+def _highest_grade(query: np.ndarray, grade: np.ndarray, num_queries: int) -> np.ndarray:
+    """Each query's highest of the grades given for it (0 when none is positive)."""
+    top = np.zeros(num_queries, dtype=np.int64)
+    np.maximum.at(top, query, grade)
+    return top
+
+
+def _burges_dcg(j, cutoff, base):
+    """DCG(form=burges) where it fits a double: summed with each query's gains divided by 2^top,
+    top its highest grade with a weight, then multiplied back; refused where the sum is beyond
+    the largest double."""
+    counted = (j.hit_grades > 0) & (j.rank_weights(cutoff) > 0)
+    top = _highest_grade(j.hit_query[counted], j.hit_grades[counted], j.num_queries)
+    scaled = _dcg(j, cutoff, "burges", base, top)
+    with np.errstate(over="ignore"):
+        value = np.ldexp(scaled, np.minimum(top, 2 * LARGEST_BURGES_GRADE))
+    beyond = np.flatnonzero(~np.isfinite(value))
+    if len(beyond):
+        q = beyond[0]
+        raise MeasureError(
+            f"DCG(form=burges) of query {j.query_ids[q]!r} is about "
+            f"2^{math.log2(scaled[q]) + top[q]:.0f}, beyond the largest double (about 1.8e308): "
+            f"its list reaches grade {top[q]}, and the gains 2^g − 1 only fit a double for "
+            f"grades up to {LARGEST_BURGES_GRADE} (and their sum must fit too); "
+            f"nDCG(form=burges) has a value for any grade, or use form=trec")
+    return value
 
 
 @register("DCG", meaning="discounted cumulative gain of the top k",
-          convention="form=trec (default): Σ g_i/log2(i+1); burges: Σ (2^g_i − 1)/log2(i+1); "
-                     "jarvelin: g_1 + Σ_{i>=2} g_i/log_base(i) (Serrà's Table 2 uses base=e)",
+          convention="form=trec (default): Σ g_i/log2(i+1); burges: Σ (2^g_i − 1)/log2(i+1), "
+                     "refused where that is beyond a double (a grade above 1023 retrieved; "
+                     "nDCG(form=burges) has a value for any grade); jarvelin: g_1 + Σ_{i>=2} "
+                     "g_i/log_base(i) (Serrà's Table 2 uses base=e)",
           reference="Järvelin & Kekäläinen (2002); Burges et al. (2005); trec_eval",
           formula=r"DCG@K = \sum_{i=1}^{K} \frac{g_i}{\log_2(i+1)}",
           params={"form": FORM, "base": BASE}, expected=LINEAR)
 def dcg(j, cutoff, form="trec", base=2.0):
     """DCG@k with gain g_i (the grade; 2^g − 1 for ``burges``) and discount log2(i + 1) (for
-    ``jarvelin``: 1 at rank 1, log_base(i) after). Ref: Järvelin & Kekäläinen (2002)."""
-    return _dcg(j, cutoff, form, base)
+    ``jarvelin``: 1 at rank 1, log_base(i) after); ``burges`` is refused where it is beyond the
+    largest double. Ref: Järvelin & Kekäläinen (2002)."""
+    return _burges_dcg(j, cutoff, base) if form == "burges" else _dcg(j, cutoff, form, base)
 
 
 @register("nDCG", meaning="normalised DCG of the top k",
@@ -79,24 +123,33 @@ def dcg(j, cutoff, form="trec", base=2.0):
           expected=LINEAR)
 def ndcg(j, cutoff, form="trec", base=2.0):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;
-    undefined when there is none. Ref: trec_eval ``ndcg`` / ``ndcg_cut``."""
-    return divide(_dcg(j, cutoff, form, base), ideal_dcg(j, cutoff, form, base))
+    undefined when there is none. For ``burges`` both are divided by 2^(the query's highest grade),
+    which leaves the ratio as it is and keeps every gain within a double, whatever the grades.
+    Ref: trec_eval ``ndcg`` / ``ndcg_cut``."""
+    counts = j.truth_grades
+    top = (_highest_grade(counts.query, counts.grade, j.num_queries) if form == "burges"
+           else None)
+    return divide(_dcg(j, cutoff, form, base, top), ideal_dcg(j, cutoff, form, base, top))
 
 
 def _satisfaction(grades, gmax, p):
-    g = np.clip(grades, 0, None).astype(np.float64)
+    """The stop probability of each grade: g/gmax, or (2^g − 1)/2^gmax computed as
+    2^(g − gmax) − 2^−gmax, which a double holds for any int64 grade (exact where 2^g − 1 is)."""
+    g = np.clip(grades, 0, max(gmax, 0))
     if gmax < 1:
-        return np.zeros_like(g)
+        return np.zeros(len(g))
     if p == "linear":
         return g / gmax
-    return (np.exp2(g) - 1.0) / 2.0 ** gmax
+    with np.errstate(under="ignore"):
+        return np.exp2((g - gmax).astype(np.float64)) - np.exp2(-float(gmax))
 
 
 @register("ERR", meaning="expected reciprocal rank (cascade user model)",
           convention="Σ_i (p_i/i) Π_{j<i}(1 − p_j); p=exp (default): (2^g − 1)/2^gmax, p=linear: "
-                     "g/gmax (the instrument-retrieval task uses g/2); gmax = highest grade of the whole ground truth",
-          reference="Chapelle et al. (2009); the instrument-retrieval task (its text prints a sum; the "
-                    "definition, and Chapelle, have a product)",
+                     "g/gmax (the instrument-retrieval task uses g/2); gmax = highest grade of "
+                     "the whole ground truth",
+          reference="Chapelle et al. (2009); the instrument-retrieval task (its text prints a sum; "
+                    "the definition, and Chapelle, have a product)",
           formula=r"ERR@K = \sum_{i=1}^{K} \frac{p_i}{i}\prod_{j<i}(1 - p_j)",
           params={"p": Param("exp", choice("exp", "linear"), "stop probability")})
 def err(j, cutoff, p="exp"):
@@ -126,7 +179,8 @@ def _weight_up_to(grades, gmax: int) -> np.ndarray:
           reference="the instrument-retrieval task; Robertson et al. (2010)",
           formula=r"EP@K = \sum_{t=1}^{g_{max}} p_t \cdot P@K_t", expected=LINEAR)
 def expected_precision(j, cutoff):
-    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t. Ref: the instrument-retrieval task."""
+    """EP@k = Σ_t p_t · (1/k) Σ_{i<=k} 1[g_i >= t] = (1/k) Σ_{i<=k} Σ_{t<=g_i} p_t.
+    Ref: the instrument-retrieval task."""
     gaining = j.hit_grades > 0
     total = per_query_sum(j, j.hit_query[gaining],
                           _weight_up_to(j.hit_grades[gaining], j.max_grade)
@@ -141,25 +195,68 @@ def expected_precision(j, cutoff):
           reference="Robertson, Kanoulas & Yilmaz (2010); the instrument-retrieval task",
           formula=r"GAP@K = \frac{\sum_{i \le K} \sum_{t \le g_i} p_t\, P@i_t}"
                   r"{\sum_{d \in R} \sum_{t \le g_d} p_t}",
-          expected="closed form: a weighted sum of AP numerators, each exact (McSherry & Najork "
-                   "2008)")
+          expected="closed form: each relevant item's mean over the orders of its tie group, "
+                   "pair by pair (McSherry & Najork 2008)")
 def graded_average_precision(j, cutoff):
-    """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. P@i_t only changes where t
-    passes a grade that occurs, so the inner sum runs over the distinct grades v_1 < v_2 < … of
-    the retrieved items: Σ_{v_l <= g_i} (W(v_l) − W(v_{l−1})) · TP_{v_l}(i) / i, with
-    W(g) = Σ_{t<=g} p_t. Summed over i, that is Σ_l (W(v_l) − W(v_{l−1})) times AP's numerator
-    at threshold v_l, which is also how it is exact under expected ties.
-    Ref: Robertson et al. (2010)."""
-    levels = np.unique(np.minimum(j.hit_grades[j.hit_grades > 0], j.max_grade))
-    numerator = np.zeros(j.num_queries)
-    previous = 0.0
-    for level in levels:   # a loop over the grades that occur, not over queries
-        weight = _weight_up_to(level, j.max_grade) - previous
-        previous += weight
-        numerator += weight * precision_sum(j, int(level), cutoff)
-    counts = j.truth_grades
-    relevant = counts.grade >= 1
-    denominator = per_query_sum(j, counts.query[relevant],
-                                counts.count[relevant] * _weight_up_to(counts.grade[relevant],
-                                                                       j.max_grade))
-    return divide(numerator, denominator)
+    """GAP = Σ_i Σ_{t<=g_i} p_t·P@i_t / Σ_{relevant d} Σ_{t<=g_d} p_t. With W(g) = Σ_{t<=g} p_t
+    the numerator is Robertson's pairwise form Σ_i (1/r_i) Σ_{j<=i} W(min(g_i, g_j)), and
+    Σ_{j<=i} W(min(g_i, g_j)) = W(g_i)·#{j <= i: g_j >= g_i} + Σ_{j < i: g_j < g_i} W(g_j), which
+    :func:`~metrics.measures.common.earlier_by_level` counts for every hit at once in
+    O(n log L) for L distinct grades.
+
+    A hit's term is W(g_i)·(#{...}/r_i) + Σ.../r_i: in a perfect ranking the count is r_i, the
+    second sum is 0, and the term is exactly W(g_i); the denominator adds the same W(g) over the
+    ideal ranking in the same order, so GAP is then exactly 1. Under ``expected`` ties see
+    :func:`_gap_terms_expected`. Ref: Robertson, Kanoulas & Yilmaz (2010)."""
+    gmax = j.max_grade
+    positive = np.flatnonzero(j.hit_grades > 0)
+    grade = np.minimum(j.hit_grades[positive], gmax)
+    query = j.hit_query[positive]
+    weight = _weight_up_to(grade, gmax)
+    if j.expected_ties:
+        query, terms = _gap_terms_expected(j, cutoff, positive, grade, weight)
+    else:
+        level = np.unique(grade, return_inverse=True)[1].reshape(-1)
+        at_least, below = earlier_by_level(query, level, weight)
+        rank = j.hit_ranks[positive]
+        terms = np.where(j.within(cutoff)[positive],
+                         weight * ((1 + at_least) / rank) + below / rank, 0.0)
+    ideal_query, ideal_grade = ideal_items(j)
+    return divide(per_query_sum(j, query, terms),
+                  per_query_sum(j, ideal_query, _weight_up_to(ideal_grade, gmax)))
+
+
+def _gap_terms_expected(j, cutoff, positive, grade, weight):
+    """GAP's numerator terms under ``expected`` ties: each hit i's mean over the orders of its tie
+    group (first rank s, n items; every offset o equally likely, and every other hit of the group
+    before it with probability o/(n − 1)): A·(W(g_i) + Σ_{j in earlier groups} W(min)) +
+    B·Σ_{j in its group, j != i} W(min), with A = (1/n) Σ_o 1/(s + o) and
+    B = (1/n) Σ_o o/((n − 1)(s + o)) over the offsets within the cutoff. Ordered best grade
+    first inside each group, every earlier hit of the group is at least as good: the sums split
+    by place. Returns the hits' queries and terms, in that order."""
+    groups = tie_groups(j)
+    group = groups.hit_group[positive]
+    order = np.lexsort((-grade, group))
+    group, grade, weight = group[order], grade[order], weight[order]
+    query = groups.query[group]
+    level = np.unique(grade, return_inverse=True)[1].reshape(-1)
+    at_least, below = earlier_by_level(query, level, weight)
+    n = len(group)
+    new_group = np.r_[True, group[1:] != group[:-1]] if n else np.zeros(0, dtype=bool)
+    new_run = new_group | np.r_[True, grade[1:] != grade[:-1]] if n else new_group
+    place = np.arange(n) - np.maximum.accumulate(np.where(new_group, np.arange(n), 0))
+    run_last = (np.r_[np.flatnonzero(new_run)[1:], n] - 1)[np.cumsum(new_run) - 1]
+    equal_later = run_last - np.arange(n)
+    weight_before = sum_before(group, weight)
+    group_total = np.bincount(np.cumsum(new_group) - 1, weights=weight)[np.cumsum(new_group) - 1]
+    lower_later = group_total - (weight_before + weight)[run_last]
+    holding, index = np.unique(group, return_inverse=True)
+    size = groups.size[holding]
+    g, rank, offset = expand(groups.first[holding], size, groups.limit(cutoff)[holding])
+    a = np.bincount(g, weights=1.0 / rank, minlength=len(holding)) / size
+    pairs = np.maximum(size * (size - 1), 1)
+    b = np.bincount(g, weights=offset / rank, minlength=len(holding)) / pairs
+    a, b = a[index.reshape(-1)], b[index.reshape(-1)]
+    terms = (weight * (a * (1 + at_least - place) + b * (place + equal_later))
+             + a * below + b * lower_later)
+    return query, terms
