@@ -17,7 +17,8 @@ from metrics.loaders.text import Source, source_name
 from metrics.data.truth import GroundTruth
 from metrics.ranking.float32_scores import float32_rows, float32_run
 from metrics.ranking.rank import judge
-from metrics.ranking.streaming import EmbeddingScores, Progress, judge_all_vs_all, judge_streamed
+from metrics.ranking.embeddings import EmbeddingScores
+from metrics.ranking.streaming import Progress, judge_all_vs_all, judge_streamed
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -110,7 +111,8 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
     check_finite(queries, label["query_embeddings"])
     if items is not queries:
         check_finite(items, label["item_embeddings"])
-    scores = EmbeddingScores(queries, items, kind)
+    scores = EmbeddingScores(queries, items, kind,
+                             (label["query_embeddings"], label["item_embeddings"]))
     if float32_scores:
         scores = float32_rows(scores, label["item_embeddings"])
     name = name or run_name(label["query_embeddings"])

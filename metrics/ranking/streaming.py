@@ -12,10 +12,13 @@ judged item's group: its first rank, 1 + #better, and its size):
 those ranks are kept: they are the hits of a :class:`~metrics.data.judged.JudgedRanking`. Memory
 is a few blocks of scores, sized by a budget (``memory``), whatever the number of items.
 
-Scores are computed in the embeddings' own precision: float32 embeddings give float32 scores
-(single-precision BLAS), anything else float64. Two similarities closer than the precision's
-resolution (about 1e-7 relative in float32) can come out equal and are then ordered by the tie
-policy; ``trec`` compares every score as float32, as trec_eval 9 does.
+Cosine and dot product scores are computed in the embeddings' own precision: float32 embeddings
+give float32 scores (single-precision BLAS), anything else float64. Two similarities closer than
+the precision's resolution (about 1e-7 relative in float32) can come out equal and are then
+ordered by the tie policy; ``trec`` compares every score as float32, as trec_eval 9 does.
+Euclidean distances are computed in float64 from shifted, scaled coordinates whatever the
+embeddings' precision, so that a shift of the data changes no ranking
+(:class:`metrics.ranking.embeddings.EmbeddingScores`).
 
 Clique labels (cover songs) make every item a query against all the others, itself excluded;
 their ranks are counted by the all-vs-all kernel (:mod:`metrics.ranking.allvsall`).
@@ -24,13 +27,13 @@ their ranks are counted by the all-vs-all kernel (:mod:`metrics.ranking.allvsall
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from metrics.ranking.allvsall import relevant_ranks
+from metrics.ranking.embeddings import EmbeddingScores  # noqa: F401 (re-exported)
 from metrics.ranking.cliques import Cliques
 from metrics.errors import InputError
 from metrics.data.truth import GradeCounts
@@ -64,86 +67,6 @@ def block_rows(n_items: int, itemsize: int, memory: int | None) -> int:
     comparison's result and a gathered copy) fit the budget."""
     budget = DEFAULT_MEMORY if memory is None else memory
     return max(1, int(budget // max(1, 3 * n_items * itemsize)))
-
-
-class EmbeddingScores:
-    """Query × item similarities computed block by block: cosine, dot product or negative
-    Euclidean distance (larger is more similar).
-
-    The items are never copied: a memory-mapped file stays on disk and in the page cache. Only one
-    number per item is kept — its inverse norm for cosine, its squared norm for Euclidean —
-    computed on first use, in steps; query rows are prepared per block. Pickled (sent to a
-    cluster's workers) it carries only its arrays and kind; each process computes the norms
-    again."""
-
-    NORM_STEP = 1 << 16   # item rows read at a time for their norms
-
-    def __init__(self, queries: np.ndarray, items: np.ndarray, kind: str = "cosine"):
-        if kind not in ("cosine", "dot", "euclidean"):
-            raise InputError(f"unknown similarity {kind!r}; use one of cosine, dot, euclidean")
-        both32 = queries.dtype == np.float32 and items.dtype == np.float32
-        self.dtype = np.dtype(np.float32 if both32 else np.float64)
-        self.kind = kind
-        self.queries = queries
-        self.raw_items = items
-        self.shape = (queries.shape[0], items.shape[0])
-        self._items = self._item_scale = None
-        self._preparing = threading.Lock()   # blocks counted on several threads prepare once
-
-    def __reduce__(self):
-        return EmbeddingScores, (self.queries, self.raw_items, self.kind)
-
-    def placed(self, place: Callable) -> "EmbeddingScores":
-        """The same scores with each array replaced by ``place(array)`` (see
-        :meth:`metrics.ranking.cluster.Cluster.place`)."""
-        same = self.raw_items is self.queries
-        queries = place(self.queries)
-        return EmbeddingScores(queries, queries if same else place(self.raw_items), self.kind)
-
-    @property
-    def items(self) -> np.ndarray:
-        """The item rows as given (a worker maps a shared file here), converted only when the
-        two sides' precisions differ."""
-        with self._preparing:
-            if self._items is None:
-                raw = getattr(self.raw_items, "array", self.raw_items)
-                self._items = raw if raw.dtype == self.dtype else np.asarray(raw, self.dtype)
-        return self._items
-
-    @property
-    def item_scale(self) -> np.ndarray | None:
-        """1/‖x‖ per item for cosine (1 for a zero vector, whose scores are all 0), ‖x‖² for
-        Euclidean, None for the dot product; computed on first use."""
-        if self.kind == "dot":
-            return None
-        items = self.items
-        with self._preparing:
-            if self._item_scale is None:
-                out = np.empty(items.shape[0], dtype=self.dtype)
-                for start in range(0, len(out), self.NORM_STEP):
-                    part = np.asarray(items[start:start + self.NORM_STEP])
-                    squares = np.einsum("ij,ij->i", part, part)
-                    out[start:start + len(part)] = (squares if self.kind == "euclidean" else
-                                                    1 / np.where(squares == 0, 1, np.sqrt(squares)))
-                self._item_scale = out
-        return self._item_scale
-
-    def rows(self, which) -> np.ndarray:
-        """Scores of some query rows (a slice or an index array) against every item."""
-        q = np.asarray(self.queries[which], dtype=self.dtype)
-        if self.kind == "cosine":
-            norms = np.linalg.norm(q, axis=1, keepdims=True)
-            q = q / np.where(norms == 0, 1, norms).astype(self.dtype)
-        scores = q @ self.items.T
-        if self.kind == "cosine":
-            scores *= self.item_scale
-        elif self.kind == "euclidean":
-            squared = (q * q).sum(axis=1)[:, None] + self.item_scale[None, :] - 2 * scores
-            scores = -np.sqrt(np.maximum(squared, 0))
-        return scores
-
-    def __getitem__(self, which) -> np.ndarray:
-        return self.rows(which)
 
 
 @dataclass(frozen=True, eq=False)
