@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from metrics import GroundTruth, InputError, Run, evaluate, judge, rank_run
 from metrics.data.idcolumn import IdColumn
+from metrics.data.rows import whole_numbers
 from metrics.loaders.fast import read_columns
 from metrics.loaders.runs import QRELS, RUN, load_run
 from metrics.loaders.tables import numeric_column, read_table, text_column
@@ -25,7 +26,8 @@ LINE = st.lists(FIELD, min_size=3, max_size=8)
 def careful(data: bytes, layout, numeric: str):
     table = read_table(data, layout, "f.txt")
     return {"query_id": text_column(table, "query_id"), "item_id": text_column(table, "item_id"),
-            numeric: numeric_column(table, numeric, whole=numeric == "relevance")}
+            numeric: whole_numbers(table.columns[numeric], numeric, lines=table.lines)
+            if numeric == "relevance" else numeric_column(table, numeric)}
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import Callable, TypeVar
 
+from metrics.data.judged import check_collection_size
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.evaluation.evaluate import AGGREGATES
 from metrics.evaluation.protocols import PROTOCOLS
@@ -56,7 +57,11 @@ memory_size = argument_type(parse_memory)       # bytes, from "128M" or "2G"
 @argument_type
 def collection_size(text: str) -> int | str:
     """|D| as a number, or ``judged``: each query's collection is the items judged for it."""
-    return JUDGED if text == JUDGED else positive_int(text)
+    if text == JUDGED:
+        return JUDGED
+    size = positive_int(text)
+    check_collection_size(size)   # before any file is read
+    return size
 
 
 @argument_type

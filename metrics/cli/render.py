@@ -111,6 +111,18 @@ def _trec_sort_key(query_id) -> bytes:
     return str(query_id).encode("utf-8")   # trec_eval orders queries by strcmp
 
 
+def _trec_field(text: str, what: str) -> None:
+    """Refuse what trec_eval's lines cannot hold: readers split them on whitespace, so a field
+    with a space or a tab in it shifts every field after it, and a query named ``all`` reads as
+    the aggregate line. No escape is invented: the other formats hold any id."""
+    if text == "all" or any(c.isspace() for c in text):
+        problem = ("is trec_eval's name for the aggregate line" if text == "all"
+                   else "contains whitespace, which would split trec_eval's "
+                        "'measure<TAB>query<TAB>value' line into more fields")
+        raise InputError(f"{what} {text!r} {problem}; use --format json, csv or table, which "
+                         f"hold any {what}")
+
+
 def _measure_name(label: str) -> str | None:
     try:
         return parse_measure(label).name
@@ -125,7 +137,14 @@ def render_trec(result: EvaluationResult, per_query: bool, how: str = "mean") ->
     integers (``"%ld"``) and are summed on the ``all`` line. Per query: every measure of one query,
     then the next query, queries in strcmp order; then the ``all`` lines. trec_eval never prints
     NaN: a value that is undefined (a query with no relevant item) has no line, and the ``all``
-    line is the aggregate over the queries where the measure is defined."""
+    line is the aggregate over the queries where the measure is defined. A query id or measure
+    name that would not be one whitespace-free field is refused (see :func:`_trec_field`)."""
+    for m in result.results:
+        _trec_field(m, "measure name")
+    if per_query:
+        for query in result.query_ids:
+            _trec_field(str(query), "query id")
+
     def line(name: str, query: str, value: float, count: bool) -> str:
         number = str(int(value)) if count else f"{value:6.4f}"
         return f"{name:<22}\t{query}\t{number}"

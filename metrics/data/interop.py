@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from metrics.errors import InputError
+from metrics.data.rows import id_strings, whole_numbers as exact_whole_numbers
 
 ITEM_COLUMNS = ("item_id", "doc_id")          # ours, then ir_measures' and ir_datasets'
 GRADE_COLUMNS = ("relevance", "grade")
@@ -52,13 +53,14 @@ def column(frame, name: str) -> np.ndarray:
 
 
 def ids(frame, name: str) -> np.ndarray:
-    """An id column as strings; a missing value is an error naming its row."""
+    """An id column as strings (by :func:`~metrics.data.rows.id_strings`' rule: whole floats
+    are the integers); a missing value is an error naming its row."""
     values = column(frame, name)
     missing = _missing(values)
     if missing.any():
         raise InputError("missing value; every row needs an id", source="data frame",
                          row=int(np.flatnonzero(missing)[0]) + 1, column=name)
-    return np.asarray([str(v) for v in values.tolist()], dtype=object)
+    return id_strings(values, "data frame", name)
 
 
 def numbers(frame, name: str) -> np.ndarray:
@@ -78,6 +80,15 @@ def numbers(frame, name: str) -> np.ndarray:
                 raise InputError(f"{value!r} is not a number", source="data frame", row=row,
                                  column=name) from None
         raise
+
+
+def whole_numbers(frame, name: str, what: str) -> np.ndarray:
+    """A grade or rank column as exact int64 (see :func:`~metrics.data.rows.whole_numbers`):
+    integer columns as they are, never through floating point."""
+    values = column(frame, name)
+    if values.dtype.kind not in "iuO":
+        values = numbers(frame, name)   # names a missing value or a non-number by its row
+    return exact_whole_numbers(values, what, "data frame", column=name)
 
 
 def _missing(values: np.ndarray) -> np.ndarray:
@@ -105,8 +116,13 @@ def nested(data: Any, what: str) -> tuple[list, list, list]:
             except (TypeError, ValueError):
                 raise InputError(f"query {query!r}, item {item!r}: {what} {value!r} is not a "
                                  f"number", source="dict") from None
-            q.append(query), d.append(item), v.append(number)
+            q.append(query), d.append(item), v.append(_exact(value, number))
     return q, d, v
+
+
+def _exact(value, number: float):
+    """An integer value as it is (a grade beyond 2^53 stays exact), anything else as a float."""
+    return value if isinstance(value, (int, np.integer)) else number
 
 
 def named_rows(data: Iterable, value_field: str) -> tuple[list, list, list]:
@@ -124,7 +140,7 @@ def named_rows(data: Iterable, value_field: str) -> tuple[list, list, list]:
             raise InputError(f"expected (query_id, doc_id, {value_field}) like ir_measures' "
                              f"namedtuples, got {row!r}", source="ir_measures data",
                              row=row_number) from None
-        q.append(query), d.append(item), v.append(number)
+        q.append(query), d.append(item), v.append(_exact(value, number))
     return q, d, v
 
 

@@ -38,6 +38,19 @@ from metrics.errors import InputError
 from metrics.data.ties import TiePolicy
 from metrics.data.truth import GradeCounts, GroundTruth
 
+# TN, Accuracy, Specificity and Fallout are computed in floating point, which holds every count
+# up to 2^53 exactly: a larger |D| would print a wrong TN.
+MAX_COLLECTION_SIZE = 2 ** 53
+
+
+def check_collection_size(size) -> None:
+    """Refuse a collection size |D| (a number, or one per query) above :data:`MAX_COLLECTION_SIZE`,
+    before it is stored or counted with."""
+    largest = int(np.max(np.asarray(size, dtype=object))) if np.size(size) else 0
+    if largest > MAX_COLLECTION_SIZE:
+        raise InputError(f"collection size {largest} is too large: |D| can be at most 2^53 = "
+                         f"{MAX_COLLECTION_SIZE}, where TN and the rates built on it are exact")
+
 
 @dataclass(frozen=True, eq=False)
 class TieReport:
@@ -107,6 +120,7 @@ class JudgedRanking:
 
     def __post_init__(self):
         if self.collection_sizes is not None:
+            check_collection_size(self.collection_sizes)
             sizes = np.broadcast_to(np.asarray(self.collection_sizes, dtype=np.int64),
                                     (len(self.query_ids),))
             object.__setattr__(self, "collection_sizes", sizes)

@@ -16,7 +16,7 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.data.idcolumn import IdColumn
-from metrics.data.rows import as_str_array, first_occurrences
+from metrics.data.rows import first_occurrences, id_strings, whole_numbers
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,19 +42,21 @@ class Run:
     def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",
               source: str | None = None) -> "Run":
         import pandas as pd
-        q_codes, q_vocab = pd.factorize(as_str_array(query_ids), sort=False)
+        q_codes, q_vocab = pd.factorize(id_strings(query_ids, source, "query_id"), sort=False)
         return cls.from_columns(q_codes, np.asarray(q_vocab, dtype=object),
-                                IdColumn(as_str_array(item_ids)), scores, ranks, name, source)
+                                IdColumn(id_strings(item_ids, source, "item_id")), scores, ranks,
+                                name, source)
 
     @classmethod
     def from_columns(cls, query_codes, query_vocab, items: IdColumn, scores=None, ranks=None,
                      name: str = "run", source: str | None = None) -> "Run":
-        """Rows given as query codes (into the unique ``query_vocab``) and an item column."""
+        """Rows given as query codes (into the unique ``query_vocab``) and an item column. Ranks
+        are whole numbers, read exactly (see :func:`~metrics.data.rows.whole_numbers`)."""
         q = np.asarray(query_codes, dtype=np.int64)
         if len(q) != len(items):
             raise InputError("query and item columns differ in length", source=source)
         s = None if scores is None else np.asarray(scores, dtype=np.float64)
-        r = None if ranks is None else np.asarray(ranks, dtype=np.float64)
+        r = None if ranks is None else whole_numbers(ranks, "rank", source)
         if s is not None and not np.all(np.isfinite(s)):
             bad = int(np.flatnonzero(~np.isfinite(s))[0])
             raise InputError(f"score {s[bad]} is not a finite number", source=source, row=bad + 1)
@@ -86,8 +88,8 @@ class Run:
                                                    "item"))
         s = None if score is None else interop.numbers(
             frame, interop.pick_column(frame, score, (), "score", "score"))
-        r = None if rank is None else interop.numbers(
-            frame, interop.pick_column(frame, rank, (), "rank", "rank"))
+        r = None if rank is None else interop.whole_numbers(
+            frame, interop.pick_column(frame, rank, (), "rank", "rank"), "rank")
         return cls.build(q, d, s, r, name=name, source="data frame")
 
     @classmethod

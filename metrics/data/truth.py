@@ -16,32 +16,7 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.data.idcolumn import IdColumn
-from metrics.data.rows import as_str_array, first_occurrences
-
-# Grades read as floating point (CSV, Parquet) are exact integers only up to 2**53.
-MAX_FLOAT_GRADE = 2 ** 53
-
-
-def whole_grades(grades, source: str | None) -> np.ndarray:
-    """Grades as int64: integer input as it is; floating-point input must be whole, finite and
-    within ±2**53, where every whole number is exact (never rounded or wrapped)."""
-    g = np.asarray(grades)
-    if np.issubdtype(g.dtype, np.integer):
-        return g.astype(np.int64)
-    g = g.astype(np.float64)
-    if len(g) and not np.all(np.isfinite(g)):
-        bad = int(np.flatnonzero(~np.isfinite(g))[0])
-        raise InputError(f"grade {g[bad]} is not a finite number", source=source, row=bad + 1)
-    if len(g) and not np.all(g == np.round(g)):
-        bad = int(np.flatnonzero(g != np.round(g))[0])
-        raise InputError(f"grade {g[bad]} is not a whole number", source=source, row=bad + 1)
-    if len(g) and np.abs(g).max() > MAX_FLOAT_GRADE:
-        bad = int(np.flatnonzero(np.abs(g) > MAX_FLOAT_GRADE)[0])
-        raise InputError(f"grade {g[bad]:.0f} is too large: grades must lie within ±2^53",
-                         source=source, row=bad + 1)
-    return g.astype(np.int64)
-
-
+from metrics.data.rows import as_str_array, first_occurrences, id_strings, whole_numbers
 
 @dataclass(frozen=True, eq=False)
 class GradeCounts:
@@ -131,17 +106,20 @@ class GroundTruth:
               source: str | None = None) -> "GroundTruth":
         """Explicit judgements (qrels). Queries keep their first-appearance order."""
         import pandas as pd
-        codes, uniques = pd.factorize(as_str_array(query_ids), sort=False)
+        codes, uniques = pd.factorize(id_strings(query_ids, source, "query_id"), sort=False)
         return cls.from_columns(codes, np.asarray(uniques, dtype=object),
-                                IdColumn(as_str_array(item_ids)), grades, name, source)
+                                IdColumn(id_strings(item_ids, source, "item_id")), grades, name,
+                                source)
 
     @classmethod
     def from_columns(cls, query_codes, query_vocab, items: IdColumn, grades,
                      name: str = "ground truth", source: str | None = None) -> "GroundTruth":
         """Judgements given as query codes (into the unique ``query_vocab``), an item column and
-        whole-number grades. Duplicated pairs are dropped, keeping the first, with a warning."""
+        whole-number grades (exact 64-bit integers, see
+        :func:`~metrics.data.rows.whole_numbers`). Duplicated pairs are dropped, keeping the
+        first, with a warning."""
         q = np.asarray(query_codes, dtype=np.int64)
-        g = whole_grades(grades, source)
+        g = whole_numbers(grades, "grade", source)
         warnings = []
         negative = g < 0
         if negative.any():
@@ -175,8 +153,8 @@ class GroundTruth:
         q = interop.ids(frame, interop.pick_column(frame, query, (), "query", "query"))
         d = interop.ids(frame, interop.pick_column(frame, item, interop.ITEM_COLUMNS, "item",
                                                    "item"))
-        g = interop.numbers(frame, interop.pick_column(frame, relevance, interop.GRADE_COLUMNS,
-                                                       "relevance", "relevance"))
+        g = interop.whole_numbers(frame, interop.pick_column(
+            frame, relevance, interop.GRADE_COLUMNS, "relevance", "relevance"), "grade")
         return cls.build(q, d, g, name=name, source="data frame")
 
     @classmethod
@@ -206,7 +184,7 @@ class GroundTruth:
         """Items sharing a label are relevant (grade 1) to each other; every item is a query, every
         other item is judged, and the query item is excluded from its own ranking."""
         import pandas as pd
-        items = as_str_array(item_ids)
+        items = id_strings(item_ids, name, "item_id")
         label_codes, _ = pd.factorize(as_str_array(labels))
         if len(items) != len(label_codes):
             raise InputError("item and label columns differ in length", source=name)

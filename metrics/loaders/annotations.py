@@ -8,7 +8,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.data.rows import as_str_array
+from metrics.data.rows import as_str_array, id_strings
 from metrics.data.truth import GroundTruth
 from metrics.loaders.tables import Layout, check_unique, read_table, text_column
 from metrics.loaders.text import Source, source_name
@@ -23,7 +23,7 @@ def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np
     ids and their clique labels, in file order (the row order of a score matrix)."""
     label = source_name(source, name)
     table = read_table(source, LABELS, label)
-    items = text_column(table, "item_id")
+    items = id_strings(text_column(table, "item_id"))
     labels = text_column(table, "label")
     check_unique(table, items, "item", "each item needs exactly one label")
     return items, labels
@@ -70,7 +70,9 @@ def taxonomy_truth(parents: Mapping[str, str], annotations: Iterable[tuple[str, 
     the same parent) is, else 0 — the maximum over its classes. Every class of the taxonomy is a
     query unless ``queries`` says otherwise; every annotated item is judged for every query."""
     import pandas as pd
-    notes = pd.DataFrame(list(annotations), columns=["item", "cls"]).astype(str)
+    notes = pd.DataFrame(list(annotations), columns=["item", "cls"])
+    notes["item"] = id_strings(notes["item"].to_numpy(), name, "item_id")
+    notes = notes.astype(str)
     classes = pd.Series(parents, dtype=object).astype(str)
     unknown = sorted(set(notes["cls"]) - set(classes.index))
     if unknown:

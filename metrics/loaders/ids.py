@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from metrics.data.rows import id_strings
 from metrics.loaders.tables import Layout, check_unique, read_table, text_column
 from metrics.loaders.text import Source, source_name
 
@@ -13,9 +14,10 @@ IDS = Layout("id list", trec=("item_id",), required=("item_id",),
 
 def load_ids(source: Source, name: str | None = None) -> np.ndarray:
     """Ids in row order: one per line, or a CSV/TSV with an ``item_id`` (or ``query_id``) column
-    (other columns, such as a label, are ignored). Ids must be unique."""
+    (other columns, such as a label, are ignored). Ids must be unique; whole-float ids are the
+    integers, as in runs and ground truth (:func:`~metrics.data.rows.id_strings`)."""
     table = read_table(source, IDS, source_name(source, name))
     column = "item_id" if "item_id" in table.columns else "query_id"
-    ids = text_column(table, column)
+    ids = id_strings(text_column(table, column))
     check_unique(table, ids, "id", "ids must be unique")
     return ids

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from metrics.data.idcolumn import IdColumn
+from metrics.data.rows import WHOLE_LIMIT, whole_float_ids, whole_numbers
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.loaders.fast import encode_grouped, read_columns
-from metrics.loaders.tables import Layout, numeric_column, read_table, text_column
+from metrics.loaders.tables import Layout, Table, numeric_column, read_table, text_column
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", None),
@@ -29,40 +30,53 @@ def run_name(label: str) -> str:
 def load_run(source: Source, name: str | None = None) -> Run:
     """A run from a TREC file (``qid Q0 item rank score tag``), a CSV/TSV with header
     ``query_id,item_id,score[,rank]`` (or ``query_id,item_id[,rank]`` for a bare ranked list) or
-    Parquet with those columns. The TREC rank column is ignored, as trec_eval ignores it."""
+    Parquet with those columns. The TREC rank column is ignored, as trec_eval ignores it; a bare
+    list's ranks are whole numbers, read exactly."""
     label = source_name(source, name)
     data = read_bytes(source, label)
     fast = _fast_trec(data, RUN, {"score": "float64"})
     if fast is not None:
-        q_codes, q_vocab = encode_grouped(fast["query_id"])
-        return Run.from_columns(q_codes, q_vocab, IdColumn(fast["item_id"]),
-                                fast["score"], name=run_name(label), source=label)
+        return Run.from_columns(*_fast_ids(fast), fast["score"], name=run_name(label),
+                                source=label)
     table = read_table(data, RUN, label)
     queries = text_column(table, "query_id")
     items = text_column(table, "item_id")
     scores = numeric_column(table, "score") if "score" in table.columns else None
     ranks = None
     if scores is None and "rank" in table.columns:
-        ranks = numeric_column(table, "rank")
+        ranks = _whole_column(table, "rank")
     return Run.build(queries, items, scores, ranks, name=run_name(label), source=label)
 
 
 def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     """Judgements from a TREC qrels file (``qid 0 item grade``), a CSV/TSV with header
-    ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers; 0 is
-    judged not relevant; a negative grade is trec_eval's "pooled but not judged" (never
-    relevant, not a judged non-relevant item for the bpref family), with a warning."""
+    ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers, exact
+    64-bit integers on every path; 0 is judged not relevant; a negative grade is trec_eval's
+    "pooled but not judged" (never relevant, not a judged non-relevant item for the bpref
+    family), with a warning."""
     label = source_name(source, name)
     data = read_bytes(source, label)
     fast = _fast_trec(data, QRELS, {"relevance": "int64"})
-    if fast is not None:
-        q_codes, q_vocab = encode_grouped(fast["query_id"])
-        return GroundTruth.from_columns(q_codes, q_vocab, IdColumn(fast["item_id"]),
-                                        fast["relevance"], name=run_name(label), source=label)
+    # -2^63 fits int64 but is refused: the careful reader says so, at its line
+    if fast is not None and not (fast["relevance"] < -WHOLE_LIMIT).any():
+        return GroundTruth.from_columns(*_fast_ids(fast), fast["relevance"],
+                                        name=run_name(label), source=label)
     table = read_table(data, QRELS, label)
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
-                             numeric_column(table, "relevance", whole=True),
-                             name=run_name(label), source=label)
+                             _whole_column(table, "relevance"), name=run_name(label),
+                             source=label)
+
+
+def _whole_column(table: Table, name: str):
+    """A column of whole numbers (grades, ranks) as exact int64, errors at their line or row."""
+    return whole_numbers(table.columns[name], name, table.source, table.lines, table.unit, name)
+
+
+def _fast_ids(fast: dict):
+    """(query codes, query vocabulary, item column) of the fast reader's id columns, whole-float
+    ids read as the integers (see :func:`~metrics.data.rows.id_strings`)."""
+    q_codes, q_vocab = encode_grouped(whole_float_ids(fast["query_id"]))
+    return q_codes, q_vocab, IdColumn(whole_float_ids(fast["item_id"]))
 
 
 def _fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):

@@ -14,6 +14,7 @@ import numpy as np
 # TREC files never needs it, and importing it costs about half a second.
 
 from metrics.errors import InputError
+from metrics.data.rows import id_strings
 from metrics.loaders.text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
                    source_name, split_rows, table_delimiter)
 
@@ -173,9 +174,13 @@ def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
             raise InputError("is empty (null)", source=label, row=int(np.flatnonzero(missing)[0]) + 1,
                              column=names[index])
         columns[canonical] = column.astype(str).to_numpy(dtype=object)
+        if canonical in ("query_id", "item_id") and column.dtype.kind == "f":
+            columns[canonical] = id_strings(column.to_numpy(), label, names[index])
         if canonical in ("score", "rank", "relevance") and pd.api.types.is_numeric_dtype(
                 table.column(index).type.to_pandas_dtype()):
-            columns[canonical] = column.to_numpy(dtype=np.float64)
+            # integers stay exact (grades and ranks beyond 2^53)
+            columns[canonical] = column.to_numpy(
+                dtype=None if column.dtype.kind in "iu" else np.float64)
     return Table(label, columns, np.arange(1, table.num_rows + 1), unit="row")
 
 
@@ -187,8 +192,9 @@ def text_column(table: Table, name: str) -> np.ndarray:
     return values
 
 
-def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
-    """The column as float64; non-numbers, NaN and infinities are errors with their line."""
+def numeric_column(table: Table, name: str) -> np.ndarray:
+    """The column as float64 (scores); non-numbers, NaN and infinities are errors with their line.
+    Whole numbers (grades, ranks) are read exactly by :func:`metrics.data.rows.whole_numbers`."""
     import pandas as pd
     values = table.columns[name]
     if values.dtype != object:
@@ -204,17 +210,6 @@ def numeric_column(table: Table, name: str, whole: bool = False) -> np.ndarray:
         kind = ("not a finite number (NaN and infinity are not allowed)"
                 if spelled_special or np.isinf(numbers[i]) else "not a number")
         raise table.error(i, f"{name} {str(shown)!r} is {kind}", column=name)
-    if whole:
-        fractional = np.flatnonzero(numbers != np.round(numbers))
-        if len(fractional):
-            i = int(fractional[0])
-            raise table.error(i, f"{name} {values[i]!r} is not a whole number", column=name)
-        # read as floating point, whole numbers are exact only up to 2**53
-        huge = np.flatnonzero(np.abs(numbers) > 2 ** 53)
-        if len(huge):
-            i = int(huge[0])
-            raise table.error(i, f"{name} {str(values[i]).strip()!r} is too large: whole numbers "
-                                 f"here must lie within ±2^53", column=name)
     return numbers
 
 

@@ -201,6 +201,27 @@ class RunLists:
         return self.items.take(self.rows[at]), scores
 
 
+def no_judged_item_warning(name: str, truth: GroundTruth, ranked: np.ndarray,
+                           hit_query: np.ndarray, first_item) -> list[str]:
+    """A warning when most queries retrieved no judged item at all, which is nearly always ids
+    written differently in the run and the ground truth, not a bad system. ``ranked`` marks the
+    truth's queries that have a list, ``hit_query`` is the query of every judged item retrieved
+    and ``first_item(query)`` an item that the list of query retrieved (for the example)."""
+    hit = np.zeros(len(ranked), dtype=bool)
+    hit[hit_query] = True
+    blind = np.flatnonzero(ranked & ~hit)
+    evaluated = int(ranked.sum())
+    if 2 * len(blind) <= evaluated:
+        return []
+    query = int(blind[0])
+    judged_item = truth.pair_item[np.flatnonzero(truth.pair_query == query)[0]]
+    return [f"{name}: {len(blind)} of {evaluated} quer(ies) retrieved no judged item at all "
+            f"(first: query {truth.query_ids[query]!r} retrieved {first_item(query)!r}, the "
+            f"ground truth judges {judged_item!r} for it); this is nearly always an id-format "
+            f"mismatch between the run and the ground truth (ids written differently: a prefix, "
+            f"a suffix, leading zeros, letter case), not a bad system"]
+
+
 JUDGED = "judged"   # collection_size: |D_q| is the number of items the truth judges for q
 
 
@@ -290,6 +311,9 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
     def position_of(row):
         return row - start[q[row]]
 
+    if not truth.unlisted_judged:
+        warnings += no_judged_item_warning(ranked.name, truth, lengths > 0, hit_query,
+                                           lambda query: ranked.items.take([rows[start[query]]])[0])
     report, hit_tie_first, hit_tie_size = tie_report(q, scores, ranked.ties, position_of, found)
     counts = truth.grade_counts()
     collection_size = _collection_sizes(collection_size, truth, lengths, found, q, rows,

@@ -40,7 +40,7 @@ from metrics.data.truth import GradeCounts
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.truth import GroundTruth
 from metrics.data.ties import TiePolicy
-from metrics.ranking.rank import JUDGED
+from metrics.ranking.rank import JUDGED, no_judged_item_warning
 from metrics.ranking.tie_order import policy_scores, tie_keys
 from metrics.ranking.tie_aware import apply_policy
 
@@ -218,6 +218,9 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth,
     usable = (pair_col >= 0) & (truth_row[truth.pair_query] >= 0)
     pair_query, pair_col = truth.pair_query[usable], pair_col[usable]
     pair_grade = truth.pair_grade[usable]
+    if not truth.unlisted_judged:   # every item is ranked: a query sees its judged items or none
+        warnings += no_judged_item_warning(name, truth, truth_row >= 0, pair_query,
+                                           lambda query: item_ids[0])
     # pairs in the order of their query's score row, so a block is a contiguous run of pairs
     pair_row = truth_row[pair_query]
     order = np.argsort(pair_row, kind="stable")
