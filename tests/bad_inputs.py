@@ -11,6 +11,7 @@ import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -28,6 +29,13 @@ RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 
 
+def parquet(columns: dict) -> bytes:
+    import pandas as pd
+    buffer = io.BytesIO()
+    pd.DataFrame(columns).to_parquet(buffer)
+    return buffer.getvalue()
+
+
 def npy(array, allow_pickle=False) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=allow_pickle)
@@ -43,6 +51,7 @@ class Case:
     outcome: str        # "error", "warning" or "loads"
     words: str          # what the message must say (for "loads": what must be true)
     line: int | None = None
+    describe: Callable[[object], str] | None = None   # what a loaded run shows ("loads" cases)
 
 
 CASES = [
@@ -60,6 +69,20 @@ CASES = [
     Case("NaN grade", "qrels", "a.qrels", b"q1 0 d1 NaN\n", "error", "not a finite number", 1),
     Case("fractional grade", "qrels", "a.qrels", b"q1 0 d1 0.5\n", "error",
          "not a whole number", 1),
+    Case("grade beyond 64 bits", "qrels", "a.qrels", b"q1 0 d1 1\nq1 0 d2 9223372036854775808\n",
+         "error", "relevance '9223372036854775808' is too large", 2),
+    Case("float grade of 2^53 or more (Parquet)", "qrels", "a.parquet",
+         parquet({"query_id": ["q1"], "item_id": ["d1"], "relevance": [2.0 ** 53]}), "error",
+         "is a floating-point number of 2^53 or more"),
+    Case("fractional rank in a bare ranked list", "run", "a.csv",
+         b"query_id,item_id,rank\nq1,d1,1\nq1,d2,1.5\n", "error",
+         "rank '1.5' is not a whole number", 3),
+    Case("whole-float ids (10.0, as pandas writes them)", "run", "a.csv",
+         b"query_id,item_id,score\n1.0,10.0,0.9\n1.0,11.0,0.5\n", "loads", "query 1 / item 10",
+         describe=lambda run: f"query {run.query_ids[0]} / item {run.item_ids[0]}"),
+    Case("run retrieving no judged item for most queries", "run+qrels", "a.run",
+         b"q1 Q0 doc-d1 1 0.9 s\nq2 Q0 doc-d3 1 0.7 s\n", "warning",
+         "retrieved no judged item at all"),
     Case("negative grade", "qrels", "a.qrels", b"q1 0 d1 -1\nq1 0 d2 1\n", "warning",
          "negative grade(s): pooled but not judged"),
     Case("empty file", "run", "a.run", b"", "error", "is empty"),
@@ -126,6 +149,8 @@ def run_case(case: Case) -> tuple[str, str]:
             if case.name == "ids with HTML and script":
                 detail = "ids kept as text" if run.query_ids[0] == "<script>alert(1)</script>" \
                     else "ids changed"
+            if case.describe:
+                detail = case.describe(run)
         elif case.what == "qrels":
             truth = load_qrels(case.content, case.file)
             warnings, detail = truth.warnings, f"{len(truth)} judgements"
