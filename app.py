@@ -3,12 +3,11 @@ sidebar."""
 
 import streamlit as st
 
-from dashboard.frame import PAGES, app_pages, mark_frame
+from dashboard.frame import PAGES, app_pages, configure_page, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
 
-st.set_page_config(page_title="Music Retrieval Evaluation", page_icon=":material/library_music:",
-                   layout="wide")
+configure_page()
 
 navigation = st.navigation(app_pages())
 page = navigation.url_path or PAGES[0][3]

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS
 
 from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_COLOUR,
@@ -197,8 +198,10 @@ def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Seque
             x=a[at], y=b[at], mode="markers", name=f"{label} ({len(at)})", customdata=at,
             text=[_safe(queries[j]) for j in at],
             marker=dict(color=colour, size=9, opacity=0.8, line=dict(width=0.5, color="white")),
-            hovertemplate="query %{text}<br>" + _safe(name_a) + " %{x:.4f}<br>"
-                          + _safe(name_b) + " %{y:.4f}<extra></extra>"))
+            # the values as the tables print them (Plotly's "%{x:.4f}" rounds a tie up)
+            hovertext=[f"query {_safe(queries[j])}<br>{_safe(name_a)} {fixed(a[j])}<br>"
+                       f"{_safe(name_b)} {fixed(b[j])}" for j in at],
+            hovertemplate="%{hovertext}<extra></extra>"))
     fig.update_layout(title=f"{_safe(measure)} per query", **_LAYOUT)
     fig.update_xaxes(title=f"{_safe(name_a)} (A)")
     fig.update_yaxes(title=f"{_safe(name_b)} (B)", scaleanchor="x", scaleratio=1)
@@ -219,7 +222,9 @@ def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: 
                          marker_color=[OUTCOMES[i][1] for i in kind], customdata=order,
                          text=[_safe(queries[i]) for i in order], textposition="none",
                          name="B − A",
-                         hovertemplate="query %{text}<br>B − A = %{y:.4f}<extra></extra>")])
+                         hovertext=[f"query {_safe(queries[i])}<br>B − A = {fixed(v)}"
+                                    for i, v in zip(order, d)],
+                         hovertemplate="%{hovertext}<extra></extra>")])
     fig.update_layout(title=f"{_safe(measure)}, B − A: {counts[0]} wins, {counts[1]} ties, "
                             f"{counts[2]} losses",
                       margin=dict(l=60, r=20, t=50, b=40), showlegend=False, bargap=0.1)

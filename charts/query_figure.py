@@ -53,8 +53,8 @@ class StripRow:
 @dataclass(frozen=True)
 class PRCurve:
     """One query's PR curve as drawn: precision and recall at ``ranks`` (by default 1..|A|; a
-    long list is drawn from fewer points, see :func:`metrics.evaluation.curves.drawn_ranks`); optionally
-    the break-even point, F_max, the cutoff K and the teaching mode's rank r, each as
+    long list is drawn from fewer points, see :func:`metrics.evaluation.curves.drawn_ranks`);
+    optionally the break-even point, F_max, the cutoff K and the teaching mode's rank r, each as
     (recall, precision, rank) except ``bep``; the 11-point interpolated precision and the
     exact interpolated curve (at the same points as ``recall``)."""
     recall: Sequence[float]

@@ -41,6 +41,18 @@ PAGES = [
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The tab's title and icon. The icon is an emoji, which the browser draws itself: the browser
+# fetches a ":material/…:" favicon from Google's font server (fonts.gstatic.com), on every page
+# load, and so it fetches a page's own material icon when no page icon is configured before
+# the navigation is declared. The navigation's icons come with Streamlit's own files. The app
+# makes no request outside its own server (tests/test_browser.py).
+PAGE_CONFIG = dict(page_title="Music Retrieval Evaluation", page_icon="🎵", layout="wide")
+
+
+def configure_page() -> None:
+    """The tab's title and icon and the wide layout, before any navigation is declared."""
+    st.set_page_config(**PAGE_CONFIG)
+
 
 def app_pages() -> list:
     # absolute paths: a relative one is read against the running main script's folder
@@ -58,6 +70,7 @@ def page_setup() -> None:
     sure every shared setting has a value (so no page can meet a missing session_state key)."""
     if not st.session_state.pop(FRAME_MARK, False) and not st.session_state.get(FRAME_RERUN):
         st.session_state[FRAME_RERUN] = True             # once: never a loop of reruns
+        configure_page()                                 # or a page's icon becomes the favicon
         st.navigation(app_pages(), position="hidden")   # Streamlit now uses the app's pages
         st.rerun()                                        # … and runs app.py for this page
     init_state()

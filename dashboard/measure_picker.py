@@ -31,7 +31,8 @@ def measure_picker() -> None:
         name = st.selectbox("Measure", list(REGISTRY), key="picker_name",
                             format_func=lambda n: f"{n} — {REGISTRY[n].meaning}")
         d = REGISTRY[name]
-        st.markdown(f"`{md(measure_syntax(name))}`  \n**Convention:** {md(d.convention)}  \n"
+        # the syntax in a code span, where Markdown is not read (nor a backslash escape)
+        st.markdown(f"`{measure_syntax(name)}`  \n**Convention:** {md(d.convention)}  \n"
                     f"**Reference:** {md(d.reference)}"
                     + ("  \nNeeds the collection size |D|." if d.needs_collection_size else ""))
         if d.at == "recall":

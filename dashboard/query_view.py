@@ -12,6 +12,7 @@ from charts.query_figure import PR_MARKERS
 from dashboard.chart_in_place import show_chart_in_place
 from dashboard.tables import show_ranked_list, with_cutoff
 from dashboard.widgets import bound
+from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
                                        interpolated_precision)
 from metrics.explain.summaries import confusion_at, query_table
@@ -51,8 +52,9 @@ def pr_curve(judged: JudgedRanking, query: int, curves: RankCurves, threshold: i
                     current=_point(curves, current) if r_q else None)
     caption = ""
     if bep is not None:
-        caption = (f"Break-even point: P(R_q) = R(R_q) at r = R_q = {r_q}: {bep:.4f}. "
-                   + (f"F_max = {f[best]:.4f} at rank {best + 1}. " if best is not None else "")
+        caption = (f"Break-even point: P(R_q) = R(R_q) at r = R_q = {r_q}: {fixed(bep)}. "
+                   + (f"F_max = {fixed(f[best])} at rank {best + 1}. " if best is not None
+                      else "")
                    + "Exact interpolated: at each recall, the highest precision at that recall "
                      "or beyond; the 11-point curve samples it at recall 0, 0.1, …, 1. ")
     return curve, caption
@@ -122,9 +124,9 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         r = int(st.session_state["teach_rank"])
         i = r - 1
         values = [("χ(r)", f"{int(curves.chi[i])}"), ("TP(r)", f"{int(curves.true_positives[i])}"),
-                  ("P(r)", f"{curves.precision[i]:.3f}"),
-                  ("R(r)", "—" if np.isnan(curves.recall[i]) else f"{curves.recall[i]:.3f}"),
-                  ("F(r)", "—" if np.isnan(curves.f[i]) else f"{curves.f[i]:.3f}")]
+                  ("P(r)", fixed(curves.precision[i], 3)),
+                  ("R(r)", "—" if np.isnan(curves.recall[i]) else fixed(curves.recall[i], 3)),
+                  ("F(r)", "—" if np.isnan(curves.f[i]) else fixed(curves.f[i], 3))]
         for column, (name, value) in zip(st.columns(len(values)), values):
             column.metric(f"{name}, r = {r}", value)
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "

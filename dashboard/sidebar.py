@@ -10,6 +10,7 @@ from dashboard.settings import UPLOAD, init_state, source_title
 from dashboard.widgets import bound
 from metrics import InputError
 from metrics.data.ties import TiePolicy
+from metrics.evaluation.cells import LARGEST_EXACT_INTEGER
 from metrics.explain.samples import SAMPLES
 
 # the sidebar's controls each page uses (the others are hidden there)
@@ -51,11 +52,17 @@ def sidebar(page: str = "data") -> None:
         except InputError:
             pass  # the page says what is wrong
         top_grade = max((j.max_grade for j in (data or {}).values()), default=1)
-        st.session_state["threshold"] = min(max(int(st.session_state["threshold"]), 1),
-                                            max(top_grade, 1))
+        # grades are exact int64 in the engine, but the browser keeps a number box's value as a
+        # double, and Streamlit ends the page with an exception for a box whose bounds lie
+        # beyond ±(2^53 − 1)
+        highest = min(max(top_grade, 1), LARGEST_EXACT_INTEGER)
+        st.session_state["threshold"] = min(max(int(st.session_state["threshold"]), 1), highest)
         if top_grade > 1:
+            beyond = (f" The highest grade, {top_grade:,}, is beyond what the box can hold "
+                      f"({highest:,}, 2^53 − 1): give a measure a higher threshold itself, "
+                      f"e.g. AP(rel={top_grade})." if top_grade > highest else "")
             bound(st.number_input, "Relevance threshold", "threshold", "threshold_box",
-                  min_value=1, max_value=top_grade, step=1,
-                  help="lowest grade that binary measures count as relevant")
+                  min_value=1, max_value=highest, step=1,
+                  help="lowest grade that binary measures count as relevant." + beyond)
         bound(st.selectbox, "Ties", "ties", "ties_box", options=TiePolicy.ordering_names(),
               help=TiePolicy.help_text(TiePolicy.orderings()))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 import streamlit as st
 
 from charts.colours import CURRENT_BACKGROUND, RELEVANT_BACKGROUND, highlight_css
+from metrics.evaluation.cells import DECIMALS, as_printed, fixed, spreadsheet_text
 from metrics.evaluation.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
@@ -32,7 +36,7 @@ def ranked_list_style(table: pd.DataFrame, current: int | None = None):
     with χ = 1 in green and the row at rank ``current`` (the teaching mode's r) in amber."""
     shown = _spelled_out(table)
     numbers = {c: "{:.4g}" for c in ["score"] if c in shown}
-    numbers |= {c: "{:.3f}" for c in ["P(r)", "R(r)", "F(r)"] if c in shown}
+    numbers |= {c: partial(fixed, digits=3) for c in ["P(r)", "R(r)", "F(r)"] if c in shown}
 
     def colour(frame: pd.DataFrame) -> pd.DataFrame:   # every cell at once, not row by row
         css = np.where(frame["rank"].to_numpy() == current, CURRENT_ROW,
@@ -54,10 +58,8 @@ def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = Non
         st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
                      height=height, placeholder=UNDEFINED_CELL)
         return
-    shown = plain_ranked_list(table)
-    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
-              **{c: st.column_config.NumberColumn(format="%.3f")
-                 for c in ["P(r)", "R(r)", "F(r)"] if c in shown}}
+    shown, numbers = printed_numbers(plain_ranked_list(table), ["P(r)", "R(r)", "F(r)"], 3)
+    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"), **numbers}
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height,
                  placeholder=UNDEFINED_CELL)
 
@@ -84,9 +86,18 @@ def spelled_ranks(ranks, thousands: bool = False) -> list[str]:
     return [NOT_RETRIEVED if pd.isna(r) else digits.format(int(r)) for r in ranks]
 
 
-def number_columns(names) -> dict:
-    """Four decimals for measure columns, without the cost of a Styler."""
-    return {name: st.column_config.NumberColumn(format="%.4f") for name in names}
+def printed_numbers(frame: pd.DataFrame, names, digits: int = DECIMALS
+                    ) -> tuple[pd.DataFrame, dict]:
+    """``frame`` for ``st.dataframe`` with the columns ``names`` shown to ``digits`` decimals as
+    the command line prints them, without the cost of a Styler: (the frame with those values
+    replaced by the doubles their printed decimals denote, their column config). The grid
+    formats numbers in the browser, whose rounding differs from printf's on ties (0.65625:
+    0.6563 there, 0.6562 in trec_eval); given the printed value, it shows the same digits
+    (:func:`metrics.evaluation.cells.as_printed`). Downloads take the frame as computed."""
+    present = [name for name in names if name in frame.columns]
+    shown = frame.assign(**{name: as_printed(frame[name], digits) for name in present})
+    return shown, {name: st.column_config.NumberColumn(format=f"%.{digits}f")
+                   for name in present}
 
 
 def _grades(table: pd.DataFrame) -> list[str]:
@@ -95,11 +106,28 @@ def _grades(table: pd.DataFrame) -> list[str]:
 
 def csv_bytes(frame: pd.DataFrame, provenance: dict | None = None, index: bool = False) -> bytes:
     """A table as a CSV download, led by the provenance record as '# key: value' lines (our
-    loaders, and pandas with ``comment="#"``, skip them)."""
-    text = frame.to_csv(index=index)
+    loaders, and pandas with ``comment="#"``, skip them). Every download is written here: its
+    text cells (ids, names, the header) are made safe to open in a spreadsheet
+    (:func:`~metrics.evaluation.cells.spreadsheet_text`), its numbers written as they are."""
+    text = _spreadsheet_safe(frame).to_csv(index=index)
     if provenance is not None:
         text = comment_lines(provenance) + "\n" + text
     return text.encode()
+
+
+def _spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with :func:`spreadsheet_text` applied to its header, its index and every cell
+    of its text columns (numbers left alone: they are never formulas)."""
+    def safe(values):
+        return values.map(spreadsheet_text)
+
+    text_columns = [c for c in frame.columns if not is_numeric_dtype(frame[c].dtype)]
+    out = frame.copy()   # shallow enough: only the text columns are replaced
+    for column in text_columns:
+        out[column] = safe(frame[column])
+    out.index = safe(frame.index) if not is_numeric_dtype(frame.index.dtype) else frame.index
+    out.columns = safe(frame.columns)
+    return out
 
 
 def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: str,

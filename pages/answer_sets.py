@@ -1,6 +1,8 @@
 """Answer sets: Serrà's Table 2 reproduced beside the paper, and which measure agrees with the
 order we value."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -10,9 +12,11 @@ from dashboard.frame import page_setup
 from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
 from dashboard.tables import download_csv
+from metrics.evaluation.cells import LARGEST_EXACT_INTEGER, fixed
 from metrics import InputError
 from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA,
-                                         TABLE2_MEASURES, judged_answer_sets, parse_positions,
+                                         LONGEST_LIST, TABLE2_MEASURES,
+                                         judged_answer_sets, parse_positions, read_answer_sets,
                                          table2)
 from metrics.evaluation.curves import (lift_curve, mean_interpolated_precision, mean_lift,
                                        rank_curves)
@@ -54,26 +58,24 @@ with left:
             "answer_set": st.column_config.TextColumn("answer set", required=True),
             "relevant_positions": st.column_config.TextColumn(
                 "relevant positions", help="ranks of the relevant items, e.g. 1 2 3 5"),
-            "num_relevant": st.column_config.NumberColumn("R_q", min_value=0, step=1,
-                                                          required=True)})
+            "num_relevant": st.column_config.NumberColumn(
+                "R_q", min_value=0, max_value=LARGEST_EXACT_INTEGER, step=1, required=True,
+                help="relevant items in the whole collection, retrieved or not")})
 with right:
-    length = st.number_input("|A| (answer list length)", 1, 1000, ANSWER_SET_LENGTH,
+    length = st.number_input("|A| (answer list length)", 1, LONGEST_LIST, ANSWER_SET_LENGTH,
                              key="answer_length")
-    size = st.number_input("|D| (collection size)", 1, 10**9, COLLECTION_SIZE,
+    size = st.number_input("|D| (collection size)", 1, LARGEST_EXACT_INTEGER, COLLECTION_SIZE,
                            key="answer_collection_size")
 
-try:
-    edited = edited.dropna(subset=["answer_set"])
-    names = [str(n).strip() for n in edited["answer_set"]]
-    if len(set(names)) != len(names) or not names or "" in names:
-        raise InputError("answer set names must be unique and not empty")
-    positions = {n: parse_positions(p, int(length), n)
-                 for n, p in zip(names, edited["relevant_positions"])}
-    relevant = {n: int(r) for n, r in zip(names, edited["num_relevant"].fillna(0))}
+try:   # every row as typed: none dropped, no number rounded
+    positions, relevant = read_answer_sets(edited["answer_set"].tolist(),
+                                           edited["relevant_positions"].tolist(),
+                                           edited["num_relevant"].tolist(), length, size)
     judged = judged_answer_sets(positions, relevant, int(length), int(size))
-except (InputError, ValueError) as exc:
-    st.error(f"Answer sets: {md(exc)}")
+except InputError as exc:
+    st.error(f"Answer sets: {md(exc)}. Nothing is computed until the table adds up.")
     st.stop()
+names = list(positions)
 
 computed = table2(judged)
 paper = paper_table()
@@ -104,7 +106,7 @@ def styled(frame: pd.DataFrame):
             styles.loc[differs[name], name] = highlight_css(DIFFERS_BACKGROUND)
     counts = [row for row in frame.index if row in COUNT_ROWS]
     return (frame.style.apply(lambda _: styles, axis=None)
-            .format("{:.3f}", na_rep="—")
+            .format(partial(fixed, digits=3), na_rep="—")
             .format("{:.0f}", subset=pd.IndexSlice[counts, :], na_rep="—"))
 
 
@@ -149,7 +151,8 @@ else:
                                 preferred, list(computed.columns), higher)
     frame = pd.DataFrame([{"measure": a.measure, "Kendall τ": a.tau, "p": a.p,
                            "pairs it cannot tell apart": a.tied_pairs} for a in agreement])
-    st.dataframe(frame.style.format({"Kendall τ": "{:.3f}", "p": "{:.3g}"}, na_rep="—"),
+    st.dataframe(frame.style.format({"Kendall τ": partial(fixed, digits=3), "p": "{:.3g}"},
+                                    na_rep="—"),
                  hide_index=True, width="stretch", placeholder="—")
     download_csv("Download CSV", frame, provenance | {"preferred_order": preferred},
                  "agreement.csv", key="download_agreement")

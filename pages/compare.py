@@ -14,8 +14,9 @@ from dashboard.frame import page_path, page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.settings import measure_list
-from dashboard.tables import download_csv, show_ranked_list
+from dashboard.tables import download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
+from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.summaries import side_by_side
 from metrics.evaluation.stats import DEFAULT_SEED
@@ -78,8 +79,8 @@ frame = pd.DataFrame([{
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
     "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
     for t in tests])
-decimals = {c: "{:.4f}" for c in ["mean B − A", "95% CI low", "95% CI high", "statistic",
-                                   "Cohen's d"]}
+decimals = {c: fixed for c in ["mean B − A", "95% CI low", "95% CI high", "statistic",
+                                  "Cohen's d"]}
 st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
                                 na_rep="—"), hide_index=True, width="stretch", placeholder="—")
 download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")
@@ -106,13 +107,14 @@ order = list(queries[both][np.argsort(-(np.abs(b[both] - a[both])), kind="stable
 query_id = choose("Query (largest difference first)", "query", order, order[0],
                   "compare_query_box")
 row = int(np.flatnonzero(queries == query_id)[0])
-if st.button(f"Open {query_id} of {name_a} in the Query explorer", key="open_in_explorer"):
+if st.button(f"Open {md(query_id)} of {md(name_a)} in the Query explorer",
+             key="open_in_explorer"):
     st.session_state["system"] = name_a
     st.switch_page(page_path("explorer"))
 values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
-st.dataframe(values.T.style.format(precision=4, na_rep="undefined"), width="stretch",
-             placeholder="undefined")
+shown, numbers = printed_numbers(values.T, names)
+st.dataframe(shown, column_config=numbers, width="stretch", placeholder="undefined")
 table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 
 

@@ -9,7 +9,7 @@ from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.settings import measure_list
-from dashboard.tables import download_csv, number_columns
+from dashboard.tables import download_csv, printed_numbers
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS
 
@@ -34,13 +34,14 @@ if tables is not None:
                 f"the measure of ours its name suggests (tie policy **{md(current)}**), and below "
                 f"the table why the two differ.")
     grid = protocols[system]
-    config = number_columns([*policies, "ours"])
     for tab, (name, rows) in zip(st.tabs(list(PROTOCOLS)), grid.groupby("protocol", sort=False)):
         with tab:
             st.caption(f"{md(PROTOCOLS[name].title)} — {md(PROTOCOLS[name].conventions)}. "
                        f"Source: {md(PROTOCOLS[name].source)}")
-            st.dataframe(rows.drop(columns=["protocol", "why they differ"]), hide_index=True,
-                         column_config=config, width="stretch", placeholder="")
+            shown, numbers = printed_numbers(rows.drop(columns=["protocol", "why they differ"]),
+                                             [*policies, "ours"])
+            st.dataframe(shown, hide_index=True, column_config=numbers, width="stretch",
+                         placeholder="")
             st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
                                    for _, r in rows.iterrows()))
     download_csv("Download CSV", grid, provenance_record(measures), f"{system}_protocols.csv",
@@ -48,8 +49,9 @@ if tables is not None:
 
     st.subheader("Tie policies")
     # a missing value is drawn as an empty cell, as the caption below says
-    st.dataframe(ours[system], column_config=number_columns(policies), hide_index=True,
-                 width="stretch", placeholder="")
+    shown, numbers = printed_numbers(ours[system], policies)
+    st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
+                 placeholder="")
     download_csv("Download CSV", ours[system], provenance_record(measures),
                  f"{system}_tie_policies.csv", key="download_tie_policies")
     st.markdown("\n".join(f"- **{md(p)}** — {md(TiePolicy(p).description)}" for p in policies))

@@ -9,6 +9,7 @@ from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import page_setup
 from dashboard.safe import md
 from dashboard.widgets import bound
+from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                                        mean_interpolated_precision, mean_lift, mean_roc,
                                        rank_curves, roc_auc, roc_curve)
@@ -128,7 +129,7 @@ with roc_tab:
         if defined.any():
             roc_means[system] = mean_roc(subset, threshold)
             aucs[len(roc_means) - 1].metric(f"Mean AUC — {md(system)}",
-                                            f"{auc[defined].mean():.4f}")
+                                            fixed(auc[defined].mean()))
     if roc_means:
         st.plotly_chart(roc_figure(lines, mean=roc_means, groups=groups,
                                    title="ROC along the ranking"), width="stretch")

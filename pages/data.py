@@ -9,7 +9,7 @@ from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.settings import UPLOAD, measure_list, source_title
-from dashboard.tables import download_csv, number_columns
+from dashboard.tables import download_csv, printed_numbers
 from metrics.explain.summaries import dataset_summary
 from metrics.ranking.pipelines import UPLOADS
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -54,8 +54,9 @@ if data is not None:
                             for system, j in data.items()}).astype(str)
     st.markdown("**Validation summary**")
     # a plain table: every row shown and long cells ("no score ties among the judged items")
-    # wrapped, where a grid cut them off at 1024 × 768
-    st.table(summary)
+    # wrapped, where a grid cut them off at 1024 × 768. st.table reads every cell and header
+    # as Markdown: the systems' names (the files' names) are shown as written
+    st.table(summary.map(md).rename(index=md, columns=md))
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
 if data is not None and measures:
@@ -63,12 +64,13 @@ if data is not None and measures:
     if results is not None:
         st.markdown("**Mean over queries** (queries without a relevant item are left out)")
         table, fewer = aggregate_table(results)
+        shown, numbers = printed_numbers(table, table.columns[2:])   # system, queries, …
         # the systems' names pinned and whole: at 1024 × 768 the measures scroll sideways
         # beside them
-        st.dataframe(table.style.format(precision=4), hide_index=True, width="stretch",
+        st.dataframe(shown, hide_index=True, width="stretch",
                      placeholder="undefined",   # a measure no query defines
-                     column_config={"system": st.column_config.TextColumn(width="medium",
-                                                                          pinned=True)})
+                     column_config=numbers | {"system": st.column_config.TextColumn(
+                         width="medium", pinned=True)})
         if fewer:
             st.caption("Measures undefined for some queries average fewer of them: "
                        + md("; ".join(fewer)) + ".")
@@ -82,8 +84,8 @@ if data is not None and measures:
             st.markdown(f"**Each mean with its {level:.0%} confidence interval** — "
                         f"{CI_METHOD} bootstrap over queries, {DEFAULT_RESAMPLES:,} resamples, "
                         f"seed {DEFAULT_SEED} (scipy.stats.bootstrap)")
-            st.dataframe(bounds, hide_index=True, width="stretch",
-                         column_config=number_columns(["mean", "CI low", "CI high"]))
+            shown, numbers = printed_numbers(bounds, ["mean", "CI low", "CI high"])
+            st.dataframe(shown, hide_index=True, width="stretch", column_config=numbers)
             record = provenance_record(measures, seed=DEFAULT_SEED, warnings=warnings_shown,
                                        ci={"level": level, "method": CI_METHOD,
                                            "resamples": DEFAULT_RESAMPLES})
@@ -94,10 +96,10 @@ if data is not None and measures:
                     st.info(f"**{md(system)}** — {md(warning)}")
         for system, moves in tie_moves_now(measures).items():
             if len(moves):
-                with st.expander(f"{system}: how far tied scores can move each query's measures "
-                                 f"({moves['query_id'].nunique()} queries)"):
+                with st.expander(f"{md(system)}: how far tied scores can move each query's "
+                                 f"measures ({moves['query_id'].nunique()} queries)"):
                     st.caption("Each measure with the tied items in their worst (pessimistic) "
                                "and best (optimistic) order; only values that can move.")
-                    st.dataframe(moves, column_config=number_columns(["pessimistic",
-                                                                      "optimistic"]),
-                                 hide_index=True, width="stretch", height=260)
+                    shown, numbers = printed_numbers(moves, ["pessimistic", "optimistic"])
+                    st.dataframe(shown, column_config=numbers, hide_index=True,
+                                 width="stretch", height=260)

@@ -12,10 +12,11 @@ from dashboard.provenance_records import provenance_record
 from dashboard.query_view import show_query_figure, teaching_stepper
 from dashboard.safe import md
 from dashboard.settings import measure_list, source
-from dashboard.tables import (download_csv, number_columns, page_of_ranks, show_ranked_list,
-                              with_cutoff)
+from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
+                              show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from dashboard.widgets import choose, cutoff_control
+from metrics.evaluation.cells import fixed
 from metrics.explain.summaries import query_index, query_table
 from metrics.explain.samples import query_texts
 
@@ -45,17 +46,18 @@ worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
 # built only while open: closed, a system or sort change does not send the whole table again
-with st.expander(f"All {len(per_query)} queries, worst {sort_by} first", key="all_queries_open",
+with st.expander(f"All {len(per_query)} queries, worst {md(sort_by)} first", key="all_queries_open",
                  on_change="rerun") as all_queries:
     if all_queries.open:
-        st.dataframe(worst_first, column_config=number_columns(names), hide_index=True,
-                     width="stretch", height=260, placeholder="undefined")
+        shown, numbers = printed_numbers(worst_first, names)
+        st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
+                     height=260, placeholder="undefined")
         download_csv("Download CSV", worst_first, provenance_record(
             measures, warnings=result.warnings), f"{system}_per_query.csv")
 
 order = worst_first["query_id"].tolist()
 # the Query box's labels, made once per system and sort order (not on every query switch)
-labels = {q: f"{q}  ({sort_by} = " + ("undefined" if v != v else format(v, ".4f")) + ")"
+labels = {q: f"{q}  ({sort_by} = " + ("undefined" if v != v else fixed(v)) + ")"
           for q, v in zip(order, worst_first[sort_by].tolist())}
 
 

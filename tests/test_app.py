@@ -1,6 +1,7 @@
 """Page logic with streamlit.testing.v1.AppTest."""
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -8,6 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.safe import md
 from dashboard.settings import DataSource
 from metrics.explain.samples import SAMPLES
 
@@ -61,10 +63,11 @@ def test_every_page_renders_every_sample(page, sample):
 
 
 def test_data_page_shows_the_means():
+    # the grid is handed each mean as printed to four decimals: (0.8125 + 0.60833…)/2 = 0.71041…
     at = app(sample="fmp", measures="AP,BEP")
     table = at.dataframe[0].value.set_index("system")
-    assert table.loc["fmp", "AP"] == pytest.approx((0.8125 + 0.6083333333) / 2)
-    assert table.loc["fmp", "BEP"] == pytest.approx((0.75 + 0.5) / 2)
+    assert table.loc["fmp", "AP"] == 0.7104
+    assert table.loc["fmp", "BEP"] == (0.75 + 0.5) / 2
 
 
 def test_bad_measure_shows_an_error_not_a_traceback():
@@ -208,9 +211,9 @@ def test_an_upload_whose_qrels_judge_every_item_has_its_collection_size():
     assert not at.exception and not at.error
     table = at.dataframe[0].value.set_index("system")
     assert table.loc["mine", "TN@3"] == 3
-    assert table.loc["mine", "Accuracy@3"] == pytest.approx(4 / 6)
-    summary = at.table[0].value
-    assert summary.loc["collection size |D|", "mine"] == "6"
+    assert table.loc["mine", "Accuracy@3"] == 0.6667          # 4/6, as printed
+    summary = at.table[0].value            # Markdown, escaped: "|D|" is written "\|D\|"
+    assert summary.loc["collection size \\|D\\|", "mine"] == "6"
 
 
 def test_fmp_curves_draw_roc_with_each_toys_collection():
@@ -586,13 +589,14 @@ def test_tie_report_shows_how_far_ties_move_each_query():
     from metrics.ranking.tie_aware import reordered
     at = app("pages/data.py", sample="covers", measures="AP,P@10")
     boxes = [e for e in at.expander if "how far tied scores can move" in e.label]
-    assert len(boxes) == 1 and boxes[0].label.startswith("system_a")
+    assert len(boxes) == 1 and boxes[0].label.startswith(md("system_a"))
     moves = boxes[0].dataframe[0].value
     judged = load_sample("covers", "stable")["system_a"]
     for policy in ("pessimistic", "optimistic"):
         values = evaluate(reordered(judged, policy), "AP,P@10").per_query().set_index("query_id")
-        for _, row in moves.iterrows():
-            assert row[policy] == pytest.approx(values.loc[row["query_id"], row["measure"]])
+        for _, row in moves.iterrows():   # shown to four decimals
+            assert row[policy] == pytest.approx(values.loc[row["query_id"], row["measure"]],
+                                                abs=5e-5)
     ap = moves[moves["measure"] == "AP"]
     assert len(ap) and (ap["pessimistic"] < ap["optimistic"]).all()
 
@@ -630,7 +634,7 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     assert grid.loc[("ttmr", "R@5"), "ours"] == pytest.approx((3 / 4 + 3 / 4) / 2)
     assert grid.loc[("clap", "median_rank"), "ours"] == 1.5        # median of 1 and 2
     ties = tables[-1].set_index("measure")
-    assert ties.loc["AP", "stable"] == pytest.approx((0.8125 + 0.6083333333) / 2)
+    assert ties.loc["AP", "stable"] == 0.7104      # (0.8125 + 0.60833…)/2, as printed
     assert not ties["changes with ties"].any()
     notes = " ".join(m.value for m in at.markdown)
     assert all(p in notes for p in TIE_POLICIES)
@@ -872,3 +876,210 @@ def test_a_query_without_relevant_items_shows_empty_recall_cells():
     [queries] = [f for f in at.main.dataframe if "query_id" in _drawn(f).columns]
     assert _drawn(queries).set_index("query_id").loc["q2"].isna().any()
     assert queries.proto.placeholder == "undefined"
+
+
+# --- issue 29: huge grades, answer sets that cannot add up, user text, CSV, rounding ----------
+
+def _upload(runs: dict[str, bytes], qrels: bytes, collection_size=None) -> DataSource:
+    return DataSource.of_upload("runs+qrels", (*(("runs", name, run) for name, run in
+                                                 runs.items()), ("qrels", "q.qrels", qrels)),
+                                collection_size, False, "cosine")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_grades_of_2_to_the_53_and_beyond_render_every_page(page):
+    # a grade of 2^53 (which the docs allow) and of 2^62: the threshold box holds at most
+    # 2^53 − 1, the largest integer a browser's numbers hold exactly (a larger bound ended every
+    # page with StreamlitJSNumberBoundsError); a link's threshold of 2^62 gives way to it
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = f"q1 0 d1 {2**53}\nq1 0 d2 {2**62}\nq1 0 d3 1\n".encode()
+    at = app(page, upload=_upload({"mine.run": run}, qrels), sample="upload", threshold=2**62)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    if page != "pages/answer_sets.py":   # that page has data of its own, and no threshold
+        box = at.sidebar.number_input(key="threshold_box")
+        assert box.max == 2**53 - 1 and box.value == 2**53 - 1
+        assert f"AP(rel={2**62})" in box.help          # how to ask for a higher threshold
+    if page == "pages/data.py":           # the engine keeps the grade exact
+        assert at.table[0].value.iloc[:, 0]["highest grade"] == str(2**62)
+
+
+def _no_negative_count(at) -> None:
+    for frame in at.dataframe[1:]:
+        counts = frame.value.loc[[r for r in ("TP", "FP", "FN", "TN") if r in frame.value.index]]
+        assert (counts.to_numpy(dtype=float) >= 0).all(), counts
+
+
+def _edit_answer_sets(edits: dict, size: int | None = None):
+    at = app("pages/answer_sets.py")
+    at.session_state["answer_sets_editor"] = {"edited_rows": edits, "added_rows": [],
+                                              "deleted_rows": []}
+    if size is not None:
+        at.number_input(key="answer_collection_size").set_value(size)
+    return at.run()
+
+
+@pytest.mark.parametrize("edits,size,message", [
+    ({0: {"num_relevant": 1_000_000}}, None,
+     "answer set A1: R_q = 1,000,000 is larger than the collection |D| = 2,054"),
+    # 2,050 relevant and the list's 13 non-relevant items do not fit in 2,054: TN would be −9
+    ({0: {"num_relevant": 2_050}}, None, "answer set A1: R_q = 2,050 relevant items and the "
+                                         "list's 13 non-relevant ones are 2,063 items"),
+    ({1: {"num_relevant": 3}}, None, "answer set A2: the list has 4 relevant items but R_q is 3"),
+    ({0: {"num_relevant": 10**18}}, None, "answer set A1: R_q = 1,000,000,000,000,000,000 is "
+                                          "beyond 9,007,199,254,740,991"),
+    ({}, 10, "|A| = 14 is larger than the collection |D| = 10"),
+    ({5: {"answer_set": "A1"}}, None, "the name 'A1' is given twice"),
+])
+def test_answer_sets_that_cannot_add_up_are_refused_with_what_to_fix(edits, size, message):
+    # before: TN −997,959 and Accuracy −485.9 for an R_q of 10^6 (TP + FN + FP + TN = |D|
+    # broken), a MemoryError for 10^15
+    at = _edit_answer_sets(edits, size)
+    assert not at.exception, at.exception
+    shown = " ".join(e.value.replace("\\", "") for e in at.error)
+    assert message in shown, shown
+    assert len(at.dataframe) == 1        # the editor only: no table of impossible counts
+
+
+def test_answer_sets_with_an_r_q_of_10_to_the_15_are_counted_not_allocated():
+    # |D| = 2·10^15, R_q(A1) = 10^15, A1 relevant at rank 4 of 14: TP = 1, FP = 13,
+    # FN = 10^15 − 1, TN = |D| − |A| − FN = 2·10^15 − 14 − (10^15 − 1) = 10^15 − 13
+    at = _edit_answer_sets({0: {"num_relevant": 10**15}}, 2 * 10**15)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = at.dataframe[1].value
+    assert table.loc[["TP", "FP", "FN", "TN"], "A1"].tolist() == [1, 13, 10**15 - 1, 10**15 - 13]
+    _no_negative_count(at)
+
+
+def _markdown_texts(at) -> list[str]:
+    """Every string of the page that Streamlit reads as Markdown: text elements, labels and help
+    of widgets, expanders and metrics, and every cell and header of an st.table."""
+    from streamlit.testing.v1 import element_tree as tree
+
+    text_kinds = (tree.Markdown, tree.Title, tree.Header, tree.Subheader, tree.AlertBase)
+    texts = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+        if isinstance(node, text_kinds):
+            texts.append(node.value)
+        if isinstance(node, tree.Table):
+            frame = node.value
+            texts.extend(str(x) for x in [*frame.columns, *frame.index, *frame.to_numpy().ravel()])
+        for attr in ("label", "help"):
+            if isinstance(getattr(node, attr, None), str):
+                texts.append(getattr(node, attr))
+
+    walk(at.main)
+    walk(at.sidebar)
+    return texts
+
+
+# file names (a name holds no "/": the browser would send only what follows it)
+LINKS = ["![i](https:img.example) x", "[md](https:link.example) y"]
+QUERY_LINK = "[q](https://q.example/)"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p != "pages/answer_sets.py"])
+def test_user_text_reaches_markdown_escaped_on_every_page(page):
+    # file names (so system names), query ids and tie notices that are Markdown links and images
+    runs = {f"{name}.run": b"".join(f"{q} Q0 d{i} {i} {5 - (i > 2)} s\n".encode()
+                                    for q in (QUERY_LINK, "**b**") for i in range(1, 6))
+            for name in LINKS}
+    qrels = f"{QUERY_LINK} 0 d2 1\n**b** 0 d3 1\n**b** 0 d9 1\n".encode()
+    at = app(page, upload=_upload(runs, qrels), sample="upload", query=QUERY_LINK,
+             system=LINKS[0], all_queries_open=True)
+    assert not at.exception, at.exception
+    texts = _markdown_texts(at)
+    unescaped = [t for t in texts if re.search(r"(?<!\\)\]\(", t)]
+    assert not unescaped, unescaped               # no live link, no image request
+    joined = "\n".join(texts)
+    if page == "pages/data.py":                   # the summary's header: each file's name
+        assert all(md(name) in joined for name in LINKS), joined
+    if page == "pages/compare.py":                # the button that opens the query
+        assert md(QUERY_LINK) in joined
+
+
+def test_csv_downloads_neutralise_formulas_and_keep_numbers():
+    import csv
+    import io
+
+    from dashboard.tables import csv_bytes
+    from metrics.evaluation.provenance import read_comment_lines
+
+    ids = ['=HYPERLINK("https://evil.example/","x")', "+SUM(1)", "-2+3", "@cmd", "-1", "q7"]
+    frame = pd.DataFrame({"query_id": ids, "AP": [0.5, -0.25, 1.0, None, -3.0, 0.0],
+                          "n": [1, -2, 3, 4, 5, 6], "grade": ["-1", "unjudged", "2", "=1", "",
+                                                              "4"]})
+    record = {"inputs": [{"name": "a,=cmd|' /C calc'!A0.run"}], "order": ["=1+1", "A2"]}
+    text = csv_bytes(frame.rename(columns={"AP": "=AP"}), record).decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    body = [row for row in rows if not row[0].startswith("# ")]
+    assert body[0] == ["query_id", "'=AP", "n", "grade"]
+    assert [row[0] for row in body[1:]] == ["'" + ids[0], "'+SUM(1)", "'-2+3", "'@cmd", "-1",
+                                            "q7"]
+    assert [row[1] for row in body[1:]] == ["0.5", "-0.25", "1.0", "", "-3.0", "0.0"]
+    assert [row[2] for row in body[1:]] == ["1", "-2", "3", "4", "5", "6"]
+    assert [row[3] for row in body[1:]] == ["-1", "unjudged", "2", "'=1", "", "4"]
+    # the provenance lines: no cell a spreadsheet splits off at a comma starts a formula, and
+    # the record reads back as it was
+    for row in rows:
+        if row[0].startswith("# "):
+            assert not [cell for cell in row[1:] if cell.lstrip('"').startswith(("=", "+", "@"))]
+    assert read_comment_lines(text) == record
+
+
+def test_every_download_is_written_by_the_one_csv_writer():
+    sources = [*ROOT.glob("pages/*.py"), *ROOT.glob("dashboard/*.py"), ROOT / "app.py"]
+    writers = [p.name for p in sources if "st.download_button(" in p.read_text()]
+    assert writers == ["tables.py"]
+
+
+def _browser_fixed(value: float, digits: int) -> str:
+    """What a browser's ``Number.prototype.toFixed`` writes (ECMAScript: the n with n / 10^f − x
+    closest to zero, the larger n on a tie), which the grid's "%.4f" format uses."""
+    from fractions import Fraction
+
+    exact = abs(Fraction(value)) * 10**digits
+    n = int(exact + Fraction(1, 2))               # ties: the larger n
+    text = f"{n // 10**digits}.{n % 10**digits:0{digits}d}"
+    return ("-" if value < 0 else "") + text
+
+
+def _cell_shown(element, row: int, column: str) -> str:
+    """A cell as the browser shows it: a Styler's text, or the grid's printf format applied."""
+    if element.proto.arrow_data.styler.display_values:
+        return _shown(element).iloc[row][column]
+    digits = int(json.loads(element.proto.columns)[column]["type_config"]["format"][2:-1])
+    return _browser_fixed(float(element.value.iloc[row][column]), digits)
+
+
+def test_one_rounding_in_every_table_and_on_the_command_line(tmp_path):
+    # P@32 of three queries: 21/32 = 0.65625, 16/32, 26/32; mean 63/96 = 0.65625. trec_eval
+    # prints "%.4f": 0.65625 is a double exactly, and C rounds the tie to even: 0.6562
+    import subprocess
+    import sys
+
+    relevant = {"q1": 21, "q2": 16, "q3": 26}
+    run = "".join(f"{q} Q0 d{i} {i} {100 - i} s\n" for q in relevant for i in range(1, 33))
+    qrels = "".join(f"{q} 0 d{i} 1\n" for q, n in relevant.items() for i in range(1, n + 1))
+    (tmp_path / "mine.run").write_text(run)
+    (tmp_path / "q.qrels").write_text(qrels)
+    printed = subprocess.run([sys.executable, "-m", "metrics", "evaluate",
+                              str(tmp_path / "mine.run"), str(tmp_path / "q.qrels"),
+                              "--measures", "P@32", "--per-query"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert "0.6562" in printed and "0.6563" not in printed, printed
+    upload = _upload({"mine.run": run.encode()}, qrels.encode())
+    data = app("pages/data.py", upload=upload, sample="upload", measures="P@32")
+    means = next(d for d in data.main.dataframe if "P@32" in d.value.columns)
+    assert _cell_shown(means, 0, "P@32") == "0.6562"
+    bounds = next(d for d in data.main.dataframe if "CI low" in d.value.columns)
+    assert _cell_shown(bounds, 0, "mean") == "0.6562"
+    explorer = app("pages/explorer.py", upload=upload, sample="upload", measures="P@32",
+                   all_queries_open=True)
+    per_query = next(d for d in explorer.main.dataframe if "query_id" in d.value.columns)
+    row = per_query.value["query_id"].tolist().index("q1")
+    assert _cell_shown(per_query, row, "P@32") == "0.6562"
+    assert any(o.startswith("q1  (P@32 = 0.6562)") for o in _query_box(explorer).options)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlparse
 from urllib.request import urlopen
 
 import pytest
@@ -150,10 +151,12 @@ def choose_sample(page, title):
 
 
 def upload(page, run_path, qrels_path=None):
-    """Choose the run, then the qrels right away (no wait for the first upload, as a quick
-    person or a script would), wait until both have arrived, and press the form's button.
-    Without ``qrels_path`` the qrels chosen before stays, and the run chosen before is removed
-    first (the run uploader takes several files: a new one is added to the old)."""
+    """Choose the run (or a list of runs), then the qrels right away (no wait for the first
+    upload, as a quick person or a script would), wait until all have arrived, and press the
+    form's button. Without ``qrels_path`` the qrels chosen before stays, and the run chosen
+    before is removed first (the run uploader takes several files: a new one is added to the
+    old)."""
+    runs = run_path if isinstance(run_path, list) else [run_path]
     if page.locator('[data-testid="stFileUploaderDropzoneInput"]').count() == 0:
         page.get_by_text("Upload your own runs and ground truth").click()
     inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
@@ -165,19 +168,19 @@ def upload(page, run_path, qrels_path=None):
             old_runs.first.click()
         page.wait_for_function(
             "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 1")
-    inputs.nth(0).set_input_files(str(run_path))
+    inputs.nth(0).set_input_files([str(run) for run in runs])
     if qrels_path is not None:
         inputs.nth(1).set_input_files(str(qrels_path))
     # On a busy machine an upload can take longer than any fixed pause (the button is disabled
     # until then, but a click on a disabled button would wait for nothing)
     try:
         page.wait_for_function(
-            "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 2 && "
+            "(n) => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === n && "
             "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",
-            timeout=120_000)
+            arg=len(runs) + 1, timeout=120_000)
     except PlaywrightTimeout:
-        shoot(page, f"failed_upload_{run_path.stem}")
-        pytest.fail("the two uploads never both arrived; the page showed:\n"
+        shoot(page, "failed_upload_" + "".join(c if c.isalnum() else "_" for c in runs[0].stem))
+        pytest.fail("the uploads never all arrived; the page showed:\n"
                     + page.inner_text("body")[:3000])
     page.get_by_role("button", name="Evaluate these files").click()
     wait_for_app(page)
@@ -205,6 +208,16 @@ def test_two_files_chosen_in_quick_succession_are_both_evaluated(app_url, browse
 def go(page, title):
     page.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
     wait_for_app(page)
+
+
+def every_page(page, errors):
+    """Each page in the navigation's order, the first as it is open and the others reached
+    through the navigation, each checked healthy: yields (url path, title)."""
+    for path, title, text in PAGES:
+        if path:
+            go(page, title)
+        assert_healthy(page, errors, text)
+        yield path, title
 
 
 def test_upload_trec_files(app_url, browser, tmp_path):
@@ -240,10 +253,7 @@ def test_ids_with_html_and_script_are_shown_as_text(app_url, browser, tmp_path):
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     upload(page, run, qrels)
     assert_healthy(page, errors, "Uploaded files")
-    for path, title, text in PAGES:
-        if path:
-            go(page, title)
-            assert_healthy(page, errors, text)
+    for _, title in every_page(page, errors):
         assert page.evaluate("() => window.__xss") is None, title
         assert page.locator("img[src='x']").count() == 0
     go(page, "Query explorer")
@@ -254,6 +264,92 @@ def test_ids_with_html_and_script_are_shown_as_text(app_url, browser, tmp_path):
     shoot(page, "hostile_ids")
     assert not dialogs and page.evaluate("() => window.__xss") is None
     page.close()
+
+
+OWN_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def record_requests(page) -> list[str]:
+    """Every address the page asks for from now on (requests and websockets); data: URLs load
+    nothing, and a blob: URL is the page's own memory."""
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.on("websocket", lambda socket: asked.append(socket.url))
+    return asked
+
+
+def elsewhere(asked: list[str]) -> list[str]:
+    """The addresses on a host other than the app's own server."""
+    return [url for url in asked if urlparse(url).scheme not in ("data", "blob")
+            and urlparse(url).hostname not in OWN_HOSTS]
+
+
+# a file's name and a query id that are Markdown: an image (a request to img.example) and links
+MARKDOWN_NAMES = ["![i](https:img.example) x", "[md](https:link.example) y"]
+MARKDOWN_QUERY = "[q](https:q.example)"
+MADE_FROM_TEXT = """() => [...document.querySelectorAll('img, a')]
+    .map(e => e.getAttribute('src') || e.getAttribute('href') || '')
+    .filter(address => address.includes('example'))"""
+
+
+def test_user_text_is_never_a_link_or_an_image(app_url, browser, tmp_path):
+    runs = []
+    for name in MARKDOWN_NAMES:
+        runs.append(tmp_path / f"{name}.run")
+        runs[-1].write_text("".join(f"{q} Q0 d{d} {d} {10 - d} x\n"
+                                    for q in (MARKDOWN_QUERY, "q2") for d in range(1, 6)))
+    qrels = tmp_path / "md.qrels"
+    qrels.write_text(f"{MARKDOWN_QUERY} 0 d2 1\nq2 0 d4 1\n")
+    page, errors = open_page(browser, app_url)
+    asked = record_requests(page)
+    upload(page, runs, qrels)
+    assert_healthy(page, errors, "Uploaded files")
+    for path, title in every_page(page, errors):
+        if path == "compare":   # the button that opens the query names the system
+            assert_healthy(page, errors, f"of {MARKDOWN_NAMES[0]} in the Query explorer")
+        shown = page.inner_text('[data-testid="stApp"]')
+        if path in ("", "compare"):   # the names as written, not as Markdown
+            assert MARKDOWN_NAMES[0] in shown and MARKDOWN_NAMES[1] in shown, (title, shown)
+        if path in ("explorer", "compare"):   # the options of a box: ids and names as text
+            box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first
+            box.click()
+            options = page.get_by_role("option").all_inner_texts()
+            assert any(MARKDOWN_QUERY in o or MARKDOWN_NAMES[0] in o for o in options), options
+            made = page.evaluate(MADE_FROM_TEXT)   # while the list is open
+            page.keyboard.press("Escape")
+            assert not made, (title, made)
+        made = page.evaluate(MADE_FROM_TEXT)
+        assert not made, (title, made)            # no image, no link from a user's text
+    shoot(page, "markdown_names")
+    assert not elsewhere(asked), elsewhere(asked)
+    page.close()
+
+
+def test_no_request_leaves_the_server_on_any_page(browser):
+    # every page as the first request of a fresh server (Streamlit's pages/ fallback, then the
+    # app's frame) and, on the first server, every page reached through the navigation: the
+    # favicon, fonts, icons, scripts and usage statistics all come from the app's own server
+    launched = {path: launch_app() for path, _, _ in PAGES}
+    try:
+        urls = {path: await_app(*started)[1] for path, started in launched.items()}
+        for path, title, text in PAGES:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            asked = record_requests(page)
+            errors = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(f"{urls[path]}/{path}?dataset=instruments")
+            wait_for_app(page)
+            assert_healthy(page, errors, text)
+            if not path:
+                for _, other, other_text in PAGES[1:] + PAGES[:1]:
+                    go(page, other)
+                    assert_healthy(page, errors, other_text)
+            page.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
+            assert asked and not elsewhere(asked), (title, elsewhere(asked))
+            page.close()
+    finally:
+        for server, _, _ in launched.values():
+            stop_app(server)
 
 
 def test_two_sessions_never_see_each_others_uploads(app_url, browser, tmp_path):
@@ -573,7 +669,8 @@ def test_a_permalink_restores_dataset_query_and_k_in_a_new_context(app_url, brow
     # and its figure, drawn for that query and K once this new context has loaded plotly.js
     page.wait_for_function(
         f"""() => {{ const t = ({PANEL_TITLES})();
-          return t.includes('PR curve of ' + {chosen!r}) && t.includes('Confusion matrix at K = 37'); }}""",
+          return t.includes('PR curve of ' + {chosen!r})
+            && t.includes('Confusion matrix at K = 37'); }}""",
         timeout=60_000)
     shoot(page, "permalink_new_context")
     second.close()

@@ -265,6 +265,19 @@ def test_paired_scatter_and_differences():
     assert fig.layout.title.text == "AP, B − A: 1 wins, 1 ties, 1 losses"
 
 
+def test_the_compare_figures_hover_values_as_the_tables_print_them():
+    # 0.65625 is a double exactly; "%.4f" (trec_eval, the tables) rounds the tie to even: 0.6562,
+    # where Plotly's "%{y:.4f}" (JavaScript's toFixed) shows 0.6563
+    fig = paired_scatter_figure([0.65625], [0.0], ["<q>"], name_a="A", name_b="B", measure="AP")
+    assert list(fig.data[3].hovertext) == ["query &lt;q&gt;<br>A 0.6562<br>B 0.0000"]
+    assert "{x" not in fig.data[3].hovertemplate and "{y" not in fig.data[3].hovertemplate
+    fig = difference_figure([0.65625, -0.65625], ["q1", "q2"], name_a="A", name_b="B",
+                            measure="AP")
+    assert list(fig.data[0].hovertext) == ["query q2<br>B − A = -0.6562",
+                                           "query q1<br>B − A = 0.6562"]
+    assert "{y" not in fig.data[0].hovertemplate
+
+
 def test_many_query_lines_stay_out_of_the_legend():
     few = {f"q{i}": ([0, 1], [1, 0]) for i in range(3)}
     many = {f"q{i}": ([0, 1], [1, 0]) for i in range(20)}
@@ -437,3 +450,92 @@ def test_a_click_on_a_figure_names_the_point_by_its_index():
     assert clicked_index(event([{"customdata": [3]}])) == 3
     assert clicked_index(event([])) is None and clicked_index(None) is None
     assert clicked_index(event([{"customdata": "q1"}])) is None
+
+
+# --- answer sets: counts that add up, work that does not follow a typed number -------------
+
+@pytest.mark.parametrize("relevant,size,length,message", [
+    ({"A1": 1_000_000}, 2054, 14, "answer set A1: R_q = 1,000,000 is larger than the collection "
+                                  "|D| = 2,054"),
+    # TP + FN + FP + TN = |D|: 2,050 relevant and 13 listed non-relevant leave TN = −9
+    ({"A1": 2_050}, 2054, 14, "lower R_q to at most 2,041 or raise |D| to at least 2,063"),
+    ({"A1": 0}, 2054, 14, "answer set A1: the list has 1 relevant items but R_q is 0"),
+    ({"A1": -1}, 2054, 14, "answer set A1: R_q (relevant items in the collection) is -1"),
+    ({"A1": 1}, 10, 14, "|A| = 14 is larger than the collection |D| = 10"),
+    ({"A1": 1}, 10**18, 14, "|D| (the collection size) is 1,000,000,000,000,000,000; give a "
+                            "whole number from 1 to 9,007,199,254,740,991"),
+    ({"A1": 10**16}, None, 14, "R_q (relevant items in the collection) is "
+                               "10,000,000,000,000,000"),
+    ({"A1": 1}, 2054, 1001, "|A| (the answer list length) is 1,001"),
+])
+def test_answer_sets_whose_counts_cannot_add_up_are_refused(relevant, size, length, message):
+    from metrics.errors import InputError
+
+    with pytest.raises(InputError) as refused:
+        judged_answer_sets({"A1": [4]}, relevant, length, size)
+    assert message in str(refused.value)
+
+
+def test_answer_sets_are_built_from_counts_whatever_r_q_and_the_collection_size():
+    # R_q = 10^15 in |D| = 2·10^15 (a MemoryError before: an array of R_q ones); A1 relevant at
+    # rank 4 of 14, A2 at 1 and 2 with R_q = 3. By hand: A1 TP 1, FP 13, FN 10^15 − 1,
+    # TN = |D| − |A| − FN = 10^15 − 13; AP(norm=retrieved) = P(4) = 1/4; A2 FN 1,
+    # TN = 2·10^15 − 14 − 1, AP(norm=retrieved) = 1, R = 2/3
+    import time
+    import tracemalloc
+
+    from metrics.evaluation.curves import (lift_curve, mean_interpolated_precision, mean_lift,
+                                           rank_curves)
+    from metrics.explain.answer_sets import TABLE2_MEASURES, table2
+
+    table2(judged_answer_sets())     # imports and caches warmed outside the measurement
+    tracemalloc.start()
+    start = time.perf_counter()
+    judged = judged_answer_sets({"A1": [4], "A2": [1, 2]}, {"A1": 10**15, "A2": 3}, 14,
+                                2 * 10**15)
+    table = table2(judged)
+    curves = [lift_curve(judged, 0), rank_curves(judged, 1), mean_lift(judged),
+              mean_interpolated_precision(judged)]
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2 * 2**20 and seconds < 2, (peak, seconds)
+    assert len(curves[1].chi) == 14
+    assert table.loc[["TP", "FP", "FN", "TN"], "A1"].tolist() == [1, 13, 10**15 - 1, 10**15 - 13]
+    assert table.loc[["FN", "TN"], "A2"].tolist() == [1, 2 * 10**15 - 15]
+    assert table.loc["AP", "A1"] == 0.25 and table.loc["AP", "A2"] == 1.0
+    assert table.loc["Recall", "A2"] == pytest.approx(2 / 3)
+    assert set(table.index) == set(TABLE2_MEASURES)
+
+
+def test_answer_sets_built_from_counts_keep_serras_table_2():
+    # the same answer sets as full grade lists (every listed item a judged hit): the same
+    # values for every measure of Table 2, and for every registered measure that takes a K
+    from metrics.data.judged import JudgedRanking
+    from metrics.explain.answer_sets import (COLLECTION_SIZE, NUM_RELEVANT, RELEVANT_POSITIONS,
+                                             TABLE2_MEASURES)
+
+    names = list(RELEVANT_POSITIONS)
+    lists = [[int(r in RELEVANT_POSITIONS[n]) for r in range(1, 15)] for n in names]
+    full = JudgedRanking.from_relevance(lists, [NUM_RELEVANT[n] for n in names],
+                                        COLLECTION_SIZE, names)
+    measures = [*dict.fromkeys(TABLE2_MEASURES.values()), "AP", "Bpref", "infAP", "Judged@10",
+                "nDCG@10", "RBP", "P@5", "IPrec@0.5"]
+    ours = evaluate(judged_answer_sets(), measures).per_query()
+    theirs = evaluate(full, measures).per_query()
+    assert ours.equals(theirs), (ours, theirs)
+
+
+def test_the_answer_set_table_is_read_as_typed():
+    from metrics.errors import InputError
+    from metrics.explain.answer_sets import read_answer_sets
+
+    positions, relevant = read_answer_sets(["A1", " B "], ["4", None], [1.0, 0], 14, 2054)
+    assert positions == {"A1": [4], "B": []} and relevant == {"A1": 1, "B": 0}
+    for names, r, message in [(["A1", None], [1, 1], "row 2 has no name"),
+                              (["A1", "A1"], [1, 1], "the name 'A1' is given twice"),
+                              (["A1", "B"], [1, float("nan")], "answer set B: R_q is empty"),
+                              (["A1", "B"], [1, 2.5], "R_q = 2.5 is not a whole number")]:
+        with pytest.raises(InputError) as refused:
+            read_answer_sets(names, ["4", ""], r, 14, 2054)
+        assert message in str(refused.value), str(refused.value)

@@ -21,6 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
+from metrics.evaluation.cells import spreadsheet_json
 from metrics.evaluation.evaluate import EvaluationResult, relevance_threshold
 from metrics.evaluation.protocols import describe
 from metrics.evaluation.protocols import PROTOCOLS
@@ -96,9 +97,10 @@ def record(*, command: str, inputs: list[dict], result: EvaluationResult | None 
 
 
 def comment_lines(provenance: dict) -> str:
-    """The record as ``# key: value`` lines (value as compact JSON), one per key, for CSV."""
-    return "\n".join(f"# {key}: {json.dumps(value, ensure_ascii=False, separators=(',', ':'))}"
-                     for key, value in provenance.items())
+    """The record as ``# key: value`` lines (value as compact JSON), one per key, for CSV; a file
+    name in it never opens as a formula in a spreadsheet (:func:`~metrics.evaluation.cells.
+    spreadsheet_json`)."""
+    return "\n".join(f"# {key}: {spreadsheet_json(value)}" for key, value in provenance.items())
 
 
 def read_comment_lines(text: str) -> dict:
