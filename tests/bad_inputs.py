@@ -6,12 +6,20 @@ row of docs/bad_inputs.md, which this module writes from the cases' real outcome
 
 from __future__ import annotations
 
+import bz2
+import errno
 import gzip
 import io
+import lzma
+import os
 import sys
-from dataclasses import dataclass
+import tempfile
+import zipfile
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 import numpy as np
 
@@ -51,7 +59,50 @@ class Case:
     outcome: str        # "error", "warning" or "loads"
     words: str          # what the message must say (for "loads": what must be true)
     line: int | None = None
+    # not a file's content but a thing in the file system: made in an empty folder, its path read
+    make: Callable[[Path], Path] | None = None
+    unprivileged: bool = False          # read without root's right to read any file
+    env: tuple[tuple[str, str], ...] = ()   # environment variables set for the case
     describe: Callable[[object], str] | None = None   # what a loaded run shows ("loads" cases)
+
+
+def _file(content: bytes, mode: int | None = None):
+    def make(folder: Path) -> Path:
+        path = folder / "a.run"
+        path.write_bytes(content)
+        if mode is not None:
+            path.chmod(mode)
+        return path
+    return make
+
+
+def _link(target: str):
+    def make(folder: Path) -> Path:
+        (folder / "a.run").symlink_to(target)
+        return folder / "a.run"
+    return make
+
+
+def _fifo(folder: Path) -> Path:
+    os.mkfifo(folder / "a.run")
+    return folder / "a.run"
+
+
+def _sparse_nuls(folder: Path) -> Path:
+    with open(folder / "a.run", "wb") as handle:
+        handle.truncate(256 << 20)   # 256 MB of NULs that take no disk space
+    return folder / "a.run"
+
+
+def _zip(content: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.run", content)
+    return buffer.getvalue()
+
+
+def _first_item(run) -> str:
+    return f"{len(run)} rows; first item {str(run.item_ids[0])!r}"
 
 
 CASES = [
@@ -134,11 +185,84 @@ CASES = [
          "error", "dimension 3"),
     Case("taxonomy class missing", "taxonomy", "notes.csv", b"item_id,class\nx1,violin\nx2,tuba\n",
          "error", "class 'tuba' is not in the taxonomy", 3),
+    # reading files (issue 29): quoted line ends, what cannot be read, streams and bounds, line ends
+    Case("quoted CSV field holding a line end", "run", "a.csv",
+         b'query_id,item_id,score\nq1,"d\n1",0.5\nq1,d2,0.3\n', "loads",
+         "2 rows; first item 'd\\n1'", describe=_first_item),
+    Case("bad row after a quoted line end", "run", "a.csv",
+         b'query_id,item_id,score\nq1,"d\n1",0.5\nq1,d2,high\n', "error",
+         "score 'high' is not a number", 4),
+    Case("quote never closed", "run", "a.csv", b'query_id,item_id,score\nq1,"d1,0.5\nq1,d2,0.3\n',
+         "error", "closing quote is missing", 2),
+    Case("unreadable file (permission denied)", "run", "a.run", b"", "error",
+         "permission denied", make=_file(RUN, 0), unprivileged=True),
+    Case("symbolic link loop", "run", "a.run", b"", "error", "symbolic link loop",
+         make=_link("a.run")),
+    Case("symbolic link to nothing", "run", "a.run", b"", "error",
+         "symbolic link to 'gone.run', which does not exist", make=_link("gone.run")),
+    Case("directory", "run", "a.run", b"", "error", "is a directory",
+         make=lambda folder: folder),
+    Case("named pipe (FIFO) with no writer", "run", "a.run", b"", "error",
+         "is a named pipe (FIFO), not a regular file", make=_fifo),
+    Case("device (/dev/zero)", "run", "/dev/zero", b"", "error", "is a device",
+         make=lambda folder: Path("/dev/zero")),
+    Case("large sparse file of NUL bytes", "run", "a.run", b"", "error",
+         "contains a NUL byte", 1, make=_sparse_nuls),
+    Case("zip archive", "run", "a.run", _zip(RUN), "error",
+         "is a zip archive, which is not read; gzip (.gz) is"),
+    Case("xz archive", "run", "a.run.xz", lzma.compress(RUN), "error", "is an xz archive"),
+    Case("bzip2 archive", "run", "a.run.bz2", bz2.compress(RUN), "error", "is a bzip2 archive"),
+    Case("7z archive", "run", "a.7z", b"7z\xbc\xaf\x27\x1c\x00\x04" + bytes(24), "error",
+         "is a 7z archive"),
+    Case("zstd archive", "run", "a.run.zst", b"\x28\xb5\x2f\xfd\x20\x10" + RUN[:16], "error",
+         "is a zstd archive"),
+    Case("UTF-16 text", "run", "a.run", RUN.decode().encode("utf-16"), "error",
+         "is UTF-16 (or UTF-32) text; save it as UTF-8", 1),
+    Case("gzip expanding past the bound", "run", "a.run.gz",
+         gzip.compress(b"q1 Q0 d1 1 0.5 s\n" * 200_000), "error",
+         "expands to more than 1 MiB once decompressed",
+         env=(("METRICS_MAX_DECOMPRESSED_MB", "1"),)),
+    Case("gzip of many short lines, bad from line 1", "run", "a.run.gz",
+         gzip.compress(b"x\n" * 4_000_000), "error", "expected 6 whitespace-separated fields", 1),
+    Case("carriage return alone ending a line", "run", "a.run",
+         b"q1 Q0 d1 1 0.9 s\rq1 Q0 d2 2 0.5 s\n", "error", "carriage return (\\r) not followed", 1),
+    Case("U+2028 (line separator) inside an id", "run", "a.run",
+         "q1 Q0 d\u20281 1 0.9 s\nq1 Q0 d2 2 0.5 s\n".encode(), "loads",
+         "2 rows; first item 'd\\u20281'", describe=_first_item),
+    Case("U+0085 and a form feed inside CSV ids", "run", "a.csv",
+         "query_id,item_id,score\nq1,d\x851,0.9\nq1,d\x0c2,0.5\n".encode(), "loads",
+         "2 rows; first item 'd\\x851'", describe=_first_item),
 ]
 
 
 def run_case(case: Case) -> tuple[str, str]:
     """('error' | 'warning' | 'loads', message or description) for a case."""
+    with ExitStack() as stack:
+        stack.enter_context(mock.patch.dict(os.environ, dict(case.env)))
+        if case.make:
+            path = case.make(Path(stack.enter_context(tempfile.TemporaryDirectory())))
+            if case.unprivileged and getattr(os, "geteuid", lambda: 1)() == 0:
+                stack.enter_context(_denied_to_root(path))
+            case = replace(case, content=path)
+        return _run(case)
+
+
+@contextmanager
+def _denied_to_root(path: Path):
+    """root may read any file whatever its permissions: what a user gets from the kernel (EACCES)
+    is simulated here; tests/test_bad_inputs.py runs the command line without that right."""
+    real = os.open
+
+    def opening(name, *args, **kwargs):
+        if os.fspath(name) == os.fspath(path):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(name))
+        return real(name, *args, **kwargs)
+
+    with mock.patch("os.open", opening):
+        yield
+
+
+def _run(case: Case) -> tuple[str, str]:
     try:
         warnings: tuple[str, ...] = ()
         if case.what == "run":

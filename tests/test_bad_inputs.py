@@ -1,7 +1,9 @@
 """Every case of the bad-input catalogue ends as documented, and the documentation is current."""
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,12 +35,22 @@ def test_documentation_is_generated_from_the_cases():
 @pytest.mark.parametrize("case", [c for c in CASES if c.outcome == "error" and c.what == "run"],
                          ids=lambda c: c.name)
 def test_cli_exits_2_with_the_same_line(tmp_path, case):
-    bad = tmp_path / case.file
-    bad.write_bytes(case.content)
     qrels = tmp_path / "q.qrels"
     qrels.write_text("q1 0 d1 1\n")
-    done = subprocess.run([sys.executable, "-m", "metrics", "evaluate", str(bad), str(qrels)],
-                          cwd=ROOT, capture_output=True, text=True)
+    if case.make:
+        (tmp_path / "made").mkdir()   # a folder of its own, away from the qrels
+        bad = case.make(tmp_path / "made")
+    else:
+        bad = tmp_path / case.file
+        bad.write_bytes(case.content)
+    command = [sys.executable, "-m", "metrics", "evaluate", str(bad), str(qrels)]
+    if case.unprivileged and os.geteuid() == 0:   # as a user: root reads any file
+        if not shutil.which("setpriv"):
+            pytest.skip("root, and no setpriv to drop the right to read any file")
+        command = ["setpriv", "--inh-caps=-dac_override,-dac_read_search",
+                   "--bounding-set=-dac_override,-dac_read_search", *command]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **dict(case.env)})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and case.words in done.stderr, done.stderr
 

@@ -282,21 +282,25 @@ def test_the_c_counting_kernel_is_built_in_ci():
     delimiter=st.sampled_from([",", "\t"]))
 def test_csv_rows_without_quotes_split_as_the_csv_module_does(text, delimiter):
     """Without a quote character csv.reader only splits at the delimiter, so the loaders skip it;
-    without whitespace or comments they also skip stripping and the blank-line check."""
+    without whitespace or comments they also skip stripping and the blank-line check. Only \n and
+    \r\n end a line (not \x0b, U+0085 or U+2028); a carriage return alone is refused."""
     import csv
+    import re
 
-    from metrics.loaders.text import _content_lines, split_rows
+    from metrics.loaders.lines import row_blocks
 
-    numbered = list(_content_lines(text))
-    if not numbered:
-        with pytest.raises(InputError, match="is empty"):
-            split_rows(text, "f.csv", delimiter)
+    if re.search(r"\r(?!\n|\Z)", text):
+        with pytest.raises(InputError, match="carriage return"):
+            list(row_blocks(text.encode(), "f.csv", delimiter))
         return
-    expected = [[cell.strip() for cell in row]
+    lines = text.replace("\r\n", "\n").removesuffix("\r").split("\n")
+    numbered = [(n, line) for n, line in enumerate(lines, 1)
+                if line.strip(" \t") and not line.strip(" \t").startswith("#")]
+    expected = [[cell.strip(" \t") for cell in row]
                 for row in csv.reader((line for _, line in numbered), delimiter=delimiter)]
-    rows = split_rows(text, "f.csv", delimiter)
-    assert rows.fields == expected
-    assert rows.lines == [n for n, _ in numbered]
+    blocks = list(row_blocks(text.encode(), "f.csv", delimiter))
+    assert [row for block in blocks for row in block.rows()] == expected
+    assert [n for block in blocks for n in block.lines] == [n for n, _ in numbered]
 
 
 def test_the_c_kernel_refuses_inconsistent_arguments():

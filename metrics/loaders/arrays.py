@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.loaders.text import NUMPY_MAGIC, Source, read_bytes, source_name
+from metrics.loaders.text import NUMPY_MAGIC, Source, open_regular, read_bytes, source_name
 
 SIMILARITIES = ("cosine", "dot", "euclidean")
 
@@ -17,7 +17,7 @@ SIMILARITIES = ("cosine", "dot", "euclidean")
 def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.ndarray:
     """A numeric ``.npy`` array of the given dimension, read with ``allow_pickle=False``."""
     label = source_name(source, name)
-    data = read_bytes(source, label)
+    data = read_bytes(source, label, binary=True)
     if not data:
         raise InputError("is empty: expected a .npy array", source=label)
     if data[:6] != NUMPY_MAGIC:
@@ -86,7 +86,7 @@ def open_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
     label = source_name(source, name)
     if isinstance(source, (bytes, bytearray)):
         return load_array(source, name, ndim)
-    with open(source, "rb") as handle:
+    with open_regular(source, label) as handle:   # never a FIFO or device
         head = handle.read(6)
     if head != NUMPY_MAGIC:
         return load_array(source, name, ndim)

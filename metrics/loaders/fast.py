@@ -28,7 +28,8 @@ from metrics.loaders.text import GZIP_MAGIC
 
 _SAMPLE = 1 << 16
 _CHUNK = 1 << 20
-# what Python's str.split() and str.splitlines() also treat as whitespace or a line end
+# what Python's str.split() and str.splitlines() also treat as whitespace or a line end: left to
+# the careful reader (which keeps them inside their field, as polars would), to be safe
 _UNICODE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -93,9 +94,20 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
     """Columns of a headerless table, or None when the careful reader must handle the file.
 
     ``names`` gives each field a name (None: not kept); ``numeric`` maps a name to "float64" or
-    "int64". Text columns come back as polars string Series, numbers as NumPy arrays."""
+    "int64". Text columns come back as polars string Series, numbers as NumPy arrays.
+
+    A panic inside polars (a Rust panic, seen under memory pressure, arrives as a BaseException
+    that ``except Exception`` misses) is a failure of the fast path, not of the file: the careful
+    reader takes over and either reads the file or names its first bad line."""
     import polars as pl
 
+    try:
+        return _read_columns(pl, data, names, numeric)
+    except pl.exceptions.PanicException:
+        return None
+
+
+def _read_columns(pl, data: bytes, names: tuple[str | None, ...], numeric: dict[str, str]):
     if not data or data.isspace():
         return None
     delimiter = _plain_delimiter(data)
@@ -104,6 +116,8 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
         return None
     delimiters, line_ends = counts
     width = len(names)
+    if delimiters != (width - 1) * (line_ends + (data[-1:] != b"\n")):
+        return None   # some line has the wrong number of fields: not worth parsing
     types = {"float64": pl.Float64, "int64": pl.Int64}
     schema = {f"c{i}": types[numeric[n]] if n in numeric else pl.String
               for i, n in enumerate(names)}
@@ -143,10 +157,16 @@ def encode_grouped(column) -> tuple[np.ndarray, np.ndarray]:
 
     A column whose equal values stand together — the query column of a TREC file — is encoded
     from its runs of equal values, without hashing every line into a table."""
-    runs = column.rle().struct.unnest()
-    values = runs.get_column("value").to_numpy().astype(object)
-    if len(set(values)) == len(values):  # every value forms exactly one run
-        return repeat_in_parts(np.arange(len(values)), runs.get_column("len").to_numpy()), values
+    import polars as pl
+
+    try:
+        runs = column.rle().struct.unnest()
+        values = runs.get_column("value").to_numpy().astype(object)
+        if len(set(values)) == len(values):  # every value forms exactly one run
+            return (repeat_in_parts(np.arange(len(values)), runs.get_column("len").to_numpy()),
+                    values)
+    except pl.exceptions.PanicException:   # see read_columns; pandas does it without polars
+        pass
     import pandas as pd
 
     codes, uniques = pd.factorize(column.to_numpy().astype(object), sort=False)

@@ -7,6 +7,7 @@ shapes and the numbers, and reports any problem with the file, line and column.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -15,8 +16,9 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.data.rows import id_strings
-from metrics.loaders.text import (PARQUET_MAGIC, Source, first_content_line, load_text, read_bytes,
-                   source_name, split_rows, table_delimiter)
+from metrics.loaders.lines import (RowBlock, first_content_line, row_blocks, split_fields,
+                                   table_delimiter)
+from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, refuse_binary, source_name
 
 ALIASES = {
     "query_id": ("query_id", "qid", "query", "queryid", "topic"),
@@ -74,39 +76,58 @@ def _canonical(name: str) -> str | None:
 
 
 def _looks_like_header(first_line: str, delimiter: str | None, layout: Layout) -> bool:
-    cells = first_line.split(delimiter) if delimiter else first_line.split()
     names = set(layout.required) | set(layout.optional)
-    return any(_canonical(c) in names for c in cells)
+    return any(_canonical(c) in names for c in split_fields(first_line, delimiter))
 
 
 def read_table(source: Source, layout: Layout, name: str | None = None) -> Table:
+    """The table of a file. Text is split a block of rows at a time and a row with the wrong
+    number of fields stops the reading there."""
     label = source_name(source, name)
     data = read_bytes(source, label)
     if data[:4] == PARQUET_MAGIC:
         return _read_parquet(data, layout, label)
-    text = load_text(data, label, layout.what)
-    first = first_content_line(text)
+    refuse_binary(data, label, layout.what)
+    first = first_content_line(data, label)
     delimiter = table_delimiter(first, label)
     if _looks_like_header(first, delimiter, layout) or (delimiter is not None and
                                                  label.lower().removesuffix(".gz").endswith(
                                                      (".csv", ".tsv"))):
-        return _read_with_header(split_rows(text, label, delimiter, layout.what), layout)
-    return _read_trec(split_rows(text, label, None, layout.what), layout)
+        return _read_with_header(row_blocks(data, label, delimiter), layout, label)
+    return _read_trec(row_blocks(data, label, None), layout, label)
 
 
-def _read_trec(rows, layout: Layout) -> Table:
+def _read_trec(blocks, layout: Layout, label: str) -> Table:
     width = len(layout.trec)
-    counts = np.fromiter(map(len, rows.fields), dtype=np.int64, count=len(rows))
-    bad = np.flatnonzero(counts != width)
-    if len(bad):
-        i = int(bad[0])
-        names = " ".join(c or "_" for c in layout.trec)
-        raise InputError(f"expected {width} whitespace-separated fields ({names}) but found "
-                         f"{counts[i]}; a CSV/TSV needs a header row naming its columns",
-                         source=rows.source, line=rows.lines[i])
-    matrix = np.array(rows.fields, dtype=object).reshape(len(rows), width)
-    columns = {c: matrix[:, i] for i, c in enumerate(layout.trec) if c}
-    return Table(rows.source, columns, np.asarray(rows.lines))
+    names = " ".join(c or "_" for c in layout.trec)
+    kept = {c: i for i, c in enumerate(layout.trec) if c}
+    return _gather(blocks, width, kept, label, f"is empty: expected a {layout.what}",
+                   lambda found: f"expected {width} whitespace-separated fields ({names}) but "
+                                 f"found {found}; a CSV/TSV needs a header row naming its columns")
+
+
+def _gather(blocks, width: int, kept: dict[str, int], label: str, empty: str,
+            wrong_width) -> Table:
+    """The ``kept`` columns of rows that must all have ``width`` fields; the first row that has
+    not is an error (``wrong_width(found)`` says what), raised before later blocks are split.
+    No rows at all is the error ``empty``."""
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in kept}
+    lines = []
+    for block in blocks:
+        if not block.lines:
+            continue
+        counts = np.asarray(block.widths, dtype=np.int64)
+        bad = np.flatnonzero(counts != width)
+        if len(bad):
+            i = int(bad[0])
+            raise InputError(wrong_width(counts[i]), source=label, line=block.lines[i])
+        matrix = np.array(block.cells, dtype=object).reshape(len(block.lines), width)
+        for c, i in kept.items():   # copied, so the columns not kept are freed with the block
+            parts[c].append(matrix[:, i].copy())
+        lines.append(np.asarray(block.lines, dtype=np.int64))
+    if not lines:
+        raise InputError(empty, source=label)
+    return Table(label, {c: np.concatenate(p) for c, p in parts.items()}, np.concatenate(lines))
 
 
 def _resolve_header(header: list[str], layout: Layout, label: str, line: int) -> dict[str, int]:
@@ -134,21 +155,18 @@ def _resolve_header(header: list[str], layout: Layout, label: str, line: int) ->
     return {c: i for c, i in found.items() if c in keep}
 
 
-def _read_with_header(rows, layout: Layout) -> Table:
-    header, header_line = rows.fields[0], rows.lines[0]
-    positions = _resolve_header(header, layout, rows.source, header_line)
-    body, lines = rows.fields[1:], np.asarray(rows.lines[1:])
-    if not body:
-        raise InputError(f"has a header but no rows: expected a {layout.what}", source=rows.source)
-    counts = np.fromiter(map(len, body), dtype=np.int64, count=len(body))
-    bad = np.flatnonzero(counts != len(header))
-    if len(bad):
-        i = int(bad[0])
-        raise InputError(f"expected {len(header)} fields as in the header but found {counts[i]}",
-                         source=rows.source, line=lines[i])
-    matrix = np.array(body, dtype=object).reshape(len(body), len(header))
-    columns = {c: matrix[:, i] for c, i in positions.items()}
-    return Table(rows.source, columns, lines)
+def _read_with_header(blocks, layout: Layout, label: str) -> Table:
+    blocks = iter(blocks)
+    first = next(blocks, None)
+    if first is None:
+        raise InputError(f"is empty: expected a {layout.what}", source=label)
+    header, header_line = first.cells[:first.widths[0]], first.lines[0]
+    positions = _resolve_header(header, layout, label, header_line)
+    body = RowBlock(first.lines[1:], first.widths[1:], first.cells[first.widths[0]:])
+    return _gather(chain([body], blocks), len(header), positions, label,
+                   f"has a header but no rows: expected a {layout.what}",
+                   lambda found: f"expected {len(header)} fields as in the header but found "
+                                 f"{found}")
 
 
 def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
@@ -171,8 +189,8 @@ def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
         column = table.column(index).to_pandas()
         missing = column.isna().to_numpy()
         if missing.any():
-            raise InputError("is empty (null)", source=label, row=int(np.flatnonzero(missing)[0]) + 1,
-                             column=names[index])
+            raise InputError("is empty (null)", source=label,
+                             row=int(np.flatnonzero(missing)[0]) + 1, column=names[index])
         columns[canonical] = column.astype(str).to_numpy(dtype=object)
         if canonical in ("query_id", "item_id") and column.dtype.kind == "f":
             columns[canonical] = id_strings(column.to_numpy(), label, names[index])

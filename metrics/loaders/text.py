@@ -1,20 +1,28 @@
-"""Turning a file (path or uploaded bytes) into numbered rows of fields.
+"""Reading a file (a path or uploaded bytes) into memory: only what can be read safely, and text
+that is text.
 
-Text is read leniently where the meaning is unambiguous: gzip is recognised by its magic bytes
-whatever the file is called, a UTF-8 byte-order mark is dropped, CRLF line ends are accepted, blank
-lines and lines starting with ``#`` (trec_eval 10 and ir_metadata headers) are skipped. Anything
-else that is wrong is an :class:`~metrics.errors.InputError` naming the file and the line.
+* A path must name a regular file, checked before it is opened (and again once open, without
+  blocking): a named pipe (FIFO) with no writer would block forever and a device such as
+  ``/dev/zero`` never ends, so they are refused, as are directories and sockets. A file that cannot
+  be read says why (permission denied, a symbolic link loop, a link to nothing).
+* Gzip is recognised by its magic bytes whatever the file is called, and decompressed as a stream,
+  up to a bound on what one file may expand to (:func:`decompressed_limit`). Other archives (zip,
+  7z, xz, bzip2, zstd, lz4, rar, tar) are named and refused.
+* Text is checked one block at a time as it is read: a NUL byte or bytes that are not UTF-8 stop
+  the reading at that block, with the line they are on, so a 2 GB file of NULs is refused after
+  its first megabyte.
+
+Splitting the text into rows is :mod:`metrics.loaders.lines`' job.
 """
 
 from __future__ import annotations
 
-import csv
-import gzip
+import codecs
+import errno
 import os
 import re
+import stat
 import zlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Union
 
 from metrics.errors import InputError
@@ -24,6 +32,23 @@ Source = Union[str, os.PathLike, bytes]
 GZIP_MAGIC = b"\x1f\x8b"
 PARQUET_MAGIC = b"PAR1"
 NUMPY_MAGIC = b"\x93NUMPY"
+PICKLE_MAGIC = b"\x80"
+UTF8_BOM = b"\xef\xbb\xbf"
+BLOCK = 1 << 20   # bytes read, decompressed and checked at a time
+
+LIMIT_VARIABLE = "METRICS_MAX_DECOMPRESSED_MB"
+DEFAULT_LIMIT_MB = 1024
+# decompressed blocks up to this total are kept and joined; past it the file is decompressed a
+# second time in one piece, so that the result is never held twice
+_KEEP_BLOCKS = 64 << 20
+_INPUT = 1 << 16   # compressed bytes given to zlib at a time
+
+_ARCHIVES = [(re.compile(pattern, re.S), kind) for pattern, kind in [
+    (rb"PK(\x03\x04|\x05\x06|\x07\x08)", "zip"), (rb"7z\xbc\xaf\x27\x1c", "7z"),
+    (rb"\xfd7zXZ\x00", "xz"), (rb"BZh[1-9](1AY&SY|\x17rE8P\x90)", "bzip2"),
+    (rb"\x28\xb5\x2f\xfd", "zstd"), (rb"\x04\x22\x4d\x18", "lz4"), (rb"Rar!\x1a\x07", "rar"),
+    (rb".{257}ustar", "tar")]]
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def source_name(source: Source, name: str | None = None) -> str:
@@ -34,115 +59,227 @@ def source_name(source: Source, name: str | None = None) -> str:
     return os.fspath(source)
 
 
-def read_bytes(source: Source, name: str | None = None) -> bytes:
-    """The raw bytes of a path or of uploaded content, gunzipped when they are gzip."""
+def decompressed_limit() -> int:
+    """Bytes that one gzipped file (or upload) may expand to: ``METRICS_MAX_DECOMPRESSED_MB``
+    megabytes (MiB) when the environment sets it, else 1 GiB — far more than any run or
+    ground truth we know of, far less than a "zip bomb" would ask for."""
+    given = os.environ.get(LIMIT_VARIABLE, "").strip()
+    if not given:
+        return DEFAULT_LIMIT_MB << 20
+    if not given.isdigit() or int(given) < 1:
+        raise InputError(f"{LIMIT_VARIABLE}={given!r} is not a whole number of megabytes (MiB), "
+                         f"such as {DEFAULT_LIMIT_MB}")
+    return int(given) << 20
+
+
+def open_regular(path: Source, label: str):
+    """An open binary file, after checking that ``path`` is a regular file that can be read: its
+    kind is checked before it is opened, and again once it is open (opened without blocking, in
+    case it was replaced in between)."""
+    try:
+        kind = _not_regular(os.stat(path).st_mode)
+        if kind is None:
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise InputError(_cannot_open(path, exc), source=label) from None
+    if kind is None:
+        handle = os.fdopen(descriptor, "rb", buffering=0)
+        kind = _not_regular(os.fstat(descriptor).st_mode)
+        if kind is None:
+            return handle
+        handle.close()
+    if kind == "a directory":
+        raise InputError("is a directory, not a file", source=label)
+    raise InputError(f"is {kind}, not a regular file: a loader reads a whole file, and this could "
+                     f"block or never end; save the data to a file first", source=label)
+
+
+def _not_regular(mode: int) -> str | None:
+    for test, kind in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _cannot_open(path: Source, exc: OSError) -> str:
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"is a symbolic link to {os.readlink(path)!r}, which does not exist"
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return "file not found"
+    if exc.errno == errno.ELOOP:
+        return ("is a symbolic link loop (its links lead back to themselves, or through more "
+                "than the system allows): point the link at a file")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "cannot be read: permission denied; check the permissions of the file and folder"
+    return f"cannot be read ({exc.strerror or exc})"
+
+
+def refuse_archive(head: bytes, label: str, binary: bool = False) -> None:
+    """An archive this project does not read is named, and gzip offered instead."""
+    for pattern, kind in _ARCHIVES:
+        if pattern.match(head):
+            hint = ("; an .npz holds several arrays: save each with numpy.save"
+                    if binary and kind == "zip" else "")
+            article = "an" if kind == "xz" else "a"
+            raise InputError(f"is {article} {kind} archive, which is not read; gzip (.gz) is: "
+                             f"unpack it, or compress the file itself with gzip{hint}",
+                             source=label)
+
+
+def read_bytes(source: Source, name: str | None = None, binary: bool = False) -> bytes:
+    """The bytes of a path or of uploaded content, gunzipped when they are gzip. Unless they are
+    ``binary`` or start as a Parquet, ``.npy`` or pickle file, they are checked to be UTF-8 text
+    without NUL bytes as they are read."""
     label = source_name(source, name)
+    checked = 0
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
+        head = data[:BLOCK]
+        check = None if head[:2] == GZIP_MAGIC else _checker(head, label, binary)
     else:
-        path = Path(source)
-        if not path.exists():
-            raise InputError("file not found", source=label)
-        if path.is_dir():
-            raise InputError("is a directory, not a file", source=label)
-        data = path.read_bytes()
-    if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(f"looks gzipped but cannot be decompressed ({exc})", source=label) from None
+        with open_regular(source, label) as handle:
+            try:
+                head = handle.read(BLOCK)
+                check = None if head[:2] == GZIP_MAGIC else _checker(head, label, binary)
+                if check:   # the first block, before the rest is read
+                    check.feed(head)
+                    checked = len(head)
+                handle.seek(0)
+                data = handle.read()
+            except OSError as exc:
+                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+    if head[:2] == GZIP_MAGIC:
+        return _gunzip(data, label, binary)
+    if check:
+        check.feed_rest(data, checked)
     return data
 
 
-def decode_text(data: bytes, label: str) -> str:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(
-            f"byte 0x{data[exc.start]:02x} is not valid UTF-8; save the file as UTF-8 text",
-            source=label, line=line) from None
+def _checker(head: bytes, label: str, binary: bool) -> "_TextCheck | None":
+    refuse_archive(head, label, binary)
+    if binary or head.startswith((PARQUET_MAGIC, NUMPY_MAGIC, PICKLE_MAGIC)):
+        return None
+    if head.startswith(_UTF16_BOMS):
+        raise InputError("is UTF-16 (or UTF-32) text; save it as UTF-8", source=label, line=1)
+    return _TextCheck(label)
 
 
-@dataclass(frozen=True)
-class Rows:
-    """Non-blank, non-comment rows of a text file, split into fields, with their line numbers."""
+class _TextCheck:
+    """Fed a file's bytes block by block, raises at the first NUL byte or byte that is not UTF-8,
+    naming its line."""
 
-    source: str
-    lines: list[int]
-    fields: list[list[str]]
+    def __init__(self, label: str):
+        self.label = label
+        self.lines = 0        # line ends in the blocks already fed
+        self.carry = b""      # the start of a UTF-8 sequence that the last block cut off
 
-    def __len__(self) -> int:
-        return len(self.fields)
+    def feed(self, block: bytes) -> None:
+        nul = block.find(b"\x00")
+        bad = -1
+        if self.carry or not block.isascii():
+            text = self.carry + block
+            try:
+                _, used = codecs.utf_8_decode(text, "strict", False)
+            except UnicodeDecodeError as exc:
+                bad = max(exc.start - len(self.carry), 0)
+                if nul < 0 or bad < nul:
+                    self._raise_not_utf8(text[exc.start], block, bad)
+            else:
+                self.carry = text[used:]
+        if nul >= 0:
+            raise InputError("contains a NUL byte: this is not a text file", source=self.label,
+                             line=self.lines + block.count(b"\n", 0, nul) + 1)
+        self.lines += block.count(b"\n")
+
+    def feed_rest(self, data: bytes, start: int) -> None:
+        """The rest of a whole file in memory, from ``start`` (after the blocks fed before);
+        plain ASCII, the usual case, is checked in one pass without copying."""
+        if data.isascii():
+            nul = data.find(b"\x00", start)
+            if nul >= 0:
+                raise InputError("contains a NUL byte: this is not a text file",
+                                 source=self.label, line=data.count(b"\n", 0, nul) + 1)
+            return
+        for first in range(start, len(data), BLOCK):
+            self.feed(data[first:first + BLOCK])
+        self.finish()
+
+    def finish(self) -> None:
+        if self.carry:   # the file ends inside a UTF-8 sequence
+            self._raise_not_utf8(self.carry[0], b"", 0)
+
+    def _raise_not_utf8(self, byte: int, block: bytes, at: int):
+        raise not_utf8(byte, self.label, self.lines + block.count(b"\n", 0, at) + 1)
 
 
-def _content_lines(text: str):
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            yield number, line
+def not_utf8(byte: int, label: str, line: int) -> InputError:
+    return InputError(f"byte 0x{byte:02x} is not valid UTF-8; save the file as UTF-8 text",
+                      source=label, line=line)
 
 
-def load_text(source: Source, name: str | None = None, what: str = "file") -> str:
-    """The decoded text of a text file; rejects binary content with a message saying so."""
-    label = source_name(source, name)
-    data = read_bytes(source, label)
-    if data[:4] == PARQUET_MAGIC or data[:6] == NUMPY_MAGIC or data[:1] == b"\x80":
+def _gunzip(compressed: bytes, label: str, binary: bool) -> bytes:
+    """Gzip members decompressed block by block, each block checked (as text unless ``binary``)
+    and counted against :func:`decompressed_limit` before the next is made."""
+    limit = decompressed_limit()
+    members: list[tuple[int, int, int]] = []   # (start, end, decompressed size)
+    kept: list[bytes] | None = []
+    check = None
+    total = start = 0
+    view = memoryview(compressed)
+    while start < len(compressed):
+        if compressed[start:start + 2] != GZIP_MAGIC:
+            raise InputError(f"has {len(compressed) - start} bytes after the end of its gzip "
+                             f"data that are not gzip: is the file damaged?", source=label)
+        stream = zlib.decompressobj(wbits=31)
+        position, pending, size = start, b"", 0
+        while not stream.eof:
+            if not pending and position < len(compressed):   # input a piece at a time: zlib
+                pending = view[position:position + _INPUT]    # copies what it has not used
+                position += len(pending)
+            try:
+                block = stream.decompress(pending, BLOCK)
+            except zlib.error as exc:
+                raise _damaged(label, exc) from None
+            pending = stream.unconsumed_tail
+            if not block and not pending and position == len(compressed) and not stream.eof:
+                raise _damaged(label, "it ends before its compressed data does")
+            if total == 0 and block:
+                check = _checker(block, label, binary)
+            size += len(block)
+            total += len(block)
+            if total > limit:
+                raise InputError(
+                    f"expands to more than {limit >> 20} MiB once decompressed, the most one "
+                    f"file may expand to; give it uncompressed, or raise the bound with the "
+                    f"environment variable {LIMIT_VARIABLE}", source=label)
+            if check:
+                check.feed(block)
+            if kept is not None:
+                kept.append(block)
+                if total > _KEEP_BLOCKS:
+                    kept = None
+        end = position - len(stream.unused_data)
+        members.append((start, end, size))
+        start = end
+    if check:
+        check.finish()
+    if kept is not None:
+        return b"".join(kept)
+    # one allocation of exactly the decompressed size: zlib returns its first buffer as it is
+    # when the output fills it exactly (with a byte to spare it would copy it into a new one)
+    parts = [zlib.decompress(view[a:b], 31, max(size, 1))
+             for a, b, size in members]
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _damaged(label: str, why) -> InputError:
+    return InputError(f"looks gzipped but cannot be decompressed ({why})", source=label)
+
+
+def refuse_binary(data: bytes, label: str, what: str) -> None:
+    if data.startswith((PARQUET_MAGIC, NUMPY_MAGIC, PICKLE_MAGIC)):
         raise InputError(f"is a binary file, but a text {what} was expected", source=label)
-    text = decode_text(data, label)
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        raise InputError("contains a NUL byte: this is not a text file", source=label, line=line)
-    return text
 
-
-# a character that str.strip() removes (re's \s is the same Unicode whitespace), other than the
-# line ends that splitlines() already took off
-_SPACE = re.compile(r"[^\S\r\n]")
-
-
-def split_rows(text: str, label: str, delimiter: str | None, what: str = "file") -> Rows:
-    """Split text into rows. ``delimiter=None`` splits on runs of whitespace (TREC files);
-    ``","`` or ``"\\t"`` read CSV/TSV with quoting. Raises on empty or comment-only text."""
-    if delimiter is not None and '"' not in text and "#" not in text:
-        # no quote: csv.reader would only split at the delimiter; no comment, and with no
-        # whitespace at all no line is blank and no cell needs stripping
-        plain = text.splitlines()
-        if plain and all(plain) and not _SPACE.search(text):
-            return Rows(label, list(range(1, len(plain) + 1)),
-                        [line.split(delimiter) for line in plain])
-    numbered = list(_content_lines(text))
-    if not numbered:
-        raise InputError(f"is empty: expected a {what}", source=label)
-    lines = [n for n, _ in numbered]
-    if delimiter is None:
-        fields = [line.split() for _, line in numbered]
-    elif '"' not in text:
-        fields = [[cell.strip() for cell in line.split(delimiter)] for _, line in numbered]
-    else:
-        fields = [[cell.strip() for cell in row]
-                  for row in csv.reader((line for _, line in numbered), delimiter=delimiter)]
-    return Rows(label, lines, fields)
-
-
-def first_content_line(text: str) -> str:
-    for _, line in _content_lines(text):
-        return line
-    return ""
-
-
-def table_delimiter(first_line: str, filename: str) -> str | None:
-    """The delimiter of a table with a header: by extension (.csv, .tsv), else by what the header
-    holds. ``None`` means whitespace-separated (TREC files, which have no header)."""
-    lower = filename.lower().removesuffix(".gz")
-    if lower.endswith(".tsv"):
-        return "\t"
-    if lower.endswith(".csv"):
-        return ","
-    if "," in first_line:
-        return ","
-    if "\t" in first_line:
-        return "\t"
-    return None
