@@ -368,3 +368,25 @@ def test_compare_has_no_trec_format(trec_files):
     run, qrels = trec_files
     code, _, err = cli("compare", run, run, qrels, "-f", "trec")
     assert code == 2 and "--format trec is for evaluate" in err
+
+
+def test_a_panic_in_a_file_reader_is_one_line_not_a_backtrace(monkeypatch, capsys):
+    """pyo3 raises a Rust panic (polars, pyarrow) as a BaseException, which `except Exception`
+    misses; it must still end as one line on stderr."""
+    import metrics.cli as cli_module
+
+    class PanicException(BaseException):   # what pyo3_runtime.PanicException derives from
+        pass
+
+    def panics(argv):
+        raise PanicException("called `Result::unwrap()` on an `Err` value\nnote: backtrace")
+
+    monkeypatch.setattr(cli_module, "run", panics)
+    monkeypatch.delenv("METRICS_DEBUG", raising=False)
+    assert cli_module.main(["evaluate", "x", "y"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a file reader stopped (PanicException" in err
+    with pytest.raises(KeyboardInterrupt):
+        monkeypatch.setattr(cli_module, "run", lambda argv: (_ for _ in ()).throw(
+            KeyboardInterrupt()))
+        cli_module.main([])

@@ -66,6 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"internal error ({type(exc).__name__}: {exc}); rerun with "
                          f"METRICS_DEBUG=1 for details and please report it\n")
         return 1
+    except BaseException as exc:   # a Rust panic in polars/pyarrow is a BaseException
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)) or os.environ.get(
+                "METRICS_DEBUG"):
+            raise
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        sys.stderr.write(f"error: a file reader stopped ({type(exc).__name__}: {first}), most "
+                         f"often for lack of memory; try again with more memory free, or a "
+                         f"smaller --memory\n")
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
