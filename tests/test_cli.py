@@ -390,3 +390,83 @@ def test_a_panic_in_a_file_reader_is_one_line_not_a_backtrace(monkeypatch, capsy
         monkeypatch.setattr(cli_module, "run", lambda argv: (_ for _ in ()).throw(
             KeyboardInterrupt()))
         cli_module.main([])
+
+
+# ---- many systems and power (issue 32) ---------------------------------------------------------
+
+VERSIONS = ROOT / "sample_data" / "versions"
+VERSION_RUNS = [VERSIONS / f"{s}.run" for s in ("baseline", "cqt_net", "cqt_net_aug",
+                                                  "transformer")]
+
+
+def pytrec_ap(run_path):
+    """Per-query AP of a run on the versions sample, from pytrec_eval (the oracle)."""
+    import pytrec_eval
+    qrels, run = {}, {}
+    for line in (VERSIONS / "qrels.txt").read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    for line in run_path.read_text().splitlines():
+        q, _, d, _, score, _ = line.split()
+        run.setdefault(q, {})[d] = float(score)
+    ap = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    return np.array([ap[q]["map"] for q in sorted(qrels)])
+
+
+@pytest.mark.parametrize("correction", ["holm", "bh", "tukey"])
+def test_compare_correction_matrix_agrees_with_scipy_on_pytrec_eval_values(correction):
+    from scipy import stats
+    code, out, err = cli("compare", *VERSION_RUNS, VERSIONS / "qrels.txt", "-m", "AP",
+                         "--test", "t", "--correction", correction, "--baseline", "cqt_net",
+                         "--ties", "trec9", "--format", "json")   # ties as pytrec_eval breaks them
+    assert code == 0, err
+    data = json.loads(out)
+    ap = [pytrec_ap(p) for p in VERSION_RUNS]
+    pairs = [(i, j) for i in range(4) for j in range(i + 1, 4)]
+    if correction == "tukey":
+        expected = stats.tukey_hsd(*ap).pvalue
+        got = np.array(data["matrix"]["AP"]["p_adjusted"])
+        np.testing.assert_allclose(got, expected, rtol=1e-9)
+    else:
+        raw = np.array([stats.ttest_rel(ap[j], ap[i]).pvalue for i, j in pairs])
+        if correction == "bh":
+            adjusted = stats.false_discovery_control(raw)
+        else:
+            order, adjusted, running = np.argsort(raw), np.empty(len(raw)), 0.0
+            for rank, k in enumerate(order):
+                running = max(running, min(1.0, (len(raw) - rank) * raw[k]))
+                adjusted[k] = running
+        got = np.array([data["matrix"]["AP"]["p_adjusted"][i][j] for i, j in pairs])
+        np.testing.assert_allclose(got, adjusted, rtol=1e-9)
+    diff = np.array(data["matrix"]["AP"]["mean_diff"])
+    assert diff[0][3] == pytest.approx(ap[3].mean() - ap[0].mean(), abs=1e-12)
+    assert data["baseline"] == "cqt_net" and data["correction"] == correction
+    best = [r["system"] for r in data["against"] if r["best"]]
+    assert best == ["transformer"]
+
+
+def test_compare_baseline_needs_a_correction_and_a_known_system():
+    code, _, err = cli("compare", *VERSION_RUNS[:2], VERSIONS / "qrels.txt", "--baseline", "x")
+    assert code == 2 and "--baseline goes with --correction" in err
+    code, _, err = cli("compare", *VERSION_RUNS[:2], VERSIONS / "qrels.txt", "--correction",
+                       "holm", "--baseline", "nope")
+    assert code == 2 and "'nope' is not one of the systems" in err and err.count("\n") == 1
+
+
+def test_power_command_reports_the_figures_of_the_two_runs():
+    from metrics.evaluation.power import power_analysis
+    code, out, err = cli("power", VERSION_RUNS[1], VERSION_RUNS[2], VERSIONS / "qrels.txt",
+                         "--measure", "AP", "--delta", "0.02", "--ties", "trec9",
+                         "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    a, b = pytrec_ap(VERSION_RUNS[1]), pytrec_ap(VERSION_RUNS[2])
+    expected = power_analysis(a, b, 0.05, 0.8, 0.02)
+    assert data["n"] == 60 and data["systems"] == ["cqt_net", "cqt_net_aug"]
+    assert data["mean_diff"] == pytest.approx(b.mean() - a.mean(), abs=1e-12)
+    assert data["min_detectable"] == pytest.approx(expected.min_detectable, rel=1e-9)
+    assert data["queries_needed"] == expected.queries_needed
+    assert data["sentence"].startswith("With these 60 queries, differences below 0.077 in AP")
+    code, _, err = cli("power", VERSION_RUNS[1], VERSION_RUNS[2], VERSIONS / "qrels.txt",
+                       "--alpha", "2")
+    assert code == 2 and err.count("\n") == 1

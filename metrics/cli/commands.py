@@ -15,11 +15,13 @@ from typing import Sequence
 from metrics.errors import InputError
 from metrics.evaluation import provenance
 from metrics.evaluation.evaluate import evaluate, tie_range
+from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
+from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
 from metrics.loaders import load_run, run_name
 from metrics.loaders.annotations import load_taxonomy
-from metrics.measures.names import parse_measures
+from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
 from metrics.ranking.float32_scores import float32_run
 from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file,
@@ -27,7 +29,8 @@ from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run
 from metrics.ranking.rank import judge
 
 from metrics.cli.parser import build_parser
-from metrics.cli.render import Intervals, measure_table, render_comparison, render_evaluation
+from metrics.cli.render import (Intervals, measure_table, render_comparison, render_evaluation,
+                                render_power)
 
 # The input files of each evaluate command, as (role in the provenance record, argument name).
 INPUT_ROLES = {
@@ -51,6 +54,8 @@ def run(argv: Sequence[str] | None = None) -> int:
                 if args.format == "json" else protocol_table(args.format))
         sys.stdout.write(text + "\n")
         return 0
+    if args.command == "power":
+        return _power(args)
     protocol = getattr(args, "protocol", None)
     _check_combination(args, protocol)
     measures = parse_measures(args.measures or DEFAULT_MEASURES)
@@ -81,21 +86,17 @@ def _compare(args, measures) -> int:
     if len(args.files) < 3:
         raise InputError("compare needs at least two runs and a ground-truth file")
     *runs, truth_path = args.files
-    truth = _load_truth(truth_path, args.taxonomy)
-    names, per_query, aggregates, warnings_list = [], {}, {}, []
-    for path in runs:
-        name = run_name(path)
-        if name in per_query:   # two runs of one name (a.run in two folders): tell them apart
-            name = path
-        result = evaluate(judge_run_file(path, truth, args.ties, args.collection_size),
-                          measures)
-        names.append(name)
-        per_query[name] = {m: r.values for m, r in result.results.items()}
-        aggregates[name] = result.aggregate("mean")
-        warnings_list.extend(result.warnings)
+    names, per_query, aggregates, warnings_list = _evaluate_runs(args, runs, truth_path,
+                                                                 measures)
     labels = [str(m) for m in measures]
     tests = args.test or list(TESTS)
     paired = compare_systems(per_query, labels, tests, args.seed, args.resamples)
+    many = None
+    if args.correction is not None:
+        many = _many_systems(args, names, per_query, measures)
+    elif args.baseline is not None:
+        raise InputError("--baseline goes with --correction holm|bh|tukey (the correction of "
+                         "the tests against it)")
     record = None
     if args.provenance:
         record = provenance.record(
@@ -104,9 +105,61 @@ def _compare(args, measures) -> int:
                  ("taxonomy", args.taxonomy)]),
             measures=measures, ties=args.ties, seed=args.seed,
             options={"tests": tests, "resamples": args.resamples,
-                     "collection_size": args.collection_size},
+                     "collection_size": args.collection_size, "correction": args.correction,
+                     "baseline": args.baseline, "alpha": args.alpha},
             warnings=warnings_list)
-    _print_result(render_comparison(names, labels, aggregates, paired, args.format, record),
+    _print_result(render_comparison(names, labels, aggregates, paired, args.format, record,
+                                    many),
+                  dict.fromkeys(warnings_list), args.format)
+    return 0
+
+
+def _evaluate_runs(args, runs, truth_path, measures):
+    """Each run's per-query values and means on one ground truth. A system is named after its
+    file (without extensions); two files of one name (a.run in two folders) are told apart by
+    their paths."""
+    truth = _load_truth(truth_path, args.taxonomy)
+    names, per_query, aggregates, warnings_list = [], {}, {}, []
+    for path in runs:
+        name = run_name(path)
+        if name in per_query:
+            name = path
+        if name in per_query:
+            raise InputError(f"{path} is given twice; give each run once")
+        result = evaluate(judge_run_file(path, truth, args.ties, args.collection_size),
+                          measures)
+        names.append(name)
+        per_query[name] = {m: r.values for m, r in result.results.items()}
+        aggregates[name] = result.aggregate("mean")
+        warnings_list.extend(result.warnings)
+    return names, per_query, aggregates, warnings_list
+
+
+def _many_systems(args, names, per_query, measures) -> dict:
+    """The pairwise matrices, groups and the tests against the baseline and the best."""
+    if args.baseline is not None and args.baseline not in per_query:
+        raise InputError(f"--baseline {args.baseline!r} is not one of the systems: "
+                         f"{', '.join(names)}")
+    matrices = {str(m): pairwise_matrix({s: per_query[s][str(m)] for s in names},
+                                        args.correction, args.seed) for m in measures}
+    rows = leaderboard(per_query, [str(m) for m in measures], args.baseline, args.correction,
+                       {str(m): m.definition.higher_is_better for m in measures},
+                       seed=args.seed, resamples=args.resamples)
+    return {"correction": args.correction, "alpha": args.alpha,
+            "baseline": args.baseline or names[0], "matrices": matrices, "rows": rows}
+
+
+# ---- power -------------------------------------------------------------------------------------
+
+def _power(args) -> int:
+    """How many queries a difference between two runs needs (metrics.evaluation.power)."""
+    measure = parse_measure(args.measure)
+    *runs, truth_path = args.files
+    names, per_query, _, warnings_list = _evaluate_runs(args, runs, truth_path, [measure])
+    a, b = (per_query[name][str(measure)] for name in names)
+    analysis = power_analysis(a, b, args.alpha, args.power, args.delta)
+    sentence = detectable_sentence(analysis, str(measure))
+    _print_result(render_power(names, str(measure), analysis, sentence, args.format),
                   dict.fromkeys(warnings_list), args.format)
     return 0
 

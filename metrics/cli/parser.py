@@ -17,9 +17,12 @@ from metrics.data.judged import check_collection_size
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.evaluation.evaluate import AGGREGATES
 from metrics.evaluation.protocols import PROTOCOLS
-from metrics.evaluation.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, TESTS
+from metrics.evaluation.leaderboard import CORRECTIONS
+from metrics.evaluation.power import DEFAULT_POWER
+from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED,
+                                      TESTS)
 from metrics.loaders.arrays import SIMILARITIES
-from metrics.measures.registry import DEFAULT_MEASURES, positive_int
+from metrics.measures.registry import DEFAULT_MEASURES, positive_float, positive_int
 from metrics.ranking.rank import JUDGED
 from metrics.ranking.streaming import DEFAULT_MEMORY, parse_memory
 
@@ -192,10 +195,37 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     cp.add_argument("--test", action="append", choices=TESTS, default=None,
                     help="significance test; repeat for several (default: all three)")
+    cp.add_argument("--correction", choices=list(CORRECTIONS), default=None,
+                    help="add a matrix of every pair's adjusted p-value and mean difference per "
+                         "measure, and the groups of systems that cannot be told apart: "
+                         + "; ".join(f"{k} = {v}" for k, v in CORRECTIONS.items()))
+    cp.add_argument("--baseline", default=None, metavar="NAME",
+                    help="with --correction: also test every system against this one (default: "
+                         "the first run) and against the best")
+    cp.add_argument("--alpha", type=confidence_level, default=DEFAULT_ALPHA,
+                    help=f"significance level of the groups (default {DEFAULT_ALPHA})")
     _add_resampling_options(cp, "seed of the randomisation test and the bootstrap",
                             f"permutations and bootstrap resamples (default {DEFAULT_RESAMPLES})")
     _add_provenance_option(cp)
     _add_measure_options(cp)
+
+    pw = sub.add_parser("power", help="how many queries a difference between two runs needs: "
+                                      "the paired t-test's power (topic set size design)")
+    pw.add_argument("files", nargs=3, metavar="RUN_A RUN_B TRUTH",
+                    help="two runs, then the qrels (or labels) file")
+    pw.add_argument("--measure", default="AP", help="one measure (default AP)")
+    pw.add_argument("--alpha", type=confidence_level, default=DEFAULT_ALPHA,
+                    help=f"significance level (default {DEFAULT_ALPHA})")
+    pw.add_argument("--power", type=confidence_level, default=DEFAULT_POWER,
+                    help=f"the power asked for (default {DEFAULT_POWER})")
+    pw.add_argument("--delta", type=argument_type(positive_float), default=None,
+                    help="a difference in the measure to detect: how many queries it needs")
+    pw.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
+    pw.add_argument("--format", "-f", choices=("table", "json"), default="table")
+    pw.add_argument("--ties", choices=TiePolicy.names() + tuple(ALIASES),
+                    default=TiePolicy.STABLE.value, help="order of equal scores (see evaluate)")
+    pw.add_argument("--collection-size", type=collection_size, default=None,
+                    metavar=f"N|{JUDGED}", help="|D|, for measures that need it (see evaluate)")
 
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")

@@ -278,14 +278,18 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
 # ---- a comparison ------------------------------------------------------------------------------
 
 def render_comparison(systems, measures, aggregates, tests, fmt: str,
-                      provenance: dict | None = None) -> str:
+                      provenance: dict | None = None, many: dict | None = None) -> str:
     """Each system's aggregates, then every paired test (:func:`metrics.evaluation.stats.
-    compare_systems`), as a text table, JSON or CSV (the CSV holds the tests only)."""
+    compare_systems`), as a text table, JSON or CSV (the CSV holds the tests only); with
+    ``many`` (``compare --correction``), each measure's pairwise matrix and groups and the
+    tests against the baseline and the best."""
     if fmt == "json":
         out = {"systems": systems, "measures": measures,
                "aggregate": {s: {m: json_number(v) for m, v in aggregates[s].items()}
                              for s in systems},
                "tests": [t.as_dict() for t in tests]}
+        if many is not None:
+            out.update(_many_as_json(many))
         if provenance is not None:
             out["provenance"] = provenance
         return json.dumps(out, indent=2)
@@ -306,4 +310,66 @@ def render_comparison(systems, measures, aggregates, tests, fmt: str,
                           [[s, *[text_number(aggregates[s][m]) for m in measures]]
                            for s in systems])
     text = means + "\n\n" + aligned_table(header, rows)
+    if many is not None:
+        text += "\n\n" + _many_as_text(many)
     return text if provenance is None else text + "\n\n" + comment_lines(provenance)
+
+
+def _many_as_json(many: dict) -> dict:
+    """``"matrix"``: per measure, every pair's adjusted p and mean difference (column − row) and
+    the groups; ``"against"``: each system against the baseline and the best."""
+    matrix = {}
+    for measure, m in many["matrices"].items():
+        matrix[measure] = {
+            "systems": list(m.systems), "n": m.n,
+            "mean_diff": [[json_number(v) for v in row] for row in m.mean_diff],
+            "p_adjusted": [[json_number(v) for v in row] for row in m.p_adjusted],
+            "groups": [list(g) for g in m.groups(many["alpha"])]}
+    against = [{"system": r.system, "measure": r.measure, "mean": json_number(r.mean),
+                "ci": [json_number(r.ci[0]), json_number(r.ci[1])], "best": r.best,
+                "diff_baseline": json_number(r.diff_baseline),
+                "p_baseline": json_number(r.p_baseline), "diff_best": json_number(r.diff_best),
+                "p_best": json_number(r.p_best)} for r in many["rows"]]
+    return {"correction": many["correction"], "alpha": many["alpha"],
+            "baseline": many["baseline"], "matrix": matrix, "against": against}
+
+
+def _many_as_text(many: dict) -> str:
+    from metrics.evaluation.leaderboard import CORRECTIONS
+
+    method = f"{CORRECTIONS[many['correction']]}; groups at α = {many['alpha']:g}"
+    parts = []
+    for measure, m in many["matrices"].items():
+        header = [f"{measure}: p / B−A", *m.systems]
+        rows = [[a, *["—" if i == j else f"{p_value(m.p_adjusted[i, j])} / "
+                      f"{text_number(m.mean_diff[i, j])}" for j in range(len(m.systems))]]
+                for i, a in enumerate(m.systems)]
+        groups = "; ".join("{" + ", ".join(g) + "}" for g in m.groups(many["alpha"]))
+        parts.append(aligned_table(header, rows) + f"\ncannot be told apart: {groups}")
+    rows = [[r.measure, r.system, text_number(r.mean), text_number(r.diff_baseline),
+             p_value(r.p_baseline), text_number(r.diff_best), p_value(r.p_best),
+             "best" if r.best else ""] for r in many["rows"]]
+    parts.append(aligned_table(["measure", "system", "mean", f"−{many['baseline']}", "p",
+                                "−best", "p", ""], rows))
+    return "\n\n".join(parts) + f"\n({method}; B−A is the column's mean minus the row's)"
+
+
+def render_power(systems, measure: str, analysis, sentence: str, fmt: str) -> str:
+    """``python -m metrics power``: the power figures of one measure for two systems."""
+    if fmt == "json":
+        return json.dumps({"systems": systems, "measure": measure,
+                           **{k: json_number(v) if isinstance(v, float) else v
+                              for k, v in analysis.as_dict().items()},
+                           "sentence": sentence}, indent=2, ensure_ascii=False)
+    rows = [["queries", str(analysis.n)], ["mean difference (B − A)",
+                                           text_number(analysis.mean_diff)],
+            ["sd of the differences", text_number(analysis.sd_diff)],
+            ["power for the observed difference", text_number(analysis.observed_power)],
+            [f"smallest difference detected with power {analysis.power:g}",
+             text_number(analysis.min_detectable)]]
+    if analysis.delta is not None:
+        needed = analysis.queries_needed
+        rows.append([f"queries needed for a difference of {analysis.delta:g}",
+                     str(needed) if needed is not None else "undefined"])
+    header = [f"{measure}: {systems[1]} vs {systems[0]}", f"paired t-test, α = {analysis.alpha:g}"]
+    return aligned_table(header, rows) + "\n" + sentence

@@ -23,13 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.evaluation.stats import (DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_interval, holm,
-                                      paired_test)
+from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED,
+                                      bootstrap_interval, holm, paired_test)
 
 CORRECTIONS = {"holm": "Holm's step-down correction of paired t-tests",
                "bh": "Benjamini–Hochberg correction of paired t-tests",
                "tukey": "Tukey's HSD over all pairs of systems"}
-DEFAULT_ALPHA = 0.05
 
 
 def _correct(p_values: list[float | None], correction: str) -> list[float | None]:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.errors import InputError
+from metrics.evaluation.stats import DEFAULT_ALPHA
 
-DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
 # the search for the queries a difference needs stops here; a difference that needs more is
 # reported as needing more than this (no search grows with a number the user types)

@@ -20,6 +20,7 @@ from metrics.errors import InputError
 TESTS = ("t", "wilcoxon", "randomization")
 DEFAULT_SEED = 20261121
 DEFAULT_RESAMPLES = 10_000
+DEFAULT_ALPHA = 0.05   # significance level where one is needed (groups, power)
 
 
 @dataclass(frozen=True)
