@@ -26,6 +26,13 @@ RELEVANT_BACKGROUND = "#d9f2d9"   # a relevant row of a ranked list
 DIFFERS_BACKGROUND = "#fde0dd"    # a cell that differs from the paper
 CURRENT_BACKGROUND = "#ffe08a"    # the rank r the teaching mode is at
 
+# Heatmaps. Diverging, from ColorBrewer's RdBu: its ends are dark enough for white text, its
+# middle light enough for black (Plotly picks each cell's text colour), and every cell is drawn
+# on its own colour, not on the theme's background
+DIFFERENCE_SCALE = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"],
+                    [1.0, "#2166ac"]]
+VALUE_SCALE = "Viridis"   # sequential, and legible with red-green colour blindness
+
 
 def highlight_css(background: str) -> str:
     """A pandas Styler cell style with the text colour set together with the background."""

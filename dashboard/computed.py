@@ -10,6 +10,7 @@ return None after an ``st.error``.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -152,6 +153,51 @@ def comparisons(measures: list[Measure], measure: str, seed: int):
     return _on_current(compare_source, _names(measures), measure, seed)
 
 
+@st.cache_data(show_spinner="Testing every system against the baseline and the best…",
+               max_entries=32, ttl=CACHE_TTL)
+def leaderboard_source(src: DataSource, ties: str, measures: str, baseline: str,
+                       correction: str, seed: int, _store: dict | None = None) -> pd.DataFrame:
+    """The leaderboard (metrics.evaluation.leaderboard): one row per (system, measure) with the
+    mean and its bootstrap interval over the queries where every system has a value, whether it
+    is the column's best, and its difference and corrected p against the baseline and the best."""
+    from metrics.evaluation.leaderboard import leaderboard
+
+    results = evaluate_source(src, ties, measures, _store)
+    per_query = {s: {m: r.results[m].values for m in r.measures} for s, r in results.items()}
+    first = next(iter(results.values()))
+    higher = {m: first.results[m].higher_is_better for m in first.measures}
+    rows = leaderboard(per_query, list(first.measures), baseline, correction, higher, seed=seed)
+    return pd.DataFrame([{
+        "system": r.system, "measure": r.measure, "mean": r.mean, "CI low": r.ci[0],
+        "CI high": r.ci[1], "best": r.best, "− baseline": r.diff_baseline,
+        "p vs baseline": r.p_baseline, "− best": r.diff_best, "p vs best": r.p_best}
+        for r in rows]).astype({c: float for c in ("mean", "CI low", "CI high", "− baseline",
+                                                     "p vs baseline", "− best", "p vs best")})
+
+
+def leaderboard_now(measures: list[Measure], baseline: str, correction: str, seed: int):
+    """:func:`leaderboard_source` for the current data; called after :func:`evaluations`
+    succeeded."""
+    return _on_current(leaderboard_source, _names(measures), baseline, correction, seed)
+
+
+@st.cache_data(show_spinner="Testing every pair of systems…", max_entries=32, ttl=CACHE_TTL)
+def pairwise_source(src: DataSource, ties: str, measures: str, measure: str, correction: str,
+                    seed: int, _store: dict | None = None):
+    """One measure's :class:`~metrics.evaluation.leaderboard.PairwiseMatrix`."""
+    from metrics.evaluation.leaderboard import pairwise_matrix
+
+    results = evaluate_source(src, ties, measures, _store)
+    return pairwise_matrix({s: r.results[measure].values for s, r in results.items()},
+                           correction, seed)
+
+
+def pairwise_now(measures: list[Measure], measure: str, correction: str, seed: int):
+    """:func:`pairwise_source` for the current data; called after :func:`evaluations`
+    succeeded."""
+    return _on_current(pairwise_source, _names(measures), measure, correction, seed)
+
+
 # One query's curves and failure report, cached per data, query and threshold: for a list of a
 # million items each costs a few tenths of a second, and a K change or a page turn needs neither
 # again. Bounded by count: each entry holds a few arrays of the list's length (40 MB at 10^6).
@@ -182,3 +228,35 @@ def query_failure(src: DataSource, ties: str, system: str, other: str | None, qu
 def failure_of(system: str, other: str | None, query: int, threshold: int):
     """:func:`query_failure` of the current data."""
     return _on_current(query_failure, system, other, query, threshold)
+
+
+# A query every system fails: each system's value is this or worse (0 for a measure where higher
+# is better: no relevant item where the measure looks), or undefined
+FAILED_VALUE = 0.0
+
+
+def standings(queries, values: dict[str, np.ndarray], higher_is_better: bool = True):
+    """Where every query stands, for one measure: (the queries × systems table, hardest first —
+    by the mean over the systems that have a value, ties in the queries' order; the queries every
+    system fails (:data:`FAILED_VALUE` or undefined for all, for a measure where higher is
+    better; none for a rank, whose failure is "undefined" for all); the queries where the systems
+    disagree most, by the spread max − min, largest first, with the best and the worst system).
+    """
+    table = pd.DataFrame({s: np.asarray(v, dtype=float) for s, v in values.items()},
+                         index=pd.Index([str(q) for q in queries], name="query_id"))
+    mean = table.mean(axis=1, skipna=True)   # pandas: no warning for an all-undefined row
+    order = np.argsort((-1 if not higher_is_better else 1) * mean.to_numpy(), kind="stable")
+    hardest = table.iloc[order].assign(**{"mean over systems": mean.iloc[order]})
+    defined = table.notna()
+    if higher_is_better:
+        failed = ((table <= FAILED_VALUE) | ~defined).all(axis=1)
+    else:
+        failed = (~defined).all(axis=1)
+    compared = table[defined.sum(axis=1) >= 2]   # idxmax of an all-undefined row would fail
+    best, worst = ((compared.idxmax, compared.idxmin) if higher_is_better else
+                   (compared.idxmin, compared.idxmax))
+    disagreement = pd.DataFrame({
+        "spread": compared.max(axis=1) - compared.min(axis=1), "best system": best(axis=1),
+        "worst system": worst(axis=1)})
+    disagreement = disagreement.sort_values("spread", ascending=False, kind="stable")
+    return hardest, table.index[failed.to_numpy()].tolist(), disagreement

@@ -35,6 +35,7 @@ PAGES = [
     ("pages/curves.py", "Curves", ":material/show_chart:", "curves"),
     ("pages/answer_sets.py", "Answer sets", ":material/table_chart:", "answer_sets"),
     ("pages/compare.py", "Compare systems", ":material/compare_arrows:", "compare"),
+    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard"),
     ("pages/conventions.py", "Conventions", ":material/rule:", "conventions"),
 ]
 

@@ -29,10 +29,11 @@ PAGE_PARAMS = {
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
+    "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
-               "curves": ("curve_systems",)}
+               "curves": ("curve_systems",), "leaderboard": ("baseline",)}
 
 
 def _positive_int(text: str) -> int | None:

@@ -20,6 +20,7 @@ PAGE_CONTROLS = {
     "curves": ("sample", "threshold", "ties"),
     "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
+    "leaderboard": ("sample", "measures", "threshold", "ties"),
     "conventions": ("sample", "measures", "threshold", "ties"),
 }
 

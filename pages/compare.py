@@ -19,7 +19,9 @@ from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.summaries import side_by_side
-from metrics.evaluation.stats import DEFAULT_SEED
+from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
+                                      power_analysis)
+from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 page_setup()
 
@@ -92,6 +94,19 @@ st.caption("Paired tests over the queries where both systems have a value (scipy
            "mean/sd of the differences. "
            + ("Holm's correction is over the system pairs. " if len(systems) > 2 else "")
            + "wins count queries where B beats A.")
+delta = st.number_input(f"Difference to detect in {measure} (optional)", min_value=0.0,
+                        value=None, step=0.01, format="%.4g", key="compare_delta",
+                        help="how many queries the paired t-test needs to detect a difference "
+                             "this large (power 0.8 at α = 0.05), from the spread of these "
+                             "per-query differences")
+power = power_analysis(a, b, DEFAULT_ALPHA, DEFAULT_POWER, delta or None)
+st.markdown(md(detectable_sentence(power, measure)))
+if delta and power.queries_needed is not None:
+    needed = (f"more than {MAX_QUERIES:,}" if power.queries_needed > MAX_QUERIES
+              else f"{power.queries_needed:,}")
+    st.markdown(md(f"Detecting a difference of {delta:g} in {measure} with power "
+                   f"{power.power:g} at α = {power.alpha:g} needs {needed} queries "
+                   f"(this collection has {power.n:,})."))
 
 st.subheader("Mean PR curves")
 means = {s: mean_interpolated_precision(data[s], threshold) for s in systems}

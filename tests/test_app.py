@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -15,7 +16,7 @@ from metrics.explain.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
-         "pages/compare.py", "pages/conventions.py"]
+         "pages/compare.py", "pages/leaderboard.py", "pages/conventions.py"]
 
 
 # AppTest forgets between runs that app.py declared its pages (it resets Streamlit's pages/
@@ -1083,3 +1084,184 @@ def test_one_rounding_in_every_table_and_on_the_command_line(tmp_path):
     row = per_query.value["query_id"].tolist().index("q1")
     assert _cell_shown(per_query, row, "P@32") == "0.6562"
     assert any(o.startswith("q1  (P@32 = 0.6562)") for o in _query_box(explorer).options)
+
+
+# --- issue 32: many systems at once (the Leaderboard page, the power sentence on Compare) ------
+
+VERSIONS = ROOT / "sample_data" / "versions"
+VERSION_SYSTEMS = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
+
+
+def _pytrec_ap(system: str) -> dict[str, float]:
+    """Per-query AP of one system of the versions sample, by pytrec_eval (the oracle)."""
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (VERSIONS / "qrels.txt").read_text().splitlines():
+        q, _, item, grade = line.split()
+        qrels.setdefault(q, {})[item] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for line in (VERSIONS / f"{system}.run").read_text().splitlines():
+        q, _, item, _, score, _ = line.split()
+        run.setdefault(q, {})[item] = float(score)
+    values = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    return {q: values[q]["map"] if q in values else 0.0 for q in qrels}
+
+
+def _leaderboard_numbers(at) -> pd.DataFrame:
+    return next(d.value for d in at.main.dataframe if "p vs baseline" in d.value.columns)
+
+
+def _leaderboard_caption(at) -> str:
+    return next(c.value for c in at.caption if "Significance" in c.value).replace("\\", "")
+
+
+def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
+    from scipy import stats
+
+    from metrics.evaluation.leaderboard import leaderboard
+
+    at = app("pages/leaderboard.py", sample="versions", measures="AP", ties="trec9")
+    assert not at.exception and not at.error
+    ap = {s: _pytrec_ap(s) for s in VERSION_SYSTEMS}
+    queries = sorted(ap["baseline"])
+    per_query = {s: {"AP": np.array([ap[s][q] for q in queries])} for s in VERSION_SYSTEMS}
+    shown = _leaderboard_numbers(at).set_index("system")
+    assert list(shown.index) == VERSION_SYSTEMS
+    # means as printed (four decimals), from pytrec_eval's per-query values
+    for s in VERSION_SYSTEMS:
+        assert shown.loc[s, "mean"] == float(f"{per_query[s]['AP'].mean():.4f}")
+    # Holm over the four paired t-tests against the baseline, by hand from scipy's p-values
+    raw = {s: stats.ttest_rel(per_query[s]["AP"], per_query["baseline"]["AP"]).pvalue
+           for s in VERSION_SYSTEMS[1:]}
+    order = sorted(raw, key=raw.get)
+    holm, running = {}, 0.0
+    for rank, s in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * raw[s]))
+        holm[s] = running
+    for s in VERSION_SYSTEMS[1:]:
+        assert shown.loc[s, "p vs baseline"] == f"{holm[s]:.4g}"
+    assert shown.loc["baseline", "p vs baseline"] == "—"
+    assert shown["best"].tolist() == [False] * 4 + [True]
+    # and the whole table is the engine's on those independent values (BH against the best too)
+    at.radio(key="leaderboard_correction").set_value("bh").run()
+    rows = leaderboard(per_query, ["AP"], "baseline", "bh")
+    bh = _leaderboard_numbers(at).set_index("system")
+    for row in rows:
+        expected = "—" if row.p_best is None else f"{row.p_best:.4g}"
+        assert bh.loc[row.system, "p vs best"] == expected
+    grid = next(d.value for d in at.main.dataframe if "AP" in d.value.columns
+                and "system" in d.value.columns)
+    assert grid.set_index("system").loc["transformer", "AP"].endswith("★ ▲")
+
+
+def test_leaderboard_correction_baseline_and_alpha_change_the_tests_and_the_caption():
+    at = app("pages/leaderboard.py", sample="versions", measures="AP,nDCG@10")
+    holm = _leaderboard_numbers(at)
+    assert "Holm's step-down correction" in _leaderboard_caption(at)
+    assert "α = 0.05" in _leaderboard_caption(at)
+    at.radio(key="leaderboard_correction").set_value("tukey").run()
+    tukey = _leaderboard_numbers(at)
+    assert "Tukey's HSD" in _leaderboard_caption(at)
+    assert not holm["p vs baseline"].equals(tukey["p vs baseline"])
+    at.selectbox(key="baseline_box").set_value("cqt_net").run()
+    moved = _leaderboard_numbers(at).set_index(["system", "measure"])
+    assert moved.loc[("cqt_net", "AP"), "p vs baseline"] == "—"
+    assert moved.loc[("baseline", "AP"), "− baseline"] < 0
+    at.number_input(key="leaderboard_alpha").set_value(0.01).run()
+    assert "α = 0.01" in _leaderboard_caption(at)
+    assert at.query_params["systems"] in ("cqt_net", ["cqt_net"])   # the baseline: in the link
+
+
+def test_leaderboard_of_two_systems_and_of_one():
+    at = app("pages/leaderboard.py", sample="covers", measures="AP")
+    assert not at.exception and not at.error
+    assert len(_leaderboard_numbers(at)) == 2
+    assert any("Groups that cannot be told apart" in m.value for m in at.markdown)
+    single = app("pages/leaderboard.py", sample="fmp")
+    assert not single.exception and "one system" in single.info[0].value
+
+
+def _array(value) -> np.ndarray:
+    """A figure's array as sent to the browser: a list, or Plotly's binary {dtype, bdata,
+    shape}."""
+    import base64
+
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = [int(n) for n in str(value.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape)
+    return np.asarray(value, dtype=float)
+
+
+def _figures(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_leaderboard_with_twenty_systems_stays_legible():
+    rng = np.random.default_rng(32)
+    queries, docs = 30, 20
+    qrels = "".join(f"q{q} 0 d{d} {int(d < 3)}\n" for q in range(queries) for d in range(docs))
+    runs = {}
+    for s in range(20):
+        lines = []
+        for q in range(queries):
+            scores = rng.normal(size=docs) + (s / 10) * (np.arange(docs) < 3)
+            lines += [f"q{q} Q0 d{d} 1 {scores[d]:.6f} s{s}\n" for d in range(docs)]
+        runs[f"system{s:02d}.run"] = "".join(lines).encode()
+    at = app("pages/leaderboard.py", upload=_upload(runs, qrels.encode()), sample="upload",
+             measures="AP,P@5")
+    assert not at.exception and not at.error
+    assert len(_leaderboard_numbers(at)) == 40
+    matrix, heatmap = _figures(at)
+    assert _array(matrix["data"][0]["z"]).shape == (20, 20)
+    assert "texttemplate" not in matrix["data"][0]   # 400 cells: the numbers on hover only
+    cells, clicks = heatmap["data"]
+    assert _array(cells["z"]).shape == (30, 20)
+    assert len(_array(clicks["customdata"])) == 600
+    # hardest first: the mean over the systems of each row never decreases
+    means = _array(cells["z"]).mean(axis=1)
+    assert np.all(np.diff(means) >= -1e-12)
+
+
+def test_where_every_query_stands_by_hand():
+    from dashboard.computed import standings
+
+    values = {"a": np.array([0.0, 0.5, 1.0, np.nan]), "b": np.array([0.0, 0.1, 0.8, 0.0]),
+              "c": np.array([0.0, 0.9, 0.6, np.nan])}
+    hardest, failed, disagreement = standings(["q1", "q2", "q3", "q4"], values)
+    # means over the systems with a value: q1 0, q2 0.5, q3 0.8, q4 0
+    assert hardest.index.tolist() == ["q1", "q4", "q2", "q3"]
+    assert failed == ["q1", "q4"]           # every system 0 or undefined
+    assert disagreement.index[0] == "q2" and disagreement.loc["q2", "spread"] == pytest.approx(0.8)
+    assert disagreement.loc["q2", "best system"] == "c"
+    assert disagreement.loc["q2", "worst system"] == "b"
+    assert "q4" not in disagreement.index   # one system has a value: no spread
+    ranks, failed_ranks, _ = standings(["q1", "q2"], {"a": np.array([1.0, np.nan]),
+                                                      "b": np.array([3.0, np.nan])}, False)
+    assert failed_ranks == ["q2"]
+
+
+def test_compare_says_which_differences_these_queries_can_detect():
+    from statsmodels.stats.power import TTestPower
+
+    from metrics import evaluate
+    from metrics.explain.samples import load_sample
+
+    at = app("pages/compare.py", sample="covers", measures="AP")
+    data = load_sample("covers")
+    a = evaluate(data["system_a"], "AP").results["AP"].values
+    b = evaluate(data["system_b"], "AP").results["AP"].values
+    diff = b - a
+    effect = TTestPower().solve_power(nobs=len(diff), alpha=0.05, power=0.8)
+    smallest = effect * diff.std(ddof=1)
+    sentence = next(m.value for m in at.markdown if "unlikely to be detected" in m.value)
+    assert sentence.replace("\\", "") == (
+        f"With these {len(diff)} queries, differences below {smallest:.3g} in AP are unlikely "
+        f"to be detected (power 0.8 at α = 0.05, paired t-test).")
+    at.number_input(key="compare_delta").set_value(0.02).run()
+    needed = next(m.value for m in at.markdown if "needs" in m.value).replace("\\", "")
+    import math
+    by_statsmodels = math.ceil(TTestPower().solve_power(effect_size=0.02 / diff.std(ddof=1),
+                                                        alpha=0.05, power=0.8))
+    assert f"needs {by_statsmodels:,} queries" in needed

@@ -539,3 +539,33 @@ def test_the_answer_set_table_is_read_as_typed():
         with pytest.raises(InputError) as refused:
             read_answer_sets(names, ["4", ""], r, 14, 2054)
         assert message in str(refused.value), str(refused.value)
+
+
+def test_pairwise_matrix_figure_writes_differences_and_p_and_stars_the_significant():
+    from charts.leaderboard import pairwise_figure
+
+    diff = np.array([[0.0, 0.25], [-0.25, 0.0]])
+    p = np.array([[1.0, 0.003], [0.003, 1.0]])
+    fig = pairwise_figure(["a", "<b>"], diff, p, measure="AP", correction="Holm", alpha=0.05)
+    cell = fig.data[0]
+    assert cell.text[0][1] == "+0.2500<br>p = 0.003 *" and cell.text[1][0].startswith("-0.2500")
+    assert cell.text[0][0] == "" and cell.texttemplate == "%{text}"
+    assert list(cell.x) == ["a", "&lt;b&gt;"]           # a name is text, never HTML
+    assert (cell.zmin, cell.zmax) == (-0.25, 0.25)       # white means no difference
+    many = pairwise_figure([f"s{i}" for i in range(11)], np.zeros((11, 11)), np.ones((11, 11)),
+                           measure="AP", correction="Holm", alpha=0.05)
+    assert many.data[0].texttemplate is None             # 121 cells: numbers on hover
+
+
+def test_query_heatmap_has_a_clickable_marker_on_every_cell():
+    from charts.leaderboard import query_heatmap_figure
+
+    values = np.array([[0.0, 0.1, np.nan], [0.5, 0.7, 0.9]])
+    fig = query_heatmap_figure(["q2", "q1"], ["x", "y", "z"], values, measure="AP")
+    heatmap, clicks = fig.data
+    assert np.array_equal(np.asarray(heatmap.z), values, equal_nan=True)
+    assert list(clicks.customdata) == list(range(6))
+    # the marker of cell 5 sits on row 1 (q1), column z, and says so on hover
+    assert (clicks.x[5], clicks.y[5]) == ("z", 1) and clicks.text[5] == "q1 · z: 0.9000"
+    assert clicks.text[2] == "q2 · z: undefined"
+    assert list(fig.layout.yaxis.ticktext) == ["q2", "q1"]

@@ -1,0 +1,145 @@
+"""Leaderboard: many systems × the sidebar's measures with intervals and corrected significance
+against a baseline and the best, the pairwise matrix of one measure with the groups that cannot be
+told apart, and where every query stands (a click opens the query in the Query explorer)."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from charts.leaderboard import pairwise_figure, query_heatmap_figure
+from dashboard.clicks import clicked_index, open_clicked
+from dashboard.computed import (FAILED_VALUE, evaluations, leaderboard_now, pairwise_now,
+                                standings)
+from dashboard.datasets import rankings
+from dashboard.frame import page_path, page_setup
+from dashboard.provenance_records import provenance_record
+from dashboard.safe import md
+from dashboard.settings import measure_list
+from dashboard.tables import download_csv, printed_numbers
+from dashboard.widgets import choose
+from metrics.evaluation.cells import fixed
+from metrics.evaluation.leaderboard import CORRECTIONS
+from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
+
+CORRECTION_TITLES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "tukey": "Tukey's HSD"}
+LEVEL = 0.95            # the bootstrap intervals' (metrics.evaluation.leaderboard's default)
+DISAGREEMENTS = 10      # rows of the "systems disagree most" table
+
+page_setup()
+
+st.title("Leaderboard")
+data, measures = rankings(), measure_list()
+results = evaluations(measures) if data is not None and measures else None
+if not results:
+    st.stop()
+systems = list(data)
+if len(systems) < 2:
+    st.info("This dataset has one system. Choose a sample with several systems (version "
+            "identification: five systems) or upload two or more runs on the Data page.")
+    st.stop()
+names = list(results[systems[0]].measures)
+
+controls = st.container(horizontal=True, vertical_alignment="bottom")
+with controls:
+    baseline = choose("Baseline", "baseline", systems, systems[0], "baseline_box", width=220)
+    correction = st.radio("Correction for many comparisons", list(CORRECTIONS),
+                          format_func=CORRECTION_TITLES.get, key="leaderboard_correction",
+                          horizontal=True)
+    alpha = st.number_input("α", min_value=0.0001, max_value=0.5, value=DEFAULT_ALPHA,
+                            step=0.01, format="%.4g", key="leaderboard_alpha", width=140)
+
+board = leaderboard_now(measures, baseline, correction, DEFAULT_SEED)
+n_common = len(np.flatnonzero(np.all([~np.isnan(results[s].results[m].values)
+                                      for s in systems for m in names], axis=0)))
+
+
+def marked(row) -> str:
+    """A cell of the systems × measures table: mean [interval] and the marks of the caption."""
+    if pd.isna(row["mean"]):
+        return "undefined"
+    text = f"{fixed(row['mean'])} [{fixed(row['CI low'])}, {fixed(row['CI high'])}]"
+    marks = " ★" if row["best"] else ""
+    if row["p vs baseline"] < alpha:
+        higher = results[systems[0]].results[row["measure"]].higher_is_better
+        marks += " ▲" if (row["− baseline"] > 0) == higher else " ▼"
+    if row["p vs best"] < alpha:
+        marks += " †"
+    return text + marks
+
+
+grid = (board.assign(cell=board.apply(marked, axis=1))
+        .pivot(index="system", columns="measure", values="cell")
+        .reindex(index=systems, columns=names).reset_index())
+st.dataframe(grid, hide_index=True, width="stretch", placeholder="undefined")
+download_csv("Download CSV", board, provenance_record(measures, seed=DEFAULT_SEED),
+             "leaderboard.csv", key="download_leaderboard")
+st.caption(
+    f"Mean over the {n_common} queries where every system has a value, with its {LEVEL:.0%} "
+    f"percentile bootstrap interval. ★ best of the column; ▲/▼ significantly better/worse than the "
+    f"baseline ({md(baseline)}); † significantly different from the best. Significance: "
+    f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, within each measure's family of "
+    f"comparisons (each system against the baseline; each against the best).")
+with st.expander("The numbers behind the table"):
+    numeric = ["mean", "CI low", "CI high", "− baseline", "− best"]
+    shown, config = printed_numbers(board, numeric)
+    shown = shown.assign(**{c: [("—" if pd.isna(p) else f"{p:.4g}") for p in board[c]]
+                            for c in ("p vs baseline", "p vs best")})
+    st.dataframe(shown, column_config=config, hide_index=True, width="stretch",
+                 placeholder="—")
+    st.caption(f"p-values: {md(CORRECTIONS[correction])}; — where a test is undefined (a "
+               f"system against itself, or no spread in the differences).")
+
+st.subheader("Every pair of systems")
+measure = st.selectbox("Measure", names, key="leaderboard_measure")
+matrix = pairwise_now(measures, measure, correction, DEFAULT_SEED)
+st.plotly_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjusted,
+                                measure=measure, correction=CORRECTION_TITLES[correction],
+                                alpha=alpha), width="stretch", key="pairwise_chart")
+st.caption(f"Cell (row, column): mean of the column's system − mean of the row's over "
+           f"{matrix.n} common queries, and the p-value by {md(CORRECTIONS[correction])} "
+           f"(* below α = {alpha:g}).")
+groups = matrix.groups(alpha)
+st.markdown("**Groups that cannot be told apart** (best mean first; a system may be in "
+            "several):\n" + "\n".join(f"{i}. " + ", ".join(md(s) for s in group)
+                                       for i, group in enumerate(groups, 1)))
+pairs = pd.DataFrame([{"row system": a, "column system": b,
+                       "mean column − row": matrix.mean_diff[i, j],
+                       "p adjusted": matrix.p_adjusted[i, j]}
+                      for i, a in enumerate(matrix.systems)
+                      for j, b in enumerate(matrix.systems) if i < j])
+download_csv("Download CSV", pairs, provenance_record(measures, seed=DEFAULT_SEED),
+             f"pairwise_{measure}.csv", key="download_pairwise")
+
+st.subheader("Where every query stands")
+higher = results[systems[0]].results[measure].higher_is_better
+queries = results[systems[0]].query_ids
+hardest, failed, disagreement = standings(
+    queries, {s: results[s].results[measure].values for s in systems}, higher)
+event = st.plotly_chart(
+    query_heatmap_figure(hardest.index.tolist(), systems, hardest[systems].to_numpy(),
+                         measure=measure),
+    width="stretch", on_select="rerun", selection_mode="points", key="standings_chart")
+st.caption(f"{measure} of every query (rows, hardest first: by the mean over the systems) for "
+           f"every system (columns). Click a cell to open that query of that system in the "
+           f"Query explorer.")
+cells = np.repeat(hardest.index.to_numpy(dtype=object), len(systems))
+if open_clicked("standings_chart", event, cells):
+    st.session_state["system"] = systems[clicked_index(event) % len(systems)]
+    st.switch_page(page_path("explorer"))
+download_csv("Download CSV", hardest.reset_index(), provenance_record(measures),
+             f"queries_{measure}.csv", key="download_standings")
+
+every_fails = st.container()
+rule = (f"{measure} = {FAILED_VALUE:g} or undefined for every system" if higher else
+        f"{measure} undefined for every system (no relevant item retrieved)")
+if failed:
+    every_fails.markdown(f"**{len(failed)} quer{'y' if len(failed) == 1 else 'ies'} every "
+                         f"system fails** ({md(rule)}): " + ", ".join(md(q) for q in failed))
+else:
+    every_fails.markdown(f"**No query every system fails** ({md(rule)}).")
+st.markdown(f"**Where the systems disagree most** (spread = best − worst {md(measure)}):")
+top = disagreement.head(DISAGREEMENTS).reset_index()
+shown, config = printed_numbers(top, ["spread"])
+st.dataframe(shown, column_config=config, hide_index=True, width="stretch")
+download_csv("Download CSV", disagreement.reset_index(), provenance_record(measures),
+             f"disagreement_{measure}.csv", key="download_disagreement")
