@@ -192,8 +192,9 @@ def test_compare_json(tmp_path, files):
     run, qrels = files
     better = tmp_path / "better.run"
     order = (2, 7, 8, 9, 1, 3, 4, 5, 6, 10)   # the relevant items first
-    better.write_text("".join(f"Q Q0 {i} 0 {10 - r} x\n" for r, i in enumerate(order)))
-    better.write_text(better.read_text() + "".join(f"R Q0 {i} 0 {i} x\n" for i in range(1, 4)))
+    better.write_text("".join(f"Q Q0 {i} 0 {10 - r} better\n" for r, i in enumerate(order)))
+    better.write_text(better.read_text() + "".join(f"R Q0 {i} 0 {i} better\n"
+                                                 for i in range(1, 4)))
     run.write_text(run.read_text() + "".join(f"R Q0 {i} 0 {-i} x\n" for i in range(1, 4)))
     qrels.write_text(qrels.read_text() + "R 0 3 1\n")
     code, out, err = cli("compare", run, better, qrels, "-m", "AP,P@5", "-f", "json",

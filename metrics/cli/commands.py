@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Sequence
 
 from metrics.errors import InputError
@@ -19,12 +20,12 @@ from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
 from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
-from metrics.loaders import load_run, run_name
+from metrics.loaders import load_run
 from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
 from metrics.ranking.float32_scores import float32_run
-from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file,
+from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file, named,
                                        load_together, load_truth)
 from metrics.ranking.rank import judge
 
@@ -115,24 +116,25 @@ def _compare(args, measures) -> int:
 
 
 def _evaluate_runs(args, runs, truth_path, measures):
-    """Each run's per-query values and means on one ground truth. A system is named after its
-    file (without extensions); two files of one name (a.run in two folders) are told apart by
-    their paths."""
+    """Each run's per-query values and means on one ground truth. Systems are named as the app
+    names them (:func:`metrics.loaders.runs.system_names`): by the run's tag, else the file's
+    name; names that two runs share give way to the file names, then to the paths."""
     truth = _load_truth(truth_path, args.taxonomy)
-    names, per_query, aggregates, warnings_list = [], {}, {}, []
+    judged = []
     for path in runs:
-        name = run_name(path)
-        if name in per_query:
-            name = path
-        if name in per_query:
+        if str(path) in map(str, runs[:len(judged)]):
             raise InputError(f"{path} is given twice; give each run once")
-        result = evaluate(judge_run_file(path, truth, args.ties, args.collection_size),
-                          measures)
-        names.append(name)
+        # the full lists only show a query: not kept while the other runs are read
+        judged.append((replace(judge_run_file(path, truth, args.ties, args.collection_size),
+                               lists=None), str(path)))
+    systems = named(judged)
+    per_query, aggregates, warnings_list = {}, {}, []
+    for name, system in systems.items():
+        result = evaluate(system, measures)
         per_query[name] = {m: r.values for m, r in result.results.items()}
         aggregates[name] = result.aggregate("mean")
         warnings_list.extend(result.warnings)
-    return names, per_query, aggregates, warnings_list
+    return list(systems), per_query, aggregates, warnings_list
 
 
 def _many_systems(args, names, per_query, measures) -> dict:

@@ -37,6 +37,12 @@ class Run:
     ranks: np.ndarray | None = None
     name: str = "run"
     warnings: tuple[str, ...] = ()
+    tag: str | None = None   # the tag column's value when every row has the same one
+
+    @property
+    def system_name(self) -> str:
+        """What a system is called: its tag when the whole run has one, else its name."""
+        return self.tag or self.name
 
     @classmethod
     def build(cls, query_ids, item_ids, scores=None, ranks=None, name: str = "run",

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePath
+from typing import Sequence
+
+import numpy as np
 
 from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import WHOLE_LIMIT, whole_float_ids, whole_numbers
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
-from metrics.loaders.fast import encode_grouped, read_columns
+from metrics.loaders.fast import encode_grouped, read_columns, single_last_field
 from metrics.loaders.tables import Layout, Table, numeric_column, read_table, text_column
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
-RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", None),
-             required=("query_id", "item_id", "score"), optional=("rank",),
+RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", "tag"),
+             required=("query_id", "item_id", "score"), optional=("rank", "tag"),
              alternatives=(("query_id", "item_id", "rank"), ("query_id", "item_id")))
 QRELS = Layout("qrels", trec=("query_id", None, "item_id", "relevance"),
                required=("query_id", "item_id", "relevance"))
@@ -27,6 +31,28 @@ def run_name(label: str) -> str:
     return stem or label
 
 
+def system_names(systems: Sequence[tuple[str, str]]) -> list[str]:
+    """Distinct names for systems given as (name, file as given), in order: the one rule of the
+    app and the command line. Each system is called by its name (its run's tag, or its file's name
+    without extensions: :attr:`Run.system_name`); the systems that share a name are called by
+    their file name with its extensions instead (``run`` and ``run.trec``), then, if still shared,
+    by the file as given (its folder too: ``a/run.trec`` and ``b/run.trec``); a name still shared
+    gets `` (2)``, `` (3)``, … after its first holder, in order."""
+    names = [name for name, _ in systems]
+    for fallback in (lambda given: PurePath(given).name, str):
+        shared = {n for n in names if names.count(n) > 1}
+        names = [fallback(given) if n in shared else n
+                 for n, (_, given) in zip(names, systems)]
+    out: list[str] = []
+    for name in names:
+        unique, number = name, 1
+        while unique in out or (unique != name and unique in names):
+            number += 1
+            unique = f"{name} ({number})"
+        out.append(unique)
+    return out
+
+
 def load_run(source: Source, name: str | None = None) -> Run:
     """A run from a TREC file (``qid Q0 item rank score tag``), a CSV/TSV with header
     ``query_id,item_id,score[,rank]`` (or ``query_id,item_id[,rank]`` for a bare ranked list) or
@@ -36,8 +62,9 @@ def load_run(source: Source, name: str | None = None) -> Run:
     data = read_bytes(source, label)
     fast = _fast_trec(data, RUN, {"score": "float64"})
     if fast is not None:
-        return Run.from_columns(*_fast_ids(fast), fast["score"], name=run_name(label),
-                                source=label)
+        run = Run.from_columns(*_fast_ids(fast), fast["score"], name=run_name(label),
+                               source=label)
+        return replace(run, tag=single_last_field(data))
     table = read_table(data, RUN, label)
     queries = text_column(table, "query_id")
     items = text_column(table, "item_id")
@@ -45,7 +72,17 @@ def load_run(source: Source, name: str | None = None) -> Run:
     ranks = None
     if scores is None and "rank" in table.columns:
         ranks = _whole_column(table, "rank")
-    return Run.build(queries, items, scores, ranks, name=run_name(label), source=label)
+    run = Run.build(queries, items, scores, ranks, name=run_name(label), source=label)
+    return replace(run, tag=_single_tag(table))
+
+
+def _single_tag(table: Table) -> str | None:
+    """The tag column's value when every row has the same one (not empty), else None."""
+    tags = table.columns.get("tag")
+    if tags is None or not len(tags):
+        return None
+    first = str(tags[0])
+    return first if first and bool(np.all(tags == tags[0])) else None
 
 
 def load_qrels(source: Source, name: str | None = None) -> GroundTruth:

@@ -29,6 +29,7 @@ ALIASES = {
     "label": ("label", "clique", "work", "group", "clique_id", "work_id"),
     "class": ("class", "instrument", "category"),
     "parent": ("parent", "family", "parent_class"),
+    "tag": ("tag", "run_id"),
 }
 
 
@@ -76,7 +77,8 @@ def _canonical(name: str) -> str | None:
 
 
 def _looks_like_header(first_line: str, delimiter: str | None, layout: Layout) -> bool:
-    names = set(layout.required) | set(layout.optional)
+    # a run's tag is free text (a TREC run may well be tagged "tag"): it never makes a header
+    names = (set(layout.required) | set(layout.optional)) - {"tag"}
     return any(_canonical(c) in names for c in split_fields(first_line, delimiter))
 
 

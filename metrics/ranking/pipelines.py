@@ -4,7 +4,7 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, TypeVar
 
 from metrics.data.ties import TiePolicy
@@ -12,6 +12,7 @@ from metrics.errors import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
                       load_taxonomy, open_array, run_name)
+from metrics.loaders.runs import system_names
 from metrics.loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
 from metrics.loaders.text import Source, source_name
 from metrics.data.truth import GroundTruth
@@ -55,8 +56,10 @@ def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TieP
                    name: str | None = None, float32_scores: bool = False) -> JudgedRanking:
     """A run file judged; with ``float32_scores`` its scores are compared as float32 (as the
     acoss and re-move protocols' reference codes compare them, see
-    :mod:`metrics.ranking.float32_scores`)."""
+    :mod:`metrics.ranking.float32_scores`). It is named as the system: the run's tag when the
+    whole file has one, else the file's name without extensions."""
     system = load_run(run, name)
+    system = replace(system, name=system.system_name)
     return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size)
 
 
@@ -146,6 +149,7 @@ class UploadRole:
     name: str
     label: str
     many: bool = False
+    help: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,14 @@ class UploadKind:
     roles: tuple[UploadRole, ...]
 
 
-RUNS = UploadRole("runs", "Run files", many=True)
+RUNS = UploadRole("runs", "Run files", many=True,
+                  help="Each system is named by its run's tag (TREC's 6th field, or a `tag` or "
+                       "`run_id` column) when the whole file has one, else by its file name; "
+                       "the names can be edited below once the files are read.")
+QUERIES_SUFFIX, ITEMS_SUFFIX = "_queries", "_items"
+EMBEDDINGS_HELP = ("Several embedding models at once, on the one query and item id list: name "
+                   "each model's files MODEL_queries.npy and MODEL_items.npy (one of each: any "
+                   "names). The system is called MODEL.")
 UPLOADS = {
     "runs+qrels": UploadKind("Runs and qrels (TREC, CSV/TSV or Parquet)",
                              (RUNS, UploadRole("qrels", "Qrels"))),
@@ -170,9 +181,11 @@ UPLOADS = {
         (UploadRole("matrices", "Score matrices (.npy, N×N)", many=True),
          UploadRole("labels", "Labels CSV in row order (item_id,label)"))),
     "embeddings+qrels": UploadKind("Query and item embeddings (.npy) with id lists and qrels",
-                                   (UploadRole("query_embeddings", "Query embeddings (.npy)"),
+                                   (UploadRole("query_embeddings", "Query embeddings (.npy)",
+                                               many=True, help=EMBEDDINGS_HELP),
                                     UploadRole("query_ids", "Query ids (one per line)"),
-                                    UploadRole("item_embeddings", "Item embeddings (.npy)"),
+                                    UploadRole("item_embeddings", "Item embeddings (.npy)",
+                                               many=True, help=EMBEDDINGS_HELP),
                                     UploadRole("item_ids", "Item ids (one per line)"),
                                     UploadRole("qrels", "Qrels (query_id,item_id,relevance)"))),
 }
@@ -202,17 +215,21 @@ def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]],
 
     if kind == "matrices+labels":
         labels, labels_name = one("labels")
-        return {run_name(name): judge_matrix(content, labels, ties, distance, collection_size,
-                                             name, labels_name)
-                for name, content in systems("matrices")}
+        return named([(judge_matrix(content, labels, ties, distance, collection_size, name,
+                                    labels_name), name) for name, content in systems("matrices")])
     if kind == "embeddings+qrels":
         content, name = one("qrels")
         truth = load_truth(content, name)
-        parts = {role: one(role) for role in ("query_embeddings", "query_ids", "item_embeddings",
-                                              "item_ids")}
-        judged = judge_embeddings(*(parts[r][0] for r in parts), truth, similarity_kind, ties,
-                                  collection_size, names={r: parts[r][1] for r in parts})
-        return {judged.name: judged}
+        ids = {role: one(role) for role in ("query_ids", "item_ids")}
+        out = {}
+        for model, (queries, items) in embedding_models(systems("query_embeddings"),
+                                                        systems("item_embeddings")).items():
+            out[model] = judge_embeddings(
+                queries[1], ids["query_ids"][0], items[1], ids["item_ids"][0], truth,
+                similarity_kind, ties, collection_size, name=model,
+                names={"query_embeddings": queries[0], "item_embeddings": items[0],
+                       "query_ids": ids["query_ids"][1], "item_ids": ids["item_ids"][1]})
+        return out
     if kind == "runs+qrels":
         truth = load_qrels(*one("qrels"))
     elif kind == "runs+labels":
@@ -220,9 +237,65 @@ def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]],
     elif kind == "runs+taxonomy":
         (tax, tax_name), (notes, notes_name) = one("taxonomy"), one("annotations")
         truth = load_taxonomy(tax, notes, tax_name, notes_name)
-    out = {}
+    judged = []
     for name, content in systems("runs"):
         run = load_run(content, name)
-        key = run.name if run.name not in out else name
-        out[key] = judge(run, truth, ties, collection_size)
-    return out
+        judged.append((judge(replace(run, name=run.system_name), truth, ties, collection_size),
+                       name))
+    return named(judged)
+
+
+def named(systems: list[tuple[JudgedRanking, str]]) -> dict[str, JudgedRanking]:
+    """Judged rankings (each with the file it came from) under distinct names, by
+    :func:`~metrics.loaders.runs.system_names`' rule."""
+    names = system_names([(judged.name, given) for judged, given in systems])
+    return {name: renamed(judged, name) for name, (judged, _) in zip(names, systems)}
+
+
+def renamed(judged: JudgedRanking, name: str) -> JudgedRanking:
+    """The judged ranking under another name, its warnings (which begin with the name) too."""
+    if name == judged.name:
+        return judged
+    old = f"{judged.name}: "
+    return replace(judged, name=name, warnings=tuple(
+        f"{name}: {w[len(old):]}" if w.startswith(old) else w for w in judged.warnings))
+
+
+def embedding_models(queries: list[tuple[str, bytes]], items: list[tuple[str, bytes]]
+                     ) -> dict[str, tuple[tuple[str, bytes], tuple[str, bytes]]]:
+    """Query and item embedding files (name, content) paired by model: MODEL_queries.npy with
+    MODEL_items.npy. One file of each is a pair whatever their names (named by the model if
+    they follow the rule, else by the query file)."""
+    def model(file: str, suffix: str) -> str | None:
+        stem = run_name(file)
+        return stem.removesuffix(suffix) if stem.endswith(suffix) and stem != suffix else None
+
+    if len(queries) == 1 and len(items) == 1:
+        (q_name, _), (i_name, _) = queries[0], items[0]
+        pair_model = model(q_name, QUERIES_SUFFIX)
+        if pair_model is None or pair_model != model(i_name, ITEMS_SUFFIX):
+            pair_model = run_name(q_name)
+        return {pair_model: (queries[0], items[0])}
+    by_model: list[dict[str, tuple[str, bytes]]] = []
+    for files, suffix in ((queries, QUERIES_SUFFIX), (items, ITEMS_SUFFIX)):
+        found: dict[str, tuple[str, bytes]] = {}
+        for file in files:
+            key = model(file[0], suffix)
+            if key is None:
+                raise InputError(f"with several embedding models each file is named "
+                                 f"MODEL{suffix}.npy; rename it", source=file[0])
+            if key in found:
+                raise InputError(f"model {key!r} has two files of {suffix[1:]}: "
+                                 f"{found[key][0]} and {file[0]}; give one", source=file[0])
+            found[key] = file
+        by_model.append(found)
+    found_queries, found_items = by_model
+    for have, lack, suffix in ((found_queries, found_items, ITEMS_SUFFIX),
+                               (found_items, found_queries, QUERIES_SUFFIX)):
+        alone = sorted(m for m in have if m not in lack)
+        if alone:
+            raise InputError(f"has no {suffix[1:]} file of its model: "
+                             f"expected {alone[0]}{suffix}.npy ({len(alone)} model(s) lack "
+                             "one); upload each model's query and item files together",
+                             source=have[alone[0]][0])
+    return {m: (found_queries[m], found_items[m]) for m in found_queries}
