@@ -42,8 +42,9 @@ def pairwise_figure(systems: Sequence[str], mean_diff: np.ndarray, p_adjusted: n
         z=diff, x=names, y=names, zmin=-reach, zmax=reach, colorscale=DIFFERENCE_SCALE,
         text=cells, texttemplate="%{text}" if k * k <= MATRIX_TEXT_CELLS else None,
         hovertemplate="row %{y}, column %{x}<br>column − row: %{text}<extra></extra>",
-        colorbar=dict(title=dict(text="column − row", side="right")), xgap=1, ygap=1)
-    side = max(MIN_HEIGHT, min(60 + 34 * k, 760))
+        textfont=dict(size=12), colorbar=dict(title=dict(text="column − row", side="right")),
+        xgap=1, ygap=1)
+    side = max(MIN_HEIGHT, min(140 + 56 * k, 900))
     return _figure([heatmap], dict(
         _LAYOUT, title=f"{_safe(measure)}: mean difference and p ({_safe(correction)})",
         height=side, xaxis=dict(title="column system", side="bottom", tickangle=-30),
@@ -78,7 +79,7 @@ def query_heatmap_figure(queries: Sequence[str], systems: Sequence[str], values:
     height = max(MIN_HEIGHT, min(120 + ROW_PIXELS * rows, MAX_HEIGHT))
     return _figure([heatmap, clicks], dict(
         _LAYOUT, title=f"{_safe(measure)} of every query (hardest first)", height=height,
-        xaxis=dict(title="system", tickangle=-30, side="top"),
+        xaxis=dict(tickangle=-30, side="top"),   # no title: it would meet the figure's
         yaxis=dict(title="query" if labelled else f"query ({rows:,}: ids on hover)",
                    autorange="reversed", tickmode="array" if labelled else "auto",
                    tickvals=list(positions) if labelled else None,

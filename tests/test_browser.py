@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 from urllib.request import urlopen
 
+import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -18,6 +19,7 @@ CHROMIUM = "/usr/bin/chromium"
 PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "Why this query fails"),
          ("curves", "Curves", "Precision"), ("answer_sets", "Answer sets", "Kendall"),
          ("compare", "Compare systems", "Compare systems"),
+         ("leaderboard", "Leaderboard", "Leaderboard"),
          ("conventions", "Conventions", "Conventions")]  # url path, navigation title, text shown
 SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
                  "Cover songs: all-vs-all similarity",
@@ -435,6 +437,7 @@ def expected_charts(path: str, sample: str) -> int:
     """Plotly charts a page shows (Curves: the open tab's one; Compare: none for one system)."""
     return {"": 0, "explorer": 1,   # one figure: rank strip, PR curve, confusion matrix
             "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0,
+            "leaderboard": 2 if sample in TWO_SYSTEMS else 0,   # the matrix, the heatmap
             "conventions": 0}[path]
 
 
@@ -860,5 +863,66 @@ def test_a_click_on_the_scatter_or_a_bar_opens_that_query(app_url, browser):
     wait_for_app(page)
     assert page.url.split("?")[0].endswith("/explorer")
     assert query_box(page).input_value().startswith(after_bar + " ")
+    assert not errors and page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
+# --- the leaderboard: many systems, and a click on the heatmap opens a query -----------------
+
+def _leaderboard_cell(index: int) -> tuple[str, str]:
+    """(query, system) of the heatmap's cell with customdata ``index`` on the versions sample,
+    from the engine's per-query AP sorted hardest first by hand."""
+    from metrics import evaluate
+    from metrics.explain.samples import load_sample
+
+    data = load_sample("versions")
+    systems = list(data)
+    values = np.array([evaluate(data[s], "AP").results["AP"].values for s in systems])
+    queries = data[systems[0]].query_ids
+    order = np.argsort(values.mean(axis=0), kind="stable")
+    return str(queries[order[index // len(systems)]]), systems[index % len(systems)]
+
+
+def test_leaderboard_deep_link_on_a_fresh_server_at_both_sizes_and_themes(browser):
+    server, url = start_app()      # the link is this server's first request
+    try:
+        for size, scheme in (("wide", "light"), ("projector", "dark"), ("projector", "light"),
+                             ("wide", "dark")):
+            page, errors = open_page(browser, f"{url}/leaderboard?dataset=versions&measures="
+                                              f"AP,P@10,nDCG@10", *SIZES[size], scheme)
+            assert_healthy(page, errors, "Where every query stands")
+            assert page.url.split("?")[0] == f"{url}/leaderboard"
+            wait_for_charts(page, 2)
+            found = page.evaluate(CHECK_LAYOUT)
+            assert all(w >= MIN_CHART_WIDTH for w in found["charts"]), found["charts"]
+            assert not found["overlaps"], found["overlaps"]
+            shown = page.inner_text('[data-testid="stMain"]')
+            assert "Holm's step-down correction of paired t-tests" in shown and "α = 0.05" in shown
+            assert page.locator(".heatmaplayer").count() == 2    # both heatmaps drawn
+            full_shot(page, f"leaderboard_{size}_{scheme}")
+            page.close()
+    finally:
+        stop_app(server)
+
+
+def test_a_click_on_the_leaderboard_heatmap_opens_that_query_and_system(app_url, browser):
+    page, errors = open_page(browser, f"{app_url}/leaderboard?dataset=versions&measures=AP",
+                             1024, 768)
+    assert_healthy(page, errors, "Where every query stands")
+    wait_for_charts(page, 2)
+    cells = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(
+        ".scatterlayer .trace .points path")
+    cells.first.wait_for(state="attached", timeout=30_000)
+    assert cells.count() == 60 * 5
+    index = 5 * 1 + 2                       # the second hardest query, the third system
+    query, system = _leaderboard_cell(index)
+    cells.nth(index).click(force=True)
+    wait_for_app(page)
+    page.wait_for_function("() => location.pathname.endsWith('/explorer')", timeout=30_000)
+    wait_for_app(page)
+    assert query_box(page).input_value().startswith(query + " ")
+    system_box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has_text="System").first.locator("input")
+    assert system_box.input_value() == system
     assert not errors and page.locator('[data-testid="stException"]').count() == 0
     page.close()
