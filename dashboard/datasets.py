@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from dataclasses import replace
 
 import streamlit as st
 
@@ -23,7 +24,7 @@ from metrics import InputError
 from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
 from metrics.explain.samples import load_sample
-from metrics.ranking.pipelines import UPLOADS, judge_upload
+from metrics.ranking.pipelines import UPLOADS, judge_upload, renamed
 from metrics.ranking.rank import JUDGED
 
 CACHE_BUDGET_VARIABLE = "METRICS_DASHBOARD_CACHE_MB"
@@ -57,12 +58,16 @@ def load_source(src: DataSource, ties: str,
                 store: dict | None = None) -> dict[str, JudgedRanking]:
     """The judged rankings of a source under a tie policy, one per system, from the cache of
     datasets (computed once per content, whichever session asks). ``store`` holds an upload's
-    bytes by digest; it is not part of the key."""
+    bytes by digest; it is not part of the key. Systems the Data page renamed are renamed here,
+    after the cache: a new name ranks nothing again."""
     def compute() -> dict[str, JudgedRanking]:
         with st.spinner("Loading and ranking…"):
             return _load(src, ties, store)
 
-    return dataset_cache().get((src, ties), compute)
+    loaded = dataset_cache().get((src.unnamed(), ties), compute)
+    chosen = dict(src.names)
+    return {chosen.get(given, given): renamed(judged, chosen.get(given, given))
+            for given, judged in loaded.items()}
 
 
 def _load(src: DataSource, ties: str, store: dict | None) -> dict[str, JudgedRanking]:
@@ -117,3 +122,36 @@ def use_upload() -> None:
     st.session_state["upload_bytes"] = store
     st.session_state["upload"] = candidate
     st.session_state["sample"] = UPLOAD
+    _forget_name_boxes()
+
+
+NAME_BOX = "system_name_"   # the Data page's name boxes' keys: NAME_BOX + the system's number
+
+
+def _forget_name_boxes() -> None:
+    """The name boxes start again from the current names (after an upload or a renaming)."""
+    for key in [k for k in st.session_state if str(k).startswith(NAME_BOX)]:
+        del st.session_state[key]
+
+
+def rename_systems() -> None:
+    """The Data page's renaming button: the names typed in its boxes become the systems' names
+    on every page (kept in the upload's :class:`DataSource`), or the error stays under
+    ``names_error`` for the page: a name left empty, or given to two systems."""
+    src = st.session_state["upload"]
+    given = list(load_source(src.unnamed(), st.session_state["ties"], upload_store()))
+    current = dict(src.names)
+    chosen = [str(st.session_state.get(f"{NAME_BOX}{i}", current.get(name, name))).strip()
+              for i, name in enumerate(given)]
+    empty = [given[i] for i, name in enumerate(chosen) if not name]
+    twice = sorted({name for name in chosen if name and chosen.count(name) > 1})
+    if empty or twice:
+        st.session_state["names_error"] = (
+            f"the name of {empty[0]!r} is empty; give every system a name" if empty else
+            f"the name {twice[0]!r} is given to {chosen.count(twice[0])} systems; give each "
+            "system its own name")
+        return
+    st.session_state.pop("names_error", None)
+    st.session_state["upload"] = replace(src, names=tuple(
+        (old, new) for old, new in zip(given, chosen) if old != new))
+    _forget_name_boxes()

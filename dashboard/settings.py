@@ -8,7 +8,7 @@ files the Data page took in (a :class:`DataSource` kept under ``upload``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 
@@ -40,6 +40,7 @@ class DataSource:
     collection_size: int | str | None = None             # |D|, "judged" or unknown
     distance: bool = False                               # matrices+labels: values are distances
     similarity: str = "cosine"                           # embeddings+qrels: their similarity
+    names: tuple[tuple[str, str], ...] = ()              # systems renamed: (given, chosen)
 
     @classmethod
     def of_sample(cls, key: str) -> DataSource:
@@ -50,6 +51,10 @@ class DataSource:
                   distance: bool = False, similarity: str = "cosine") -> DataSource:
         return cls(UPLOAD, kind=kind, files=tuple(files), collection_size=collection_size,
                    distance=distance, similarity=similarity)
+
+    def unnamed(self) -> DataSource:
+        """The same data under the names the files give (what loading depends on)."""
+        return replace(self, names=())
 
     @property
     def is_sample(self) -> bool:

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.computed import aggregate_table, evaluations, intervals, tie_moves_now
-from dashboard.datasets import rankings, use_upload
+from dashboard.datasets import NAME_BOX, rankings, rename_systems, use_upload
 from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
@@ -30,7 +30,7 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
     with st.form("upload_form"):
         for role in UPLOADS[kind].roles:
             st.file_uploader(role.label, key=f"upload_{kind}_{role.name}",
-                             accept_multiple_files=role.many)
+                             accept_multiple_files=role.many, help=role.help)
         left, right = st.columns(2)
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
                           min_value=0, step=1, key="upload_collection_size")
@@ -49,6 +49,18 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
 st.subheader(source_title(st.session_state["sample"]))
 data = rankings()
 measures = measure_list()
+if data is not None and st.session_state["sample"] == UPLOAD:
+    # the names the files give (the run's tag, else the file name; see docs/dashboard.md),
+    # changed here for every page; boxes in a form, so typing reruns nothing
+    given_as = {new: old for old, new in st.session_state["upload"].names}
+    with st.expander("System names", expanded="names_error" in st.session_state):
+        with st.form("names_form"):
+            for i, name in enumerate(data):
+                st.text_input(f"Name of {md(given_as.get(name, name))}", value=name,
+                              key=f"{NAME_BOX}{i}")
+            st.form_submit_button("Use these names", on_click=rename_systems)
+    if "names_error" in st.session_state:
+        st.error(f"Cannot use these names: {md(st.session_state['names_error'])}")
 if data is not None:
     summary = pd.DataFrame({system: dataset_summary(j, int(st.session_state["threshold"]))
                             for system, j in data.items()}).astype(str)

@@ -184,8 +184,8 @@ def test_bad_upload_shows_an_error():
                    for text in shown), page
 
 
-def _small_upload(collection_size):
-    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+def _small_upload(collection_size):   # the system is named by the run's tag, "mine"
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} mine\n".encode() for i in range(1, 6))
     qrels = b"".join(f"q1 0 d{i} {int(i == 2)}\n".encode() for i in range(1, 7))
     return DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
                                                ("qrels", "q.qrels", qrels)),
@@ -231,8 +231,8 @@ def test_fmp_curves_draw_roc_with_each_toys_collection():
     assert f"AUC {19 / 24:.3f}" in names and f"AUC {10 / 16:.3f}" in names, names
 
 
-def test_good_upload_is_evaluated():
-    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+def test_good_upload_is_evaluated():   # the system is named by the run's tag, "mine"
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} mine\n".encode() for i in range(1, 6))
     qrels = b"q1 0 d2 1\nq1 0 d9 1\n"
     candidate = DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
                                                     ("qrels", "q.qrels", qrels)),
@@ -1265,3 +1265,72 @@ def test_compare_says_which_differences_these_queries_can_detect():
     by_statsmodels = math.ceil(TTestPower().solve_power(effect_size=0.02 / diff.std(ddof=1),
                                                         alpha=0.05, power=0.8))
     assert f"needs {by_statsmodels:,} queries" in needed
+
+
+# --- issue 32, part 3: uploads and names for many systems ------------------------------------
+
+def _means(at) -> pd.DataFrame:
+    return at.dataframe[0].value.set_index("system")
+
+
+def test_an_upload_of_run_and_run_trec_gives_two_systems():
+    first = b"q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\n"   # two tags: named by the file
+    second = b"q1 Q0 d2 1 2 a\nq1 Q0 d1 2 1 b\n"
+    third = b"q1 Q0 d3 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d1 3 1 b\n"
+    # a second file named "run" (from another folder): a system of its own, not a replacement
+    upload = DataSource.of_upload("runs+qrels", (
+        ("runs", "run", first), ("runs", "run.trec", second), ("runs", "run", third),
+        ("qrels", "q.qrels", b"q1 0 d1 1\n")), None, False, "cosine")
+    at = app("pages/data.py", upload=upload, sample="upload", measures="AP")
+    assert not at.exception and not at.error
+    # by hand: d1, the one relevant item, at rank 1, 2 and 3
+    assert _means(at)["AP"].to_dict() == {"run": 1.0, "run.trec": 0.5, "run (2)": round(1 / 3, 4)}
+
+
+def _npy(array) -> bytes:
+    import io
+    out = io.BytesIO()
+    np.save(out, np.asarray(array, dtype=np.float64))
+    return out.getvalue()
+
+
+def test_several_embedding_models_uploaded_at_once():
+    eye = np.eye(2)
+    files = (("qrels", "qrels.csv", b"query_id,item_id,relevance\nq1,d1,1\nq2,d2,1\n"),
+             ("query_ids", "query_ids.txt", b"q1\nq2\n"), ("item_ids", "item_ids.txt",
+                                                           b"d1\nd2\n"),
+             ("query_embeddings", "good_queries.npy", _npy(eye)),
+             ("query_embeddings", "bad_queries.npy", _npy(eye)),
+             ("item_embeddings", "good_items.npy", _npy(eye)),
+             ("item_embeddings", "bad_items.npy", _npy(eye[::-1])))
+    upload = DataSource.of_upload("embeddings+qrels", files, None, False, "cosine")
+    at = app("pages/data.py", upload=upload, sample="upload", measures="RR")
+    assert not at.exception and not at.error
+    # by hand: "good" ranks each query's relevant item first, "bad" second
+    assert _means(at)["RR"].to_dict() == {"good": 1.0, "bad": 0.5}
+
+
+def test_a_system_renamed_on_the_data_page_is_named_so_and_a_duplicate_is_refused():
+    runs = {"run": b"q1 Q0 d1 1 2 bm25\nq1 Q0 d2 2 1 bm25\n",     # named by its tag
+            "other.run": b"q1 Q0 d2 1 2 a\nq1 Q0 d1 2 1 b\n"}
+    at = app("pages/data.py", upload=_upload(runs, b"q1 0 d1 1\n"), sample="upload",
+             measures="AP")
+    assert list(_means(at).index) == ["bm25", "other"]
+    at.text_input(key="system_name_1").input("*my* | system")
+    next(b for b in at.button if b.label == "Use these names").click().run()
+    assert not at.exception and not at.error
+    assert _means(at)["AP"].to_dict() == {"bm25": 1.0, "*my* | system": 0.5}
+    assert at.session_state["upload"].names == (("other", "*my* | system"),)
+    summary = at.table[0].value
+    assert md("*my* | system") in summary.columns   # shown escaped, as written
+    compare = app("pages/compare.py", upload=at.session_state["upload"], sample="upload",
+                  measures="AP")
+    assert not compare.exception
+    assert "*my* | system" in [o for box in compare.selectbox for o in box.options]
+    at.text_input(key="system_name_1").input("bm25")
+    next(b for b in at.button if b.label == "Use these names").click().run()
+    assert any("the name 'bm25' is given to 2 systems" in e.value for e in at.error)
+    assert list(_means(at).index) == ["bm25", "*my* | system"]    # unchanged
+    at.text_input(key="system_name_0").input("  ")
+    next(b for b in at.button if b.label == "Use these names").click().run()
+    assert any("the name of 'bm25' is empty" in e.value for e in at.error)
