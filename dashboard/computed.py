@@ -55,6 +55,22 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
     return _shown(evaluate_source, _names(measures))
 
 
+def several_systems(advice: str):
+    """The data, measures and evaluations of a page that compares systems; the page stops (with
+    ``advice`` on where to find several systems) when the dataset has one, or nothing to show."""
+    from dashboard.datasets import rankings
+    from dashboard.settings import measure_list
+
+    data, measures = rankings(), measure_list()
+    results = evaluations(measures) if data is not None and measures else None
+    if not results:
+        st.stop()
+    if len(data) < 2:
+        st.info(f"This dataset has one system. {advice}")
+        st.stop()
+    return data, measures, results
+
+
 def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame, list[str]]:
     """Each system's means, with the number of queries actually averaged (queries where a
     measure is undefined are left out of its mean), and a note per system and measure that

@@ -8,12 +8,10 @@ import streamlit as st
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
-from dashboard.computed import comparisons, evaluations
-from dashboard.datasets import rankings
+from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import measure_list
 from dashboard.tables import download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
@@ -26,15 +24,10 @@ from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 page_setup()
 
 st.title("Compare systems")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = several_systems(
+    "Choose a sample with two systems (cover songs, instruments, text-to-music) or upload two "
+    "or more runs on the Data page.")
 systems = list(data)
-if len(systems) < 2:
-    st.info("This dataset has one system. Choose a sample with two systems (cover songs, "
-            "instruments, text-to-music) or upload two or more runs on the Data page.")
-    st.stop()
 
 threshold = int(st.session_state["threshold"])
 c1, c2, c3 = st.columns(3)

@@ -8,13 +8,11 @@ import streamlit as st
 
 from charts.leaderboard import pairwise_figure, query_heatmap_figure
 from dashboard.clicks import clicked_index, open_clicked
-from dashboard.computed import (FAILED_VALUE, evaluations, leaderboard_now, pairwise_now,
+from dashboard.computed import (FAILED_VALUE, leaderboard_now, pairwise_now, several_systems,
                                 standings)
-from dashboard.datasets import rankings
 from dashboard.frame import page_path, page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import measure_list
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
@@ -28,15 +26,10 @@ DISAGREEMENTS = 10      # rows of the "systems disagree most" table
 page_setup()
 
 st.title("Leaderboard")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = several_systems(
+    "Choose a sample with several systems (version identification: five systems) or upload two "
+    "or more runs on the Data page.")
 systems = list(data)
-if len(systems) < 2:
-    st.info("This dataset has one system. Choose a sample with several systems (version "
-            "identification: five systems) or upload two or more runs on the Data page.")
-    st.stop()
 names = list(results[systems[0]].measures)
 
 controls = st.container(horizontal=True, vertical_alignment="bottom")
