@@ -22,7 +22,8 @@ from metrics import GroundTruth, evaluate
 from metrics.errors import InputError
 from metrics.loaders import load_qrels
 from metrics.ranking.pipelines import judge_embeddings
-from metrics.ranking.streaming import EmbeddingScores, judge_streamed
+from metrics.ranking.embeddings import EmbeddingScores
+from metrics.ranking.streaming import judge_streamed
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "text2music"

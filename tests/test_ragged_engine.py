@@ -18,7 +18,8 @@ from metrics import GroundTruth, Run, evaluate, judge
 from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve, mean_lift,
                             rank_curves, roc_auc, roc_curve)
 from metrics.errors import InputError
-from metrics.ranking.streaming import EmbeddingScores, judge_streamed
+from metrics.ranking.embeddings import EmbeddingScores
+from metrics.ranking.streaming import judge_streamed
 
 TREC = {"map": "AP", "P_5": "P@5", "P_10": "P@10", "recall_10": "R@10", "recip_rank": "RR",
         "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10", "Rprec": "Rprec", "bpref": "Bpref",

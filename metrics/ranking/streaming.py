@@ -33,7 +33,6 @@ from typing import Callable
 import numpy as np
 
 from metrics.ranking.allvsall import relevant_ranks
-from metrics.ranking.embeddings import EmbeddingScores  # noqa: F401 (re-exported)
 from metrics.ranking.cliques import Cliques
 from metrics.errors import InputError
 from metrics.data.truth import GradeCounts
