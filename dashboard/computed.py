@@ -15,8 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.errors import show_error
-from dashboard.datasets import load_source
-from dashboard.settings import DataSource, source, upload_store
+from dashboard.datasets import load_source, rankings
+from dashboard.settings import DataSource, measure_list, source, upload_store
 from metrics import InputError, evaluate, parse_measures
 from metrics.data.judged import JudgedRanking
 from metrics.data.ties import TiePolicy
@@ -58,9 +58,6 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
 def several_systems(advice: str):
     """The data, measures and evaluations of a page that compares systems; the page stops (with
     ``advice`` on where to find several systems) when the dataset has one, or nothing to show."""
-    from dashboard.datasets import rankings
-    from dashboard.settings import measure_list
-
     data, measures = rankings(), measure_list()
     results = evaluations(measures) if data is not None and measures else None
     if not results:
