@@ -17,10 +17,9 @@ from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.leaderboard import CORRECTIONS
-from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
+from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_SEED
 
 CORRECTION_TITLES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "tukey": "Tukey's HSD"}
-LEVEL = 0.95            # the bootstrap intervals' (metrics.evaluation.leaderboard's default)
 DISAGREEMENTS = 10      # rows of the "systems disagree most" table
 
 page_setup()
@@ -67,9 +66,9 @@ st.dataframe(grid, hide_index=True, width="stretch", placeholder="undefined")
 download_csv("Download CSV", board, provenance_record(measures, seed=DEFAULT_SEED),
              "leaderboard.csv", key="download_leaderboard")
 st.caption(
-    f"Mean over the {n_common} queries where every system has a value, with its {LEVEL:.0%} "
-    f"percentile bootstrap interval. ★ best of the column; ▲/▼ significantly better/worse than the "
-    f"baseline ({md(baseline)}); † significantly different from the best. Significance: "
+    f"Mean over the {n_common} queries where every system has a value, with its "
+    f"{DEFAULT_LEVEL:.0%} percentile bootstrap interval. ★ best of the column; ▲/▼ "
+    f"significantly better/worse than the baseline ({md(baseline)}); † significantly different from the best. Significance: "
     f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, within each measure's family of "
     f"comparisons (each system against the baseline; each against the best).")
 with st.expander("The numbers behind the table"):

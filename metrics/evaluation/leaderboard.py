@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED,
+from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
                                       bootstrap_interval, holm, paired_test)
 
 CORRECTIONS = {"holm": "Holm's step-down correction of paired t-tests",
@@ -138,7 +138,7 @@ class LeaderboardRow:
 
 def leaderboard(per_query: dict[str, dict[str, np.ndarray]], measures: list[str],
                 baseline: str | None = None, correction: str = "holm",
-                higher_is_better: dict[str, bool] | None = None, level: float = 0.95,
+                higher_is_better: dict[str, bool] | None = None, level: float = DEFAULT_LEVEL,
                 seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
                 ) -> list[LeaderboardRow]:
     """Systems × measures: the mean over the common queries with its percentile bootstrap

@@ -21,6 +21,7 @@ TESTS = ("t", "wilcoxon", "randomization")
 DEFAULT_SEED = 20261121
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_ALPHA = 0.05   # significance level where one is needed (groups, power)
+DEFAULT_LEVEL = 0.95   # confidence level of the bootstrap intervals
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def bootstrap_batch(num_queries: int) -> int:
     return max(1, _BATCH_VALUES // max(num_queries, 1))
 
 
-def bootstrap_interval(values: np.ndarray, statistic, level: float = 0.95,
+def bootstrap_interval(values: np.ndarray, statistic, level: float = DEFAULT_LEVEL,
                        seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
                        ) -> tuple[float | None, float | None]:
     """Percentile bootstrap interval of ``statistic(values, axis)`` over queries resampled with
@@ -147,7 +148,7 @@ def bootstrap_interval(values: np.ndarray, statistic, level: float = 0.95,
     return _finite(low), _finite(high)
 
 
-def aggregate_intervals(result, level: float = 0.95, seed: int = DEFAULT_SEED,
+def aggregate_intervals(result, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
                         resamples: int = DEFAULT_RESAMPLES, how: str = "mean"
                         ) -> dict[str, tuple[float | None, float | None]]:
     """A bootstrap interval for each aggregate of an
