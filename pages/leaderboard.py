@@ -68,7 +68,8 @@ download_csv("Download CSV", board, provenance_record(measures, seed=DEFAULT_SEE
 st.caption(
     f"Mean over the {n_common} queries where every system has a value, with its "
     f"{DEFAULT_LEVEL:.0%} percentile bootstrap interval. ★ best of the column; ▲/▼ "
-    f"significantly better/worse than the baseline ({md(baseline)}); † significantly different from the best. Significance: "
+    f"significantly better/worse than the baseline ({md(baseline)}); † significantly "
+    f"different from the best. Significance: "
     f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, within each measure's family of "
     f"comparisons (each system against the baseline; each against the best).")
 with st.expander("The numbers behind the table"):
