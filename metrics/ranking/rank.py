@@ -225,12 +225,18 @@ def no_judged_item_warning(name: str, truth: GroundTruth, ranked: np.ndarray,
 JUDGED = "judged"   # collection_size: |D_q| is the number of items the truth judges for q
 
 
-def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
-    """|D| per query (or one number, or None when unknown); see :func:`judge`."""
+def given_collection_size(given, truth):
+    """|D| per query (or one number, or None when unknown) when ``given`` is not ``"judged"``, or
+    the truth judges the whole collection; see :func:`judge`."""
     if given in (None, JUDGED) and truth.unlisted_judged:   # labels and taxonomies judge the
         return truth.candidates                            # whole collection already
-    if given != JUDGED:
-        return given
+    return given
+
+
+def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
+    """|D| per query (or one number, or None when unknown); see :func:`judge`."""
+    if given != JUDGED or truth.unlisted_judged:
+        return given_collection_size(given, truth)
     judged_hits = np.bincount(row_query[found], minlength=len(lengths))
     unjudged = np.flatnonzero(judged_hits < lengths)
     if len(unjudged):
@@ -296,11 +302,6 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
         scores = None if ranked.scores is None else ranked.scores[keep]
         lengths = np.bincount(q, minlength=len(truth.query_ids)).astype(np.int64)
     del row_query, keep
-    missing = np.flatnonzero(lengths == 0)
-    if len(missing):
-        warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
-                        f"and score 0 where a measure has a value for an empty list (first: "
-                        f"{truth.query_ids[missing[0]]!r})")
     # each truth query's rows are one contiguous block; blocks come in the run's query order
     block_size = lengths[kept_blocks]
     start = np.zeros(len(truth.query_ids), dtype=np.int64)
@@ -311,13 +312,34 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
     def position_of(row):
         return row - start[q[row]]
 
-    if not truth.unlisted_judged:
-        warnings += no_judged_item_warning(ranked.name, truth, lengths > 0, hit_query,
-                                           lambda query: ranked.items.take([rows[start[query]]])[0])
     report, hit_tie_first, hit_tie_size = tie_report(q, scores, ranked.ties, position_of, found)
+    sizes = _collection_sizes(collection_size, truth, lengths, found, q, rows, ranked)
+    lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
+    return judged_ranking(
+        ranked.name, truth, ties, warnings, lengths, int(run_only.sum()), hit_query,
+        found - start[hit_query] + 1, truth.pair_grade[at],
+        None if hit_tie_first is None else hit_tie_first + 1, hit_tie_size, report,
+        lambda query: ranked.items.take([rows[start[query]]])[0], sizes, lists,
+        truth if keep_lists else None)
+
+
+def judged_ranking(name: str, truth: GroundTruth, ties: TiePolicy, warnings: list[str],
+                   lengths: np.ndarray, run_only: int, hit_query, hit_ranks, hit_grades,
+                   hit_tie_first, hit_tie_size, report, first_item, collection_size,
+                   lists=None, kept_truth=None) -> JudgedRanking:
+    """The judged ranking of a run's hits (1-based ranks, grades and tie groups, with the tie
+    ``report``), whether they were found in a run held whole (:func:`judge`) or streamed
+    (:mod:`metrics.ranking.run_stream`): the warnings on missing queries and on ids that match
+    nothing (``first_item(query)``: the item a query's list ranks first), |D| checked against
+    each list, and the tie policy applied."""
+    missing = np.flatnonzero(lengths == 0)
+    if len(missing):
+        warnings.append(f"{name}: {len(missing)} ground-truth quer(ies) are not in the run "
+                        f"and score 0 where a measure has a value for an empty list (first: "
+                        f"{truth.query_ids[missing[0]]!r})")
+    if not truth.unlisted_judged:
+        warnings += no_judged_item_warning(name, truth, lengths > 0, hit_query, first_item)
     counts = truth.grade_counts()
-    collection_size = _collection_sizes(collection_size, truth, lengths, found, q, rows,
-                                        ranked)
     if collection_size is not None:
         too_small = (lengths > collection_size) | (counts.at_least(1) > collection_size)
         if too_small.any():
@@ -326,12 +348,9 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
             raise InputError(f"collection size {size} is smaller than query "
                              f"{truth.query_ids[bad]!r}'s list or its relevant items; give the "
                              f"real number of items in the collection")
-    lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
     judged = JudgedRanking.from_hits(
-        truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
-        truth.pair_grade[at], counts, None if hit_tie_first is None else hit_tie_first + 1,
+        truth.query_ids, lengths, hit_query, hit_ranks, hit_grades, counts, hit_tie_first,
         hit_tie_size, unlisted_judged=truth.unlisted_judged,
-        collection_sizes=collection_size, warnings=tuple(warnings), name=ranked.name,
-        ties=report, run_only_queries=int(run_only.sum()), lists=lists,
-        truth=truth if keep_lists else None)
+        collection_sizes=collection_size, warnings=tuple(warnings), name=name,
+        ties=report, run_only_queries=run_only, lists=lists, truth=kept_truth)
     return apply_policy(judged, ties)
