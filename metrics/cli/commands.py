@@ -25,8 +25,9 @@ from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
 from metrics.ranking.float32_scores import float32_run
+from metrics.ranking.run_stream import judge_run_stream
 from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file, named,
-                                       load_together, load_truth)
+                                       load_truth)
 from metrics.ranking.rank import judge
 
 from metrics.cli.parser import build_parser
@@ -191,8 +192,14 @@ def _judge(args, float32_scores: bool = False):
     """The judged ranking of an evaluate command's inputs (lists not kept: only the measures are
     printed); with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
     if args.command == "evaluate":
-        truth, system = load_together(lambda: _load_truth(args.truth, args.taxonomy),
-                                      lambda: load_run(args.run))
+        truth = _load_truth(args.truth, args.taxonomy)
+        if not float32_scores:   # a sorted TREC run is judged as it is read, in bounded memory
+            with progress_bar("reading", "lines") as progress:
+                streamed = judge_run_stream(args.run, truth, args.ties, args.collection_size,
+                                            memory=args.memory, progress=progress)
+            if streamed is not None:
+                return streamed.judged
+        system = load_run(args.run)
         if float32_scores:
             system = float32_run(system, args.run)
         return judge(system, truth, args.ties, args.collection_size, keep_lists=False)

@@ -3,9 +3,7 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Callable, TypeVar
 
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError
@@ -21,8 +19,6 @@ from metrics.ranking.rank import judge
 from metrics.ranking.embeddings import EmbeddingScores
 from metrics.ranking.streaming import Progress, judge_all_vs_all, judge_streamed
 
-A = TypeVar("A")
-B = TypeVar("B")
 
 
 def load_truth(source: Source, name: str | None = None) -> GroundTruth:
@@ -35,20 +31,6 @@ def load_truth(source: Source, name: str | None = None) -> GroundTruth:
             return load_label_truth(source, label)
         except InputError:
             raise qrels_error from None
-
-
-def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
-    """Both loaders' results, the first run in a worker thread while the second runs here: file
-    reading and parsing release the GIL, so the small ground truth loads while the large run is
-    read. Errors come as if the loaders had run in order: the first one's before the second's."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(first)
-        try:
-            second_result = second()
-        except BaseException:
-            pending.result()  # raises the first loader's error, if it had one
-            raise
-        return pending.result(), second_result
 
 
 def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
