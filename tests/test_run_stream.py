@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics import evaluate
+from metrics import InputError, evaluate
 from metrics.data.ties import TiePolicy
 from metrics.loaders import load_qrels, load_run
 from metrics.loaders.run_blocks import run_blocks
@@ -193,3 +193,37 @@ def test_command_line_memory_option_gives_the_same_output(tmp_path):
                            str(qrels_path), "--memory", "1M"], capture_output=True, text=True,
                           cwd=ROOT)
     assert done.returncode == 2 and "16M minimum" in done.stderr
+
+
+def test_streamed_gzip_is_not_bound_by_the_whole_file_limit(tmp_path, monkeypatch):
+    """METRICS_MAX_DECOMPRESSED_MB bounds a gzip read whole (it is held in memory); a streamed
+    one holds a block at a time, so the command line evaluates it, with the plain file's values."""
+    run_path, qrels_path = write_run(tmp_path, seed=9, queries=40)
+    plain = tmp_path / "big.run"
+    plain.write_bytes(run_path.read_bytes() + b"".join(b"z%d Q0 d1 1 0.5 tag\n" % i
+                                                       for i in range(80_000)))
+    assert plain.stat().st_size > 1 << 20
+    gz = tmp_path / "big.run.gz"
+    gz.write_bytes(gzip.compress(plain.read_bytes()))
+    monkeypatch.setenv("METRICS_MAX_DECOMPRESSED_MB", "1")
+    with pytest.raises(InputError, match="expands to more than 1 MiB"):
+        load_run(gz)
+    outputs = []
+    for path in (gz, plain):
+        done = subprocess.run([sys.executable, "-m", "metrics", "evaluate", str(path),
+                               str(qrels_path), "-m", "AP,nDCG@10", "-f", "json",
+                               "--per-query"], capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0]["per_query"] == outputs[1]["per_query"]
+
+
+def test_compare_names_a_streamed_run_by_its_tag(tmp_path):
+    from metrics.ranking.pipelines import judge_run_file
+
+    run_path, qrels_path = write_run(tmp_path, seed=12)
+    truth = load_qrels(qrels_path)
+    streamed = judge_run_file(run_path, truth, "trec10", keep_lists=False)
+    whole = judge_run_file(run_path, truth, "trec10")
+    assert streamed.name == whole.name == "tag" and streamed.lists is None
+    same_judged(streamed, whole)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Sequence
 
 from metrics.errors import InputError
@@ -126,8 +125,8 @@ def _evaluate_runs(args, runs, truth_path, measures):
         if str(path) in map(str, runs[:len(judged)]):
             raise InputError(f"{path} is given twice; give each run once")
         # the full lists only show a query: not kept while the other runs are read
-        judged.append((replace(judge_run_file(path, truth, args.ties, args.collection_size),
-                               lists=None), str(path)))
+        judged.append((judge_run_file(path, truth, args.ties, args.collection_size,
+                                      keep_lists=False), str(path)))
     systems = named(judged)
     per_query, aggregates, warnings_list = {}, {}, []
     for name, system in systems.items():

@@ -16,6 +16,7 @@ from metrics.loaders.text import Source, source_name
 from metrics.data.truth import GroundTruth
 from metrics.ranking.float32_scores import float32_rows, float32_run
 from metrics.ranking.rank import judge
+from metrics.ranking.run_stream import judge_run_stream
 from metrics.ranking.embeddings import EmbeddingScores
 from metrics.ranking.streaming import Progress, judge_all_vs_all, judge_streamed
 
@@ -35,14 +36,22 @@ def load_truth(source: Source, name: str | None = None) -> GroundTruth:
 
 def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                    collection_size: int | str | None = None,
-                   name: str | None = None, float32_scores: bool = False) -> JudgedRanking:
+                   name: str | None = None, float32_scores: bool = False,
+                   keep_lists: bool = True) -> JudgedRanking:
     """A run file judged; with ``float32_scores`` its scores are compared as float32 (as the
     acoss and re-move protocols' reference codes compare them, see
     :mod:`metrics.ranking.float32_scores`). It is named as the system: the run's tag when the
-    whole file has one, else the file's name without extensions."""
+    whole file has one, else the file's name without extensions. Without ``keep_lists`` (the
+    full lists, for display) a run sorted by query is judged as it is read
+    (:mod:`metrics.ranking.run_stream`)."""
+    if not (keep_lists or float32_scores):
+        streamed = judge_run_stream(run, truth, ties, collection_size, name, by_tag=True)
+        if streamed is not None:
+            return streamed.judged
     system = load_run(run, name)
     system = replace(system, name=system.system_name)
-    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size)
+    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size,
+                 keep_lists=keep_lists)
 
 
 def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE,

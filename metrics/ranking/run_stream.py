@@ -67,10 +67,11 @@ def block_bytes(memory: int | None) -> int:
 def judge_run_stream(path: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                      collection_size: int | str | None = None, name: str | None = None,
                      memory: int | None = None, progress: Progress | None = None,
-                     block: int | None = None) -> StreamedRun | None:
-    """A run file judged as it is read (see the module docstring), named by its file; None when
-    it must be read whole instead. ``block`` (bytes of text per block) overrides the one that
-    ``memory`` sets, for tests."""
+                     block: int | None = None, by_tag: bool = False) -> StreamedRun | None:
+    """A run file judged as it is read (see the module docstring), named by its file (with
+    ``by_tag``, by its tag when every line has the same one); None when it must be read whole
+    instead. ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for
+    tests."""
     ties = TiePolicy.parse(ties)
     if isinstance(path, (bytes, bytearray)) or truth.self_items is not None or \
             (collection_size == JUDGED and not truth.unlisted_judged):
@@ -84,6 +85,8 @@ def judge_run_stream(path: Source, truth: GroundTruth, ties: TiePolicy | str = T
                 progress(len(part))
     except (NotStreamable, _Unsorted):
         return None
+    if by_tag and state.tag:
+        state.name = state.tag
     return StreamedRun(state.finish(ties, given_collection_size(collection_size, truth)),
                        state.tag)
 
