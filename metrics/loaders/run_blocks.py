@@ -76,4 +76,4 @@ def _parse(data: bytes) -> RunBlock:
     queries, items = fast["query_id"], fast["item_id"]
     if any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
-    return RunBlock(queries, items, fast["score"], single_last_field(data))
+    return RunBlock(queries, items, fast["score"], single_last_field(data, len(fast["score"])))

@@ -103,10 +103,47 @@ _LOOKUP_CHUNK = 1 << 20
 _SHARED = -1   # a slot of the judged-key table that holds more than one judged key
 
 
+@dataclass(frozen=True, eq=False)
+class JudgedKeys:
+    """The ground truth's judged (query, item) keys as :func:`_judged_matches` looks them up:
+    made once per ground truth, however many blocks of a run are looked up in it."""
+
+    order: np.ndarray          # the judged pairs in key order
+    sorted_keys: np.ndarray
+    shift: np.uint64
+    marked: np.ndarray         # slots that hold a judged key
+    place_of: np.ndarray       # the judged key in each marked slot, or _SHARED
+    query_mix: np.ndarray
+
+
+def judged_keys(truth: GroundTruth) -> JudgedKeys | None:
+    """The look-up tables of the truth's judged keys, or None when two judged pairs share a key
+    (then pairs are matched on the ids)."""
+    truth_keys = mix(truth.pair_query, truth.pair_keys)
+    order = np.argsort(truth_keys)
+    sorted_keys = truth_keys[order]
+    if (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return None
+    bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
+    shift = np.uint64(64 - bits)
+    judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
+    marked = np.zeros(1 << bits, dtype=bool)
+    marked[judged_slots] = True
+    # the judged key in each slot (its place among the sorted keys), or SHARED
+    place_of = np.empty(1 << bits, dtype=np.int32)
+    place_of[judged_slots] = np.arange(len(judged_slots), dtype=np.int32)
+    shared = judged_slots[1:][judged_slots[1:] == judged_slots[:-1]]
+    place_of[shared] = _SHARED
+    return JudgedKeys(order, sorted_keys, shift, marked, place_of,
+                      mix(np.arange(len(truth.query_ids)), np.uint64(0)))
+
+
 def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
-                    items: IdColumn) -> tuple[np.ndarray, np.ndarray]:
+                    items: IdColumn, keys: JudgedKeys | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
-    ``rows`` (ascending) and the index of the matching judgement.
+    ``rows`` (ascending) and the index of the matching judgement; ``keys``: the truth's
+    :func:`judged_keys`, when already made.
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
     and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
@@ -119,22 +156,11 @@ def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarra
     none = np.zeros(0, dtype=np.int64)
     if not len(truth.pair_item) or not len(rows):
         return none, none
-    truth_keys = mix(truth.pair_query, truth.pair_keys)
-    order = np.argsort(truth_keys)
-    sorted_keys = truth_keys[order]
-    if (sorted_keys[1:] == sorted_keys[:-1]).any():
+    keys = keys or judged_keys(truth)
+    if keys is None:
         return _matches_by_id(truth, query_index, items.take(rows))
-    bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
-    shift = np.uint64(64 - bits)
-    judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
-    marked = np.zeros(1 << bits, dtype=bool)
-    marked[judged_slots] = True
-    # the judged key in each slot (its place among the sorted keys), or SHARED
-    place_of = np.empty(1 << bits, dtype=np.int32)
-    place_of[judged_slots] = np.arange(len(judged_slots), dtype=np.int32)
-    shared = judged_slots[1:][judged_slots[1:] == judged_slots[:-1]]
-    place_of[shared] = _SHARED
-    query_mix = mix(np.arange(len(truth.query_ids)), np.uint64(0))
+    order, sorted_keys, shift = keys.order, keys.sorted_keys, keys.shift
+    marked, place_of, query_mix = keys.marked, keys.place_of, keys.query_mix
     all_keys = items.keys
 
     def matches(begin: int, end: int) -> tuple[list[np.ndarray], ...]:

@@ -36,8 +36,8 @@ from metrics.data.truth import GroundTruth
 from metrics.loaders.run_blocks import NotStreamable, RunBlock, run_blocks
 from metrics.loaders.runs import run_name
 from metrics.loaders.text import Source, source_name
-from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_ranking,
-                                  rank_run)
+from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_keys,
+                                  judged_ranking, rank_run)
 from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
 from metrics.ranking.tie_order import (ids_are_whole_numbers, scan_rank_order, tie_report,
                                        tied_row_groups)
@@ -160,6 +160,7 @@ class _Judging:
     def __post_init__(self):
         self.lengths = np.zeros(len(self.truth.query_ids), dtype=np.int64)
         self.position = {query: i for i, query in enumerate(self.truth.query_ids)}
+        self.keys = judged_keys(self.truth) if len(self.truth.pair_item) else None
 
     @property
     def tag(self) -> str | None:
@@ -197,7 +198,7 @@ class _Judging:
         self.lengths[to_truth[kept]] = lengths[kept]
         start = np.zeros(len(self.lengths), dtype=np.int64)
         start[to_truth[kept]] = np.cumsum(lengths[kept]) - lengths[kept]
-        found, at = _judged_matches(self.truth, q, rows, items)
+        found, at = _judged_matches(self.truth, q, rows, items, self.keys)
 
         def position_of(row):
             return row - start[q[row]]
