@@ -184,7 +184,8 @@ def make_large_run_workload(folder: Path, queries: int, seed: int, depth: int = 
         paths["gzip"] = folder / "run.trec.gz"
         stamp = folder / "gzip.json"
         if not _up_to_date(stamp, expected, {"gzip": paths["gzip"]}):
-            with open(paths["run"], "rb") as plain, gzip_module.open(paths["gzip"], "wb") as out:
+            with open(paths["run"], "rb") as plain, \
+                    gzip_module.open(paths["gzip"], "wb", compresslevel=6) as out:
                 shutil.copyfileobj(plain, out, 1 << 20)
             stamp.write_text(json.dumps(expected))
     return paths

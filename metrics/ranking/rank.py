@@ -124,7 +124,10 @@ def judged_keys(truth: GroundTruth) -> JudgedKeys | None:
     sorted_keys = truth_keys[order]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
         return None
-    bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
+    # about 16 slots per judged key, but no more than 2^24 slots (80 MB with ``place_of``) while
+    # at least two per key: a ground truth of millions of judgements gets a table of its size
+    size = int(len(sorted_keys)).bit_length()
+    bits = max(min(size + 4, 24), size + 1, 10)
     shift = np.uint64(64 - bits)
     judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
     marked = np.zeros(1 << bits, dtype=bool)
@@ -147,8 +150,9 @@ def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarra
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
     and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
-    pair that sits in cache: one look-up discards nearly every retrieved pair. A second table
-    gives, for each marked slot, the one judged key in it, and one comparison settles the pair;
+    pair (fewer past a million pairs) that sits in cache: one look-up discards nearly every
+    retrieved pair. A second table gives, for each marked slot, the one judged key in it, and one
+    comparison settles the pair;
     the few slots that two judged keys share are searched among the sorted keys. Rows are taken
     in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
     the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
