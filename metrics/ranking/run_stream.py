@@ -91,6 +91,13 @@ def judge_run_stream(path: Source, truth: GroundTruth, ties: TiePolicy | str = T
                        state.tag)
 
 
+def _compact(values: np.ndarray) -> np.ndarray:
+    """Whole numbers in 32 bits when they fit (kept hits: ranks, query indices, grades)."""
+    if not len(values) or (values.min() >= -2 ** 31 and values.max() < 2 ** 31):
+        return values.astype(np.int32)
+    return values
+
+
 def _whole_queries(blocks, state: "_Judging"):
     """Blocks of lines cut so that each holds whole queries: a block's last query waits for the
     next block, where its lines may go on. Raises _Unsorted when a query comes back."""
@@ -145,7 +152,9 @@ class _Judging:
     done: set = field(default_factory=set)          # queries whose lines are all read
     tags: set = field(default_factory=set)
     lengths: np.ndarray = None
-    hits: list = field(default_factory=list)        # (query, rank, grade, tie first, tie size)
+    hits: list = field(default_factory=list)        # (query, rank, grade), as small as they fit
+    hit_count: int = 0
+    tied_hits: list = field(default_factory=list)   # (hit, tie first, tie size) of tied hits
     tie_first: list = field(default_factory=list)   # each tie group's first and last positions
     tie_last: list = field(default_factory=list)
     tied_items: int = 0
@@ -212,8 +221,12 @@ class _Judging:
         self.tied_items += report.tied_items
         self.tied_queries += report.queries_with_ties
         hit_query = q[found]
-        self.hits.append((hit_query, found - start[hit_query] + 1, self.truth.pair_grade[at],
-                          None if tie_first is None else tie_first + 1, tie_size))
+        if tie_size is not None:   # only the hits that tie with another item: most do not
+            tied = np.flatnonzero(tie_size > 1)
+            self.tied_hits.append((tied + self.hit_count, tie_first[tied] + 1, tie_size[tied]))
+        self.hit_count += len(found)
+        self.hits.append(tuple(_compact(a) for a in (hit_query, found - start[hit_query] + 1,
+                                                      self.truth.pair_grade[at])))
         blind = np.setdiff1d(to_truth[kept], hit_query)
         if len(blind):
             self.first_items.update(zip(blind.tolist(), items.take(rows[start[blind]])))
@@ -242,15 +255,16 @@ class _Judging:
         if self.run_only:
             warnings.append(f"{self.name}: {self.run_only} run quer(ies) not in the ground truth "
                             f"were left out (first: {self.run_only_first!r})")
-        columns = list(zip(*self.hits)) if self.hits else [[]] * 5
-        hit_query, hit_ranks, hit_grades = (np.concatenate(c) if len(c) else np.zeros(0, np.int64)
-                                            for c in columns[:3])
+        columns = list(zip(*self.hits)) if self.hits else [[]] * 3
+        hit_query, hit_ranks, hit_grades = (
+            np.concatenate(c).astype(np.int64) if len(c) else np.zeros(0, np.int64)
+            for c in columns)
+        self.hits.clear()
         tie_first = tie_size = None
-        if any(f is not None for f in columns[3]):
-            tie_first = np.concatenate([f if f is not None else r for f, r in
-                                        zip(columns[3], columns[1])])
-            tie_size = np.concatenate([s if s is not None else np.ones(len(r), np.int64)
-                                       for s, r in zip(columns[4], columns[1])])
+        if self.tied_hits:   # a hit that ties with nothing is its own group of one
+            at, first, size = (np.concatenate(c) for c in zip(*self.tied_hits))
+            tie_first, tie_size = hit_ranks.copy(), np.ones(len(hit_ranks), dtype=np.int64)
+            tie_first[at], tie_size[at] = first, size
         first = np.concatenate(self.tie_first) if self.tie_first else np.zeros(0, np.int64)
         last = np.concatenate(self.tie_last) if self.tie_last else np.zeros(0, np.int64)
         report = TieReport(self.tied_items, self.tied_queries, first, last) if len(first) \
