@@ -30,6 +30,7 @@ PAGE_PARAMS = {
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
     "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
+    "groups": ("dataset", "measures", "threshold", "ties"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),

@@ -55,6 +55,18 @@ class Grouping:
         return np.asarray([label == group for label in self.labels], dtype=bool)
 
 
+def derived_properties(judged: JudgedRanking, queries=None,
+                       truth: GroundTruth | None = None) -> list[str]:
+    """The derived properties that this data has: clique sizes need clique labels, parent
+    classes a taxonomy, text lengths a query table with a text column."""
+    truth = judged.truth if truth is None else truth
+    have = {"R_q": True, "tie_share": True,
+            "clique_size": truth is not None and truth.item_labels is not None,
+            "text_words": queries is not None and "text" in queries.columns,
+            "parent_class": truth is not None and truth.query_parents is not None}
+    return [name for name in DERIVED if have[name]]
+
+
 def grouping(name: str, judged: JudgedRanking, queries=None, threshold: int = 1,
              truth: GroundTruth | None = None) -> Grouping:
     """The queries of ``judged`` grouped by ``name``: a column of ``queries`` (the query table, a

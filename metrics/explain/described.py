@@ -58,6 +58,19 @@ def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
     return out
 
 
+def item_labels(ids, table: pd.DataFrame | None) -> list[str]:
+    """Each id with its title and artist ("d7 — Blue in Green — Miles Davis"), as one line of
+    text; the id alone where the table does not describe it."""
+    columns = default_columns(table)
+    out = []
+    for item in map(str, ids):
+        parts = [item]
+        if table is not None and item in table.index:
+            parts += [str(table.at[item, c]) for c in columns if table.at[item, c] is not None]
+        out.append(" — ".join(" ".join(p.split()) for p in parts))
+    return out
+
+
 def item_ids_of(judged: JudgedRanking) -> set[str]:
     """Every item id the data names: those its lists rank (when kept) and those judged."""
     known: set[str] = set()
