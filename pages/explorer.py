@@ -49,7 +49,8 @@ in_group = None if group is None else \
     per_query["query_id"].astype(str).isin(set(group["queries"])).to_numpy()
 if in_group is not None and in_group.any():
     left, right = st.columns([4, 1], vertical_alignment="center")
-    left.info(f"The {int(in_group.sum())} queries of {md(group['name'])} = "
+    count = int(in_group.sum())
+    left.info(f"The {count} quer{'y' if count == 1 else 'ies'} of {md(group['name'])} = "
               f"{md(group['group'])} (from the Groups page), worst first.")
     right.button("Show every query", on_click=forget_group, key="forget_group")
     per_query = per_query[in_group]

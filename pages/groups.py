@@ -83,12 +83,12 @@ if index is not None and 0 <= index < len(groups) and st.session_state.get(seen)
     st.switch_page(page_path("explorer"))
 st.session_state[seen] = index
 
-shown, numbers = printed_numbers(frame.rename(columns={"group": name}),
+shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"group": name}),
                                  ["mean", "CI low", "CI high"])
 st.dataframe(shown, hide_index=True, width="stretch", height=300, column_config=numbers,
              placeholder="undefined")
-download_csv("Download CSV", frame, provenance_record(measures, seed=DEFAULT_SEED),
-             "groups.csv")
+download_csv("Download CSV (every measure)", frame,
+             provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")
 chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *groups],
                       format_func=lambda g: "choose a group" if g is None else
                       f"{g} ({counts[groups.index(g)]} queries)", key="group_open_box")
