@@ -194,3 +194,13 @@ def test_bad_group_options_exit_2_with_one_line(args, words):
     code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt", *args)
     assert code == 2 and out == ""
     assert words in err and err.count("\n") == 1, err
+
+
+def test_an_item_table_whose_ids_match_nothing_is_a_warning_with_counts(tmp_path):
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,title\nrec000,A song\nnowhere1,x\nnowhere2,y\n")
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt",
+                         "--item-metadata", items, "-m", "AP")
+    assert code == 0, err
+    assert f"warning: {items}: 2 of its 3 items match nothing in the run or ground truth " \
+           "(first: 'nowhere1')" in err
