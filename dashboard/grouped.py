@@ -26,15 +26,17 @@ def _grouping(src: DataSource, ties: str, name: str, threshold: int, store):
 
 @st.cache_data(show_spinner="Grouping the queries…", max_entries=32, ttl=CACHE_TTL)
 def group_means_source(src: DataSource, ties: str, measures: str, name: str, threshold: int,
-                       level: float, seed: int, _store: dict | None = None):
-    """(one row per group, system and measure: queries, defined, mean, CI low, CI high; each
-    query's group (None: in no group); the groups in order)."""
+                       measure: str, level: float, seed: int, _store: dict | None = None):
+    """(one row per group, system and measure: queries, defined, mean, and for ``measure`` its
+    CI low and CI high; each query's group (None: in no group); the groups in order)."""
     groups = _grouping(src, ties, name, threshold, _store)
     results = evaluate_source(src, ties, measures, _store)
+    none = (None, None)
     rows = [{"group": row.group, "system": row.system, "queries": row.num_queries,
              "measure": m, "defined": row.defined[m], "mean": row.means[m],
-             "CI low": row.intervals[m][0], "CI high": row.intervals[m][1]}
-            for row in group_means(results, groups, level, seed) for m in row.means]
+             "CI low": row.intervals.get(m, none)[0], "CI high": row.intervals.get(m, none)[1]}
+            for row in group_means(results, groups, level, seed, interval_measures=[measure])
+            for m in row.means]
     frame = pd.DataFrame(rows, columns=["group", "system", "queries", "measure", "defined", "mean",
                                         "CI low", "CI high"])
     frame = frame.astype({c: float for c in ("mean", "CI low", "CI high")})

@@ -51,8 +51,8 @@ if queries is None:
 key = ",".join(str(m) for m in measures)
 try:
     frame, group_of, groups = group_means_source(source(), st.session_state["ties"], key, name,
-                                                 threshold, DEFAULT_LEVEL, DEFAULT_SEED,
-                                                 upload_store())
+                                                 threshold, measure, DEFAULT_LEVEL,
+                                                 DEFAULT_SEED, upload_store())
 except InputError as exc:
     show_error(exc)
     st.stop()
@@ -87,7 +87,7 @@ shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"gr
                                  ["mean", "CI low", "CI high"])
 st.dataframe(shown, hide_index=True, width="stretch", height=300, column_config=numbers,
              placeholder="undefined")
-download_csv("Download CSV (every measure)", frame,
+download_csv("Download CSV (every measure; the interval of the chosen one)", frame,
              provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")
 chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *groups],
                       format_func=lambda g: "choose a group" if g is None else

@@ -143,3 +143,31 @@ def test_the_derived_groupings_of_the_samples(sample, grouping):
     assert not at.exception and not at.error
     table = _frames(at)[0]
     assert grouping in table.columns and table["queries"].sum() > 0
+
+
+def test_for_cover_songs_the_item_table_describes_the_queries_and_groups_them():
+    import io
+
+    matrix = np.array([[0, .9, .1, .2], [.9, 0, .3, .1], [.1, .3, 0, .8], [.2, .1, .8, 0]])
+    buffer = io.BytesIO()
+    np.save(buffer, matrix)
+    labels = b"item_id,label\nc1,w1\nc2,w1\nc3,w2\nc4,w2\n"
+    items = (b"item_id,title,artist,decade\nc1,Yesterday,The Beatles,1960s\n"
+             b"c2,Yesterday (live),Ray Charles,1960s\nc3,Hurt,Nine Inch Nails,1990s\n"
+             b"c4,Hurt,Johnny Cash,2000s\n")
+    src = DataSource.of_upload("matrices+labels", (("matrices", "sim.npy", buffer.getvalue()),
+                                                   ("labels", "labels.csv", labels),
+                                                   ("items", "items.csv", items)))
+    at = app("pages/explorer.py", upload=src, sample="upload", measures="AP", query="c4")
+    assert not at.exception and not at.error
+    box = next(s for s in at.selectbox if s.label == "Query")
+    assert any(o.startswith("c4 — Hurt — Johnny Cash") for o in box.options), box.options
+    assert any("Query title" in m.value for m in at.markdown)
+    groups = app("pages/groups.py", upload=src, sample="upload", measures="AP",
+                 group_by="decade")
+    assert not groups.exception and not groups.error
+    table = _frames(groups)[0]
+    assert dict(zip(table["decade"], table["queries"])) == {"1960s": 2, "1990s": 1, "2000s": 1}
+    box = next(s for s in groups.selectbox if s.label == "Group the queries by")
+    assert box.options == ["artist", "decade", "R_q (derived)", "clique_size (derived)",
+                           "tie_share (derived)"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ EXACT_VALUES = 10   # a whole-number property with at most this many values: a g
 NUMBER_BINS = 4     # else this many groups of about equal size (quantiles)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grouping:
     """The group of every query of a judged ranking (None: in no group), and the groups in
     order."""
@@ -49,10 +50,18 @@ class Grouping:
 
     @property
     def ungrouped(self) -> int:
-        return int(sum(label is None for label in self.labels))
+        return int((self.codes < 0).sum())
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """Each query's group as its place in ``groups`` (-1: in no group): one pass, so that
+        finding every group's queries costs the queries, not groups × queries comparisons."""
+        place = {group: i for i, group in enumerate(self.groups)}
+        return np.fromiter((place.get(label, -1) if label is not None else -1
+                            for label in self.labels), dtype=np.int64, count=len(self.labels))
 
     def members(self, group: str) -> np.ndarray:
-        return np.asarray([label == group for label in self.labels], dtype=bool)
+        return self.codes == self.groups.index(group)
 
 
 def derived_properties(judged: JudgedRanking, queries=None,
@@ -185,11 +194,14 @@ class GroupMeans:
 
 def group_means(results: Mapping[str, EvaluationResult], groups: Grouping,
                 level: float | None = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
-                resamples: int = DEFAULT_RESAMPLES, how: str = "mean") -> list[GroupMeans]:
+                resamples: int = DEFAULT_RESAMPLES, how: str = "mean",
+                interval_measures: Sequence[str] | None = None) -> list[GroupMeans]:
     """Every group's aggregates (``how``: the mean, or the median or std) for every system, in
     group order then system order; with ``level`` (None: no intervals) each one's percentile
     bootstrap interval, as the overall intervals are drawn
-    (:func:`metrics.evaluation.stats.aggregate_intervals`, same seed)."""
+    (:func:`metrics.evaluation.stats.aggregate_intervals`, same seed), for the
+    ``interval_measures`` only when given (a bootstrap per group, system and measure is the
+    cost here)."""
     rows = []
     for group in groups.groups:
         members = groups.members(group)
@@ -198,11 +210,13 @@ def group_means(results: Mapping[str, EvaluationResult], groups: Grouping,
                 raise InputError(f"{system} has {len(result.query_ids)} queries but the "
                                  f"grouping has {len(groups.labels)}")
             part = group_result(result, members)
+            bounded = part if interval_measures is None else replace(part, results={
+                m: part.results[m] for m in interval_measures})
             rows.append(GroupMeans(
                 group, system, int(members.sum()),
                 {m: len(part.query_ids) - u for m, u in part.undefined().items()},
                 part.aggregate(how),
-                aggregate_intervals(part, level, seed, resamples, how) if level is not None
+                aggregate_intervals(bounded, level, seed, resamples, how) if level is not None
                 else None))
     return rows
 

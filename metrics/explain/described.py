@@ -113,23 +113,19 @@ def describing_queries(items: pd.DataFrame | None, queries: pd.DataFrame | None,
 
 def query_words(queries: pd.DataFrame | None, query_ids: Iterable[str]) -> dict[str, str]:
     """What each query is found by in the Query box besides its id: its text, else its title
-    (and artist), as one line; nothing for a query the table does not describe."""
+    (and artist), as one line; nothing for a query the table does not describe. One pass over
+    the queries (the box's labels are made on every run of the page)."""
     if queries is None:
         return {}
     lower = {str(c).lower(): c for c in queries.columns}
     first = next((lower[c] for c in SEARCHED if c in lower), None)
     if first is None:
         return {}
-    artist = lower.get("artist") if first == lower.get("title") else None
-    words = {}
-    for q in query_ids:
-        q = str(q)
-        if q not in queries.index:
-            continue
-        text = queries.at[q, first]
-        if artist is not None and queries.at[q, artist] is not None:
-            text = f"{text} — {queries.at[q, artist]}" if text is not None else \
-                queries.at[q, artist]
-        if text is not None:
-            words[q] = " ".join(str(text).split())   # one line
-    return words
+    ids = pd.Index([str(q) for q in query_ids], dtype=object)
+    text = queries[first].reindex(ids)
+    if first == lower.get("title") and "artist" in lower:
+        artist = queries[lower["artist"]].reindex(ids)
+        both = text.notna() & artist.notna()
+        text = text.where(~both, text.astype(str) + " — " + artist.astype(str))
+        text = text.where(text.notna(), artist)
+    return {q: " ".join(str(t).split()) for q, t in zip(ids, text) if t is not None and t == t}
