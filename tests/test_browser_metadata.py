@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_browser import (app_url, assert_healthy, browser, go, open_page,  # noqa: E402,F401
-                          shoot, wait_for_app, wait_for_charts)
+                          query_box, shoot, wait_for_app, wait_for_charts)
 
 pytestmark = pytest.mark.browser
 
@@ -86,6 +86,18 @@ def test_metadata_upload_end_to_end(app_url, browser, files, width, height, sche
     cells = " ".join(grids.nth(i).text_content() or "" for i in range(grids.count()))
     assert "Blue in Green" in cells or "So What" in cells, cells[:500]
     assert "<b>Freddie</b>" in cells or "Freddie" not in cells       # shown as text
+    if width == 1400 and scheme == "light":
+        # typing words of a query's text in the Query box finds it
+        box = query_box(page)
+        box.click()
+        page.keyboard.type("spanish")
+        options = page.get_by_role("option")
+        assert options.count() == 1 and options.first.inner_text().startswith(
+            "q3 — spanish modal piece")
+        options.first.click()
+        wait_for_app(page)
+        wait_for_text(page, "“spanish modal piece”", f"{name}_query_search")
+        assert "genre: flamenco" in main_text(page)
     shoot(page, f"{name}_explorer")
     grids.last.scroll_into_view_if_needed()   # the app scrolls inside its main block
     page.wait_for_timeout(300)
