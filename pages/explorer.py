@@ -20,7 +20,7 @@ from dashboard.teaching import stacked, worked_measures
 from dashboard.widgets import choose, cutoff_control
 from metrics.evaluation.cells import fixed
 from metrics.explain.summaries import query_index, query_table
-from metrics.explain.described import beside_ids, query_words
+from metrics.explain.described import beside_ids, query_columns, query_words
 
 # the views below the figure, of which only the chosen one is built
 RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
@@ -57,11 +57,13 @@ if in_group is not None and in_group.any():
 worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
+items, queries = current_metadata()
 # built only while open: closed, a system or sort change does not send the whole table again
 with st.expander(f"All {len(per_query)} queries, worst {md(sort_by)} first", key="all_queries_open",
                  on_change="rerun") as all_queries:
     if all_queries.open:
-        shown, numbers = printed_numbers(worst_first, names)
+        shown, numbers = printed_numbers(
+            beside_ids(worst_first, "query_id", queries, query_columns(queries)), names)
         st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
                      height=260, placeholder="undefined")
         download_csv("Download CSV", worst_first, provenance_record(
@@ -69,7 +71,6 @@ with st.expander(f"All {len(per_query)} queries, worst {md(sort_by)} first", key
 
 order = worst_first["query_id"].tolist()
 shown_group = f"{group['name']}={group['group']}" if group else ""
-items, queries = current_metadata()
 # the Query box's labels, made once per system and sort order (not on every query switch); the
 # box filters its options by what is typed, so a query is found by its text or title too
 words = query_words(queries, order)

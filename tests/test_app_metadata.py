@@ -171,3 +171,22 @@ def test_for_cover_songs_the_item_table_describes_the_queries_and_groups_them():
     box = next(s for s in groups.selectbox if s.label == "Group the queries by")
     assert box.options == ["artist", "decade", "R_q (derived)", "clique_size (derived)",
                            "tie_share (derived)"]
+
+
+def test_the_grouping_is_in_the_link():
+    from test_app import _params, linked
+
+    at = linked("pages/groups.py", dataset="instruments", measures="AP", group_by="parent_class")
+    assert not at.exception and not at.error
+    assert at.selectbox(key="group_by_box").value == "parent_class"
+    at.selectbox(key="group_by_box").set_value("R_q").run()
+    assert _params(at)["group_by"] == ["R_q"] and _params(at)["dataset"] == ["instruments"]
+
+
+def test_the_list_of_every_query_shows_each_querys_text():
+    at = app("pages/explorer.py", upload=_upload(), sample="upload", measures="AP",
+             all_queries_open=True)
+    assert not at.exception and not at.error
+    every = next(f for f in _frames(at) if "query_id" in f.columns)
+    assert list(every.columns[:3]) == ["query_id", "text", "AP"]
+    assert dict(zip(every["query_id"], every["text"]))["q2"] == "jazz **night**"

@@ -35,6 +35,12 @@ def default_columns(table: pd.DataFrame | None) -> list[str]:
     return [lower[name] for name in BESIDE_ID if name in lower]
 
 
+def query_columns(table: pd.DataFrame | None) -> list[str]:
+    """The columns shown beside a query's id: its text, else its title and artist."""
+    lower = {str(c).lower(): c for c in shown_columns(table)}
+    return [lower["text"]] if "text" in lower else default_columns(table)
+
+
 def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
                columns: Iterable[str] | None = None) -> pd.DataFrame:
     """``frame`` with the metadata ``columns`` (by default :func:`default_columns`) of each row's
