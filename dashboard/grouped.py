@@ -65,9 +65,10 @@ def group_tests_source(src: DataSource, ties: str, measures: str, name: str, thr
 def grouping_options(queries: pd.DataFrame | None, data: dict) -> list[str]:
     """What the queries can be grouped by: the query table's columns (not its free text nor the
     players' columns), then the derived properties this data has."""
-    from metrics.explain.described import shown_columns
+    from metrics.explain.described import SEARCHED, shown_columns
 
-    columns = [str(c) for c in shown_columns(queries) if str(c).lower() not in ("text", "title")]
+    # free text (one group per query) is searched, not grouped
+    columns = [str(c) for c in shown_columns(queries) if str(c).lower() not in SEARCHED]
     derived = derived_properties(next(iter(data.values())), queries)
     return columns + [d for d in derived if d not in columns]
 

@@ -13,8 +13,8 @@ from dashboard.errors import show_error
 from dashboard.safe import md
 from dashboard.settings import DataSource, source, upload_store
 from metrics import InputError
-from metrics.explain.described import (default_columns, describing_queries, metadata_warnings,
-                                       query_words, shown_columns)
+from metrics.explain.described import (BESIDE_ID, SEARCHED, default_columns, describing_queries,
+                                       metadata_warnings, query_words, shown_columns)
 from metrics.explain.samples import sample_metadata
 from metrics.loaders.metadata import read_metadata
 
@@ -89,7 +89,7 @@ def show_query_description(queries: pd.DataFrame | None, query_id: str) -> None:
         kind = "text" if "text" in {str(c).lower() for c in queries.columns} else "title"
         st.markdown(f"**Query {kind}:** “{md(words)}”")
     shown = [c for c in shown_columns(queries)
-             if str(c).lower() not in ("text", "title", "artist")]
+             if str(c).lower() not in set(SEARCHED) | set(BESIDE_ID)]   # said in the line above
     pairs = [(c, queries.at[query_id, c]) for c in shown]
     pairs = [f"{md(c)}: {md(v)}" for c, v in pairs if v is not None]
     if pairs:
