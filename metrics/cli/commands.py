@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Sequence
 
 from metrics.errors import InputError
@@ -252,8 +253,9 @@ def _judge(args, float32_scores: bool = False):
             with progress_bar("reading", "lines") as progress:
                 streamed = judge_run_stream(args.run, truth, args.ties, args.collection_size,
                                             memory=args.memory, progress=progress)
-            if streamed is not None:
-                return streamed.judged
+            if streamed is not None:   # the items are read again only for --item-metadata
+                return (streamed.judged, truth,
+                        lambda: _run_and_truth_items([args.run], truth))
         system = load_run(args.run)
         if float32_scores:
             system = float32_run(system, args.run)
