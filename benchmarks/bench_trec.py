@@ -183,6 +183,19 @@ def bench_skewed(label: str, short_queries: int, long_depth: int, repeats: int) 
     return {"label": label, "lines": lines, "rows": rows, "agreement": agreement}
 
 
+def _peer_rows(rows: dict, ours_t: float, ours_m: float) -> list[str]:
+    """A table row per tool: whole-process time and peak memory, and ours ÷ each."""
+    out = []
+    for name, runs in rows.items():
+        if failure(runs):
+            out.append(f"| {name} | {failure(runs)} | — | — | — |")
+            continue
+        t, m = median_of(runs, "wall"), median_of(runs, "rss_mb")
+        out.append(f"| {name} | {fmt(t)} | {fmt(ratio(ours_t, t))} | {mb(m)} | "
+                   f"{fmt(ratio(ours_m, m))} |")
+    return out
+
+
 def report_skewed(res: dict) -> list[str]:
     rows = res["rows"]
     ours_runs = rows["ours (python -m metrics evaluate)"]
@@ -193,13 +206,7 @@ def report_skewed(res: dict) -> list[str]:
              f"binary (`-q -m map -m P.10`), each a whole process.", "",
              "| tool | whole process (s) | ours ÷ peer (time) | peak memory MB | ours ÷ peer "
              "(memory) |", "| --- | --- | --- | --- | --- |"]
-    for name, runs in rows.items():
-        if failure(runs):
-            lines.append(f"| {name} | {failure(runs)} | — | — | — |")
-            continue
-        t, m = median_of(runs, "wall"), median_of(runs, "rss_mb")
-        lines.append(f"| {name} | {fmt(t)} | {fmt(ratio(ours_t, t))} | {mb(m)} | "
-                     f"{fmt(ratio(ours_m, m))} |")
+    lines += _peer_rows(rows, ours_t, ours_m)
     if not TREC_EVAL["path"]:
         lines += ["", f"trec_eval binary: {TREC_EVAL['note']}."]
     py = rows["pytrec_eval"]
@@ -285,13 +292,7 @@ def report_large(res: dict) -> list[str]:
              f"past the 16 GB cap).", "",
              "| tool | whole process (s) | ours ÷ peer (time) | peak memory MB | ours ÷ peer "
              "(memory) |", "| --- | --- | --- | --- | --- |"]
-    for name, runs in rows.items():
-        if failure(runs):
-            lines.append(f"| {name} | {failure(runs)} | — | — | — |")
-            continue
-        t, m = median_of(runs, "wall"), median_of(runs, "rss_mb")
-        lines.append(f"| {name} | {fmt(t)} | {fmt(ratio(ours_t, t))} | {mb(m)} | "
-                     f"{fmt(ratio(ours_m, m))} |")
+    lines += _peer_rows(rows, ours_t, ours_m)
     why = failure(plain_runs)
     lines += ["", "- " + target("W7", "ours, peak memory", ours_m / 1024, 1.0, why, " GB")]
     binary = rows.get("trec_eval 10 (binary, -q)")
