@@ -246,3 +246,40 @@ def test_ground_truth_items_stay_in_the_loaders_column(tmp_path):
     assert truth.pair_item[2:4].tolist() == ids[2:4] and len(truth.pair_item) == len(ids)
     mask = np.arange(len(ids)) % 2 == 0
     assert truth.pair_item[mask].tolist() == ids[::2]
+
+
+def to_parquet(run_path: Path, out: Path, **columns) -> Path:
+    """The TREC run as Parquet (query_id, item_id, score, tag), in row groups of 7 rows."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [line.split() for line in run_path.read_text().splitlines()]
+    frame = pd.DataFrame({"query_id": [r[0] for r in rows], "item_id": [r[2] for r in rows],
+                          "score": [float(r[4]) for r in rows], "tag": [r[5] for r in rows]})
+    for name, values in columns.items():
+        frame[name] = values(frame)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), out, row_group_size=7)
+    return out
+
+
+@pytest.mark.parametrize("ties", TiePolicy.names())
+def test_parquet_streams_by_batches_the_same(tmp_path, ties):
+    run_path, qrels_path = write_run(tmp_path, seed=31)
+    parquet = to_parquet(run_path, tmp_path / "run.parquet")
+    truth = load_qrels(qrels_path)
+    whole = judge(load_run(parquet), truth, ties, keep_lists=False)
+    for block in (1, 640, 1 << 20):   # batches of 1, 10 and all rows
+        streamed = judge_run_stream(parquet, truth, ties, block=block)
+        assert streamed is not None and streamed.tag == "tag"
+        same_judged(streamed.judged, whole)
+
+
+def test_parquet_the_loader_must_read_gives_way(tmp_path):
+    run_path, qrels_path = write_run(tmp_path, seed=32)
+    truth = load_qrels(qrels_path)
+    for name, column in (("nan", {"score": lambda f: f["score"].where(f.index != 5)}),
+                         ("ints", {"item_id": lambda f: f.index.to_numpy()}),
+                         ("empty", {"item_id": lambda f: f["item_id"].where(f.index != 3, "")})):
+        parquet = to_parquet(run_path, tmp_path / f"{name}.parquet", **column)
+        assert judge_run_stream(parquet, truth, block=64) is None, name

@@ -1,5 +1,6 @@
-"""Judging a TREC run as it is read, a block of lines at a time, so that memory does not grow with
-the run: only what the measures need is kept (:class:`~metrics.data.judged.JudgedRanking`).
+"""Judging a run file (TREC, plain or gzip, or Parquet) as it is read, a block of lines at a time,
+so that memory does not grow with the run: only what the measures need is kept
+(:class:`~metrics.data.judged.JudgedRanking`).
 
 A run sorted by query — every query's lines together, as trec_eval writes runs and nearly every
 tool does — is judged one group of whole queries at a time: the lines of a block up to its last
