@@ -74,8 +74,10 @@ def test_streamed_equals_whole_file_under_every_policy(tmp_path, ties, block):
     truth = load_qrels(qrels_path)
     whole = judge(load_run(run_path), truth, ties, keep_lists=False)
     streamed = judge_run_stream(run_path, truth, ties, block=block)
-    assert streamed is not None and streamed.tag == "tag"
+    assert streamed is not None
     same_judged(streamed.judged, whole)
+    named = judge_run_stream(run_path, truth, ties, block=block, by_tag=True)
+    assert named.tag == named.judged.name == "tag"
     if ties != "expected":   # expected supports fewer measures; checked below
         a = evaluate(streamed.judged, MEASURES)
         b = evaluate(whole, MEASURES)
@@ -271,8 +273,9 @@ def test_parquet_streams_by_batches_the_same(tmp_path, ties):
     whole = judge(load_run(parquet), truth, ties, keep_lists=False)
     for block in (1, 640, 1 << 20):   # batches of 1, 10 and all rows
         streamed = judge_run_stream(parquet, truth, ties, block=block)
-        assert streamed is not None and streamed.tag == "tag"
+        assert streamed is not None
         same_judged(streamed.judged, whole)
+        assert judge_run_stream(parquet, truth, ties, block=block, by_tag=True).tag == "tag"
 
 
 def test_parquet_the_loader_must_read_gives_way(tmp_path):

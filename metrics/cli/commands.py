@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Sequence
@@ -248,14 +249,23 @@ def _judge(args, float32_scores: bool = False):
     are printed), its ground truth, a function giving the ids of the items the inputs name);
     with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
     if args.command == "evaluate":
-        truth = _load_truth(args.truth, args.taxonomy)
-        if not float32_scores:   # a sorted TREC run is judged as it is read, in bounded memory
-            with progress_bar("reading", "lines") as progress:
-                streamed = judge_run_stream(args.run, truth, args.ties, args.collection_size,
-                                            memory=args.memory, progress=progress)
-            if streamed is not None:   # the items are read again only for --item-metadata
-                return (streamed.judged, truth,
-                        lambda: _run_and_truth_items([args.run], truth))
+        # the ground truth loads in a thread while the run's first block is read; its error, if
+        # any, comes first, as when the files were read one after the other
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_load_truth, args.truth, args.taxonomy)
+            streamed = None
+            if not float32_scores:   # a sorted run is judged as it is read, in bounded memory
+                try:
+                    with progress_bar("reading", "lines") as progress:
+                        streamed = judge_run_stream(args.run, pending.result, args.ties,
+                                                    args.collection_size, memory=args.memory,
+                                                    progress=progress)
+                except InputError:
+                    pending.result()
+                    raise
+            truth = pending.result()
+        if streamed is not None:   # the items are read again only for --item-metadata
+            return (streamed.judged, truth, lambda: _run_and_truth_items([args.run], truth))
         system = load_run(args.run)
         if float32_scores:
             system = float32_run(system, args.run)

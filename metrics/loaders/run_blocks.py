@@ -46,52 +46,58 @@ class RunBlock:
         return len(self.scores)
 
 
-def run_blocks(path: Source, label: str, block_bytes: int) -> Iterator[RunBlock]:
+def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
+               ) -> Iterator[RunBlock]:
     """The lines of a TREC run file (a path), about ``block_bytes`` bytes of text at a time,
     cut at line ends, or the rows of a Parquet run a batch at a time; raises
-    :class:`NotStreamable` at the first block the fast reader refuses."""
+    :class:`NotStreamable` at the first block the fast reader refuses. Without ``tags`` the
+    blocks' tags are not looked for (None)."""
     with open_regular(path, label) as handle:
         parquet = handle.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
     if parquet:
-        yield from _parquet_blocks(path, label, block_bytes)
+        yield from _parquet_blocks(path, label, block_bytes, tags)
         return
     pieces: list[bytes] = []
     held = 0
     read_any = False
     read = min(BLOCK, max(block_bytes, SMALLEST_BLOCK))
     for piece in byte_blocks(path, label, read):
-        pieces.append(piece)
         held += len(piece)
-        if held < block_bytes or b"\n" not in piece:
+        cut = piece.rfind(b"\n") + 1 if held >= block_bytes else 0
+        if not cut:
+            pieces.append(piece)
             continue
+        # one copy: the pieces before and the last one up to its last line end
+        pieces.append(piece[:cut] if cut < len(piece) else piece)
         text = b"".join(pieces)
-        cut = text.rfind(b"\n") + 1
-        pieces, held = [text[cut:]], len(text) - cut
-        yield _parse(text[:cut] if cut < len(text) else text)
+        pieces, held = ([piece[cut:]] if cut < len(piece) else []), len(piece) - cut
+        yield _parse(text, tags)
         read_any = True
         del text
     text = b"".join(pieces)
     if text:
-        yield _parse(text)
+        yield _parse(text, tags)
     elif not read_any:
         raise NotStreamable()   # an empty file: the whole-file loader says so
 
 
-def _parse(data: bytes) -> RunBlock:
+def _parse(data: bytes, tags: bool) -> RunBlock:
     fast = fast_trec(data, RUN, {"score": "float64"})
     if fast is None:
         raise NotStreamable()
     queries, items = fast["query_id"], fast["item_id"]
     if any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
-    return RunBlock(queries, items, fast["score"], single_last_field(data, len(fast["score"])))
+    return RunBlock(queries, items, fast["score"],
+                    single_last_field(data, len(fast["score"])) if tags else None)
 
 
 # bytes a Parquet row takes once read (ids as polars strings, the score, the tag): rows per batch
 _PARQUET_ROW = 64
 
 
-def _parquet_blocks(path: Source, label: str, block_bytes: int) -> Iterator[RunBlock]:
+def _parquet_blocks(path: Source, label: str, block_bytes: int, tags: bool
+                    ) -> Iterator[RunBlock]:
     """A Parquet run's rows, a batch at a time, when its columns are what the whole-file loader
     would read as they are: ids as text, scores as floating point, no empty or missing cell,
     every score finite; anything else is :class:`NotStreamable` (the loader names it)."""
@@ -125,7 +131,7 @@ def _parquet_blocks(path: Source, label: str, block_bytes: int) -> Iterator[RunB
                 any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
             raise NotStreamable()
         tag = None
-        if "tag" in kept:
-            tags = frame.get_column(kept["tag"]).cast(pl.String)
-            tag = tags[0] if tags[0] and (tags == tags[0]).all() else None
+        if tags and "tag" in kept:
+            column = frame.get_column(kept["tag"]).cast(pl.String)
+            tag = column[0] if column[0] and (column == column[0]).all() else None
         yield RunBlock(queries, items, scores.to_numpy(), tag)

@@ -25,6 +25,7 @@ ground truths whose queries are items (clique labels).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -65,22 +66,24 @@ def block_bytes(memory: int | None) -> int:
     return max(1 << 16, (DEFAULT_MEMORY if memory is None else memory) // BLOWUP)
 
 
-def judge_run_stream(path: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
+def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth],
+                     ties: TiePolicy | str = TiePolicy.STABLE,
                      collection_size: int | str | None = None, name: str | None = None,
                      memory: int | None = None, progress: Progress | None = None,
                      block: int | None = None, by_tag: bool = False) -> StreamedRun | None:
     """A run file judged as it is read (see the module docstring), named by its file (with
     ``by_tag``, by its tag when every line has the same one); None when it must be read whole
-    instead. ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for
-    tests."""
+    instead. ``truth`` may be a function that gives the ground truth: it is called once the first
+    block is read, so that a ground truth loading in another thread overlaps the reading.
+    ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for tests."""
     ties = TiePolicy.parse(ties)
-    if isinstance(path, (bytes, bytearray)) or truth.self_items is not None or \
-            (collection_size == JUDGED and not truth.unlisted_judged):
+    if isinstance(path, (bytes, bytearray)):
         return None
     label = source_name(path, name)
-    state = _Judging(truth, ties.ordering, run_name(label), label)
+    state = _Judging(truth, collection_size, ties.ordering, run_name(label), label)
     try:
-        for part in _whole_queries(run_blocks(path, label, block or block_bytes(memory)), state):
+        blocks = run_blocks(path, label, block or block_bytes(memory), tags=by_tag)
+        for part in _whole_queries(blocks, state):
             state.add(part)
             if progress is not None:
                 progress(len(part))
@@ -88,8 +91,7 @@ def judge_run_stream(path: Source, truth: GroundTruth, ties: TiePolicy | str = T
         return None
     if by_tag and state.tag:
         state.name = state.tag
-    return StreamedRun(state.finish(ties, given_collection_size(collection_size, truth)),
-                       state.tag)
+    return StreamedRun(state.finish(ties), state.tag)
 
 
 def _compact(values: np.ndarray) -> np.ndarray:
@@ -146,7 +148,8 @@ def _concat(parts: list[RunBlock], pl) -> RunBlock:
 class _Judging:
     """What is kept of the lines judged so far."""
 
-    truth: GroundTruth
+    given: GroundTruth | Callable[[], GroundTruth]
+    collection_size: int | str | None
     ordering: TiePolicy
     name: str
     source: str                                     # the file, as duplicate warnings name it
@@ -167,10 +170,21 @@ class _Judging:
     first_items: dict = field(default_factory=dict)  # truth query -> first item, if no hit
     whole_ids: bool | None = None                   # id policy: every tied id a whole number
 
-    def __post_init__(self):
-        self.lengths = np.zeros(len(self.truth.query_ids), dtype=np.int64)
-        self.position = {query: i for i, query in enumerate(self.truth.query_ids)}
-        self.keys = judged_keys(self.truth) if len(self.truth.pair_item) else None
+    truth: GroundTruth | None = None
+
+    def _start(self) -> None:
+        """The ground truth, once: checked to be one that streaming judges as the whole-file
+        path does, and its look-up tables made."""
+        if self.truth is not None:
+            return
+        truth = self.given() if callable(self.given) else self.given
+        if truth.self_items is not None or (self.collection_size == JUDGED and
+                                            not truth.unlisted_judged):
+            raise NotStreamable()
+        self.truth = truth
+        self.lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
+        self.position = {query: i for i, query in enumerate(truth.query_ids)}
+        self.keys = judged_keys(truth) if len(truth.pair_item) else None
 
     @property
     def tag(self) -> str | None:
@@ -183,6 +197,7 @@ class _Judging:
         """Judge lines that hold whole queries, and keep what the measures need."""
         from metrics.loaders.fast import encode_grouped
 
+        self._start()
         codes, vocab = encode_grouped(part.query_ids)
         items = IdColumn(part.item_ids)
         repeated = later_repeats(codes, items)
@@ -247,7 +262,9 @@ class _Judging:
             raise NotStreamable()
         self.whole_ids = whole
 
-    def finish(self, ties: TiePolicy, collection_size) -> JudgedRanking:
+    def finish(self, ties: TiePolicy) -> JudgedRanking:
+        self._start()
+        collection_size = given_collection_size(self.collection_size, self.truth)
         warnings = []
         if self.duplicates:
             warnings.append(duplicate_warning(self.duplicates, *self.duplicate, "pair(s)",
