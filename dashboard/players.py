@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
+from functools import lru_cache
 
 import pandas as pd
 import streamlit as st
@@ -17,6 +19,10 @@ from dashboard.media import folder_for, resolve
 from dashboard.safe import md
 from dashboard.settings import source
 from metrics.errors import InputError
+from metrics.explain.samples import SAMPLE_DIR
+
+TOP_PLAYERS = 3   # a list's first ranks get a player each; any other item of the page on request
+CHOICES = 200     # the items offered for that request, at most (a page of the ranked list)
 
 
 def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
@@ -83,3 +89,86 @@ def _player(row: pd.Series) -> None:
             played = f"{first}–{last} s" if last is not None else f"from {first} s"
             widened = f" (played {played}: the player seeks in whole seconds)"
         st.caption(md(f"Excerpt {span}{widened}"))
+
+
+# ---- the metadata tables (interim: a bundled sample's own items.csv and queries.csv) ----------
+
+@lru_cache(maxsize=None)
+def _sample_table(key: str, name: str) -> pd.DataFrame | None:
+    path = SAMPLE_DIR / key / name
+    if not path.exists():
+        return None
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return table.set_index(table.columns[0])
+
+
+def current_tables() -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """(items, queries) of the current data, indexed by id; None where there is none."""
+    src = source()
+    if not src.is_sample:
+        return None, None
+    return _sample_table(src.sample, "items.csv"), _sample_table(src.sample, "queries.csv")
+
+
+def _row(table: pd.DataFrame | None, key: str) -> pd.Series | None:
+    if table is None or key not in table.index:
+        return None
+    return table.loc[key]
+
+
+def _has_audio(table: pd.DataFrame | None) -> bool:
+    return table is not None and "audio" in table.columns
+
+
+def label(item: str, row: pd.Series | None) -> str:
+    """``c0123 · Bright Tides — Ana Ruiz`` (what of title and artist the table gives)."""
+    said = [str(row.get(c)).strip() for c in ("title", "artist")
+            if row is not None and c in row.index and str(row.get(c)).strip()]
+    return " · ".join([item, " — ".join(said)] if said else [item])
+
+
+# ---- what the pages call ----------------------------------------------------------------------
+
+def query_player(query_id: str) -> None:
+    """The query's own clip (query-by-example, cover songs): from the query table, else from the
+    item table when the query is an item."""
+    items, queries = current_tables()
+    row = _row(queries, query_id) if _has_audio(queries) else None
+    if row is None and _has_audio(items):
+        row = _row(items, query_id)
+    if row is None or not str(row.get("audio", "")).strip():
+        return
+    st.markdown(f"**Listen to the query** {md(label(query_id, row))}")
+    audio_player(row, "query")
+
+
+def list_players(table: pd.DataFrame, key: str) -> None:
+    """Players for the first :data:`TOP_PLAYERS` items of ``table`` (a page of a ranked list, or
+    the missed items) and, on request, for one other item of it. Nothing when the items have no
+    ``audio`` column."""
+    items, _ = current_tables()
+    if not _has_audio(items) or table.empty:
+        return
+    ids = [str(i) for i in table["item"]]
+    ranks = [int(r) for r in table["rank"]] if "rank" in table else [None] * len(ids)
+    relevant = [bool(c) for c in table["χ"]] if "χ" in table else [None] * len(ids)
+
+    def heading(i: int) -> str:
+        where = f"rank {ranks[i]} · " if ranks[i] is not None else ""
+        mark = {True: " · relevant", False: " · not relevant", None: ""}[relevant[i]]
+        return where + label(ids[i], _row(items, ids[i])) + mark
+
+    st.markdown("**Listen**")
+    for i in range(min(TOP_PLAYERS, len(ids))):
+        st.caption(md(heading(i)))
+        audio_player(_row(items, ids[i]), f"{key}_{i}")
+    if len(ids) > TOP_PLAYERS:
+        choices = range(TOP_PLAYERS, min(len(ids), CHOICES))
+        # keyed on the list: another query's or page's list starts with nothing chosen
+        chosen = st.selectbox(
+            "Another item of this list" if len(ids) <= CHOICES else
+            f"Another of this list's first {CHOICES} items", choices, index=None,
+            format_func=heading, placeholder="Choose an item to hear it",
+            key=f"listen_{key}_{zlib.crc32(chr(10).join(ids).encode()):08x}")
+        if chosen is not None:
+            audio_player(_row(items, ids[chosen]), f"{key}_chosen")

@@ -10,6 +10,7 @@ from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers, show_ranked_list
@@ -123,17 +124,19 @@ values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
 shown, numbers = printed_numbers(values.T, names)
 st.dataframe(shown, column_config=numbers, width="stretch", placeholder="undefined")
+query_player(query_id)
 table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 
 
-def show(table: pd.DataFrame, title: str, other: str) -> None:
+def show(table: pd.DataFrame, title: str, other: str, key: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
     show_ranked_list(table, height=400)
+    list_players(table, key)
 
 
 rankings_grid = st.grid(2, min_column_width=300)
 with rankings_grid.cell():
-    show(table_a, f"A: {name_a}", name_b)
+    show(table_a, f"A: {name_a}", name_b, "side_a")
 with rankings_grid.cell():
-    show(table_b, f"B: {name_b}", name_a)
+    show(table_b, f"B: {name_b}", name_a, "side_b")
