@@ -99,6 +99,9 @@ def resolve(value: object, folder: Path | None, item: str) -> Clip | None:
     if ".." in parts:
         raise InputError(f"{where}: a path with '..' is refused; give a path inside the media "
                          f"folder")
+    if not folder.is_dir():
+        raise InputError(f"{where}: the media folder named at start-up ({MEDIA_OPTION} or "
+                         f"{MEDIA_VARIABLE}) is not a folder on the server")
     root = folder.resolve()
     try:
         target = (root / Path(*parts)).resolve(strict=True)

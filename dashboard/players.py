@@ -31,9 +31,8 @@ def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
     not after the start."""
     bounds = []
     for column in ("start", "end"):
-        value = row.get(column)
-        if value is None or (isinstance(value, float) and math.isnan(value)) or \
-                str(value).strip() == "":
+        value = _cell(row, column)
+        if not value:
             bounds.append(None)
             continue
         try:
@@ -120,10 +119,16 @@ def _has_audio(table: pd.DataFrame | None) -> bool:
     return table is not None and "audio" in table.columns
 
 
+def _cell(row: pd.Series | None, column: str) -> str:
+    """A cell as text; empty where the row, the column or the value is missing."""
+    value = None if row is None else row.get(column)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else str(value).strip()
+
+
 def label(item: str, row: pd.Series | None) -> str:
     """``c0123 · Bright Tides — Ana Ruiz`` (what of title and artist the table gives)."""
-    said = [str(row.get(c)).strip() for c in ("title", "artist")
-            if row is not None and c in row.index and str(row.get(c)).strip()]
+    said = [_cell(row, c) for c in ("title", "artist") if _cell(row, c)]
     return " · ".join([item, " — ".join(said)] if said else [item])
 
 
@@ -136,7 +141,7 @@ def query_player(query_id: str) -> None:
     row = _row(queries, query_id) if _has_audio(queries) else None
     if row is None and _has_audio(items):
         row = _row(items, query_id)
-    if row is None or not str(row.get("audio", "")).strip():
+    if not _cell(row, "audio"):
         return
     st.markdown(f"**Listen to the query** {md(label(query_id, row))}")
     audio_player(row, "query")

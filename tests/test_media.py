@@ -106,6 +106,10 @@ def test_missing_files_loops_and_folders_are_refused(media):
     assert "not a file" in refusal("sub", media)
 
 
+def test_a_media_folder_that_is_not_there_is_said(tmp_path):
+    assert "not a folder on the server" in refusal("a.wav", tmp_path / "nowhere")
+
+
 def test_only_audio_files_are_served(media):
     (media / "notes.txt").write_text("x")
     (media / "clip.WAV").write_bytes(b"RIFF")
