@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from functools import lru_cache
 
 import pandas as pd
 import streamlit as st
@@ -19,7 +18,6 @@ from dashboard.media import folder_for, resolve
 from dashboard.safe import md
 from dashboard.settings import source
 from metrics.errors import InputError
-from metrics.explain.samples import SAMPLE_DIR
 
 TOP_PLAYERS = 3   # a list's first ranks get a player each; any other item of the page on request
 CHOICES = 200     # the items offered for that request, at most (a page of the ranked list)
@@ -90,24 +88,7 @@ def _player(row: pd.Series) -> None:
         st.caption(md(f"Excerpt {span}{widened}"))
 
 
-# ---- the metadata tables (interim: a bundled sample's own items.csv and queries.csv) ----------
-
-@lru_cache(maxsize=None)
-def _sample_table(key: str, name: str) -> pd.DataFrame | None:
-    path = SAMPLE_DIR / key / name
-    if not path.exists():
-        return None
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return table.set_index(table.columns[0])
-
-
-def current_tables() -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-    """(items, queries) of the current data, indexed by id; None where there is none."""
-    src = source()
-    if not src.is_sample:
-        return None, None
-    return _sample_table(src.sample, "items.csv"), _sample_table(src.sample, "queries.csv")
-
+# ---- what the pages call, with the tables of dashboard.metadata.current_metadata() ------------
 
 def _row(table: pd.DataFrame | None, key: str) -> pd.Series | None:
     if table is None or key not in table.index:
@@ -132,12 +113,10 @@ def label(item: str, row: pd.Series | None) -> str:
     return " · ".join([item, " — ".join(said)] if said else [item])
 
 
-# ---- what the pages call ----------------------------------------------------------------------
-
-def query_player(query_id: str) -> None:
+def query_player(query_id: str, items: pd.DataFrame | None,
+                 queries: pd.DataFrame | None) -> None:
     """The query's own clip (query-by-example, cover songs): from the query table, else from the
     item table when the query is an item."""
-    items, queries = current_tables()
     row = _row(queries, query_id) if _has_audio(queries) else None
     if row is None and _has_audio(items):
         row = _row(items, query_id)
@@ -147,11 +126,10 @@ def query_player(query_id: str) -> None:
     audio_player(row, "query")
 
 
-def list_players(table: pd.DataFrame, key: str) -> None:
+def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None) -> None:
     """Players for the first :data:`TOP_PLAYERS` items of ``table`` (a page of a ranked list, or
-    the missed items) and, on request, for one other item of it. Nothing when the items have no
-    ``audio`` column."""
-    items, _ = current_tables()
+    the missed items) and, on request, for one other item of it, from the item table ``items``.
+    Nothing when the items have no ``audio`` column."""
     if not _has_audio(items) or table.empty:
         return
     ids = [str(i) for i in table["item"]]

@@ -10,6 +10,7 @@ from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.metadata import current_metadata
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
@@ -124,7 +125,8 @@ values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
 shown, numbers = printed_numbers(values.T, names)
 st.dataframe(shown, column_config=numbers, width="stretch", placeholder="undefined")
-query_player(query_id)
+items, queries = current_metadata()
+query_player(query_id, items, queries)
 table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
 
 
@@ -132,7 +134,7 @@ def show(table: pd.DataFrame, title: str, other: str, key: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
     show_ranked_list(table, height=400)
-    list_players(table, key)
+    list_players(table, key, items)
 
 
 rankings_grid = st.grid(2, min_column_width=300)

@@ -8,6 +8,7 @@ from dashboard.datasets import rankings
 from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
 from dashboard.frame import page_setup
 from dashboard.permalink import permalink_query, write_permalink
+from dashboard.metadata import current_metadata
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.query_view import show_query_figure, teaching_stepper
@@ -77,7 +78,8 @@ def one_query() -> None:
     text = query_texts(src.sample).get(query_id) if src.is_sample else None
     if text:
         st.markdown(f"**Query text:** “{md(text)}”")
-    query_player(query_id)
+    items, queries = current_metadata()
+    query_player(query_id, items, queries)
     q = query_index(judged, query_id)
     k = cutoff_control(data)
     teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
@@ -125,10 +127,10 @@ def one_query() -> None:
         download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
                      provenance_record(measures), f"{system}_{query_id}_ranking.csv",
                      key="download_ranking")
-        list_players(table, "ranked")
+        list_players(table, "ranked", items)
     elif view == MISSED_ITEMS:
         show_missed_items(report, other)
-        list_players(report.missed, "missed")
+        list_players(report.missed, "missed", items)
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
         for step in worked_measures(judged, q, k, threshold):
