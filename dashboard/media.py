@@ -18,6 +18,7 @@ audio file by its suffix (``.wav``, ``.mp3``, ``.ogg``…); any URL scheme but
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -74,8 +75,10 @@ def folder_for(sample: str | None) -> Path | None:
 def resolve(value: object, folder: Path | None, item: str) -> Clip | None:
     """The clip an ``audio`` cell names for ``item``; None for an empty cell; InputError (naming
     the item and the cell) for anything that may not be played."""
-    text = "" if value is None else str(value).strip()
-    if not text or text.lower() == "nan":
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = str(value).strip()
+    if not text:
         return None
     where = f"item {item!r}, audio {text!r}"
     scheme = _SCHEME.match(text)
@@ -105,7 +108,7 @@ def resolve(value: object, folder: Path | None, item: str) -> Clip | None:
     root = folder.resolve()
     try:
         target = (root / Path(*parts)).resolve(strict=True)
-    except (OSError, RuntimeError):                     # missing, or a symlink loop
+    except (OSError, RuntimeError, ValueError):   # missing, a symlink loop, a NUL in the name
         raise InputError(f"{where}: no such file in the media folder") from None
     if not target.is_relative_to(root):
         raise InputError(f"{where}: the path leaves the media folder (through a symlink); "

@@ -104,6 +104,7 @@ def test_missing_files_loops_and_folders_are_refused(media):
     assert "no such file" in refusal("missing.wav", media)
     assert "no such file" in refusal("loop.wav", media)
     assert "not a file" in refusal("sub", media)
+    assert "no such file" in refusal("a.wav\x00.txt", media)
 
 
 def test_a_media_folder_that_is_not_there_is_said(tmp_path):
