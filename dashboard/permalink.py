@@ -2,8 +2,9 @@
 
 At the start of a session (a fresh tab, a reload, a shared link) :func:`read_permalink` copies
 the query string into the session's settings; after every run :func:`write_permalink` puts the
-settings the page uses back, so the address bar is always a link to what is on the screen. The
-page itself is the URL's path (``/explorer``), so a link names the page too.
+settings the page uses back into the address bar, in place (no history entry: Back goes to the
+previous page, see :mod:`dashboard.in_page`), so the address bar is always a link to what is on
+the screen. The page itself is the URL's path (``/explorer``), so a link names the page too.
 
 Uploaded files cannot travel in a URL: a link made on uploaded data says ``dataset=upload``, and
 opening it in another session shows a note saying so (and the default sample instead).
@@ -15,6 +16,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from dashboard.in_page import show_address
 from dashboard.settings import UPLOAD
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
@@ -30,6 +32,7 @@ PAGE_PARAMS = {
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
     "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
+    "conventions": ("dataset", "measures", "threshold", "ties"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
@@ -121,17 +124,15 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
 
 
 def permalink_query(page: str) -> str:
-    """:func:`permalink_params` as the URL's query string (``systems`` repeated), encoded as
-    ``st.query_params`` encodes it."""
+    """:func:`permalink_params` as the URL's query string (``systems`` repeated)."""
     return urlencode(permalink_params(page), doseq=True)
 
 
-def write_permalink(page: str, always: bool = False) -> None:
-    """The page's settings into the URL, only when they changed (each write is a message) unless
-    ``always``: after a fragment's reruns the address bar may hold what the Query explorer's
-    chart put there, ahead of ``st.query_params``."""
-    wanted = permalink_params(page)
-    current = {name: st.query_params.get_all(name) if name == "systems" else st.query_params[name]
-               for name in st.query_params}
-    if always or current != wanted:
-        st.query_params.from_dict(wanted)
+def write_permalink(page: str, key: str = "address_bar") -> None:
+    """The page's settings into the address bar (``key``: the frame's call, in the sidebar, or a
+    fragment's, in the fragment)."""
+    if key == "address_bar":
+        with st.sidebar:
+            show_address(permalink_query(page), key)
+    else:
+        show_address(permalink_query(page), key)

@@ -7,9 +7,10 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
-from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
+from dashboard.clicks import RANKINGS_ANCHOR, open_clicked
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.in_page import scroll_to
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers, show_ranked_list

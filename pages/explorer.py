@@ -94,7 +94,7 @@ def one_query() -> None:
     # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it through st.query_params
+    # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
         addressed = teaching_stepper(judged, q, curves, threshold, k, strip, address)
@@ -130,8 +130,8 @@ def one_query() -> None:
         for step in worked_measures(judged, q, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
-    if not addressed:   # no chart: the address bar may be ahead of st.query_params
-        write_permalink("explorer", always=True)
+    if not addressed:   # no chart to carry the link on a fragment's rerun
+        write_permalink("explorer", key="explorer_address")
 
 
 one_query()

@@ -1,0 +1,86 @@
+"""The defects a new user met (issue 33, items 6–13), in a real headless Chromium."""
+
+import pytest
+
+from test_browser import (ARTIFACTS, assert_healthy, browser, launch_app, await_app,  # noqa: F401
+                          open_page, shoot, stop_app, wait_for_app)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def served():
+    """A server of this module's own: (url, log path)."""
+    server, url, log = launch_app()
+    await_app(server, url, log)
+    yield url, log
+    stop_app(server)
+
+
+def main_text(page) -> str:
+    return page.inner_text('[data-testid="stMain"]')
+
+
+def test_back_returns_to_the_previous_page_in_one_press(served, browser):
+    url, _ = served
+    page, errors = open_page(browser, f"{url}/explorer?dataset=covers")
+    assert_healthy(page, errors, "Why this query")
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Curves").click()
+    wait_for_app(page)
+    assert_healthy(page, errors, "Precision")
+    assert page.url.split("?")[0] == f"{url}/curves"
+    assert "systems=system_b" in page.url            # the Curves page's own link
+    page.go_back()
+    wait_for_app(page)
+    assert page.url.split("?")[0] == f"{url}/explorer"
+    assert_healthy(page, errors, "Why this query")
+    assert "dataset=covers" in page.url and "query=" in page.url
+    page.close()
+
+
+def test_a_conventions_link_survives_a_fresh_server_and_a_reload(browser):
+    server, url, log = launch_app()
+    await_app(server, url, log)
+    try:   # the link is this server's first request
+        page, errors = open_page(browser, f"{url}/conventions?dataset=covers&ties=trec9",
+                                 width=1024, height=768)
+        assert_healthy(page, errors, "Tie policies")
+        page.wait_for_timeout(1000)
+        assert "dataset=covers" in page.url and "ties=trec9" in page.url, page.url
+        page.reload()
+        wait_for_app(page)
+        assert_healthy(page, errors, "Tie policies")
+        dataset = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
+        assert dataset.locator("input").input_value() == "Cover songs: all-vs-all similarity"
+        assert "dataset=covers" in page.url and "ties=trec9" in page.url, page.url
+        page.close()
+    finally:
+        stop_app(server)
+
+
+def test_a_click_on_compare_logs_no_deprecation(served, browser):
+    url, log = served
+    page, errors = open_page(browser, f"{url}/compare?dataset=instruments&measures=AP")
+    assert_healthy(page, errors, "One query, both rankings")
+    box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has_text="Query (largest difference first)").first.locator("input")
+    before = box.input_value()
+    points = page.locator('[data-testid="stPlotlyChart"]').nth(0).locator(
+        ".scatterlayer .trace:not(:first-child) .points path")
+    points.first.wait_for(state="attached", timeout=30_000)
+    for i in range(points.count()):
+        points.nth(i).click(force=True)
+        wait_for_app(page)
+        if box.input_value() != before:
+            break
+    assert box.input_value() != before
+    heading = None
+    for _ in range(50):   # the smooth scroll takes a while on a loaded machine
+        heading = page.locator("#both-rankings").bounding_box()
+        if heading is not None and 0 <= heading["y"] < 400:
+            break
+        page.wait_for_timeout(200)
+    assert heading is not None and 0 <= heading["y"] < 400   # the page scrolled to the query
+    text = log.read_text()
+    assert "components.v1" not in text and "will be removed" not in text, text[-2000:]
+    page.close()
