@@ -198,7 +198,7 @@ def test_an_upload_without_collection_size_says_where_to_give_it():
     shown = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "TN@3 needs the collection size |D|" in shown and "On the Data page" in shown
     assert "--collection-size" not in shown                # the app names its own control
-    curves = app("pages/curves.py", upload=_small_upload(None), sample="upload")
+    curves = app("pages/curves.py", upload=_small_upload(None), sample="upload", curve_tab="ROC")
     info = " ".join(i.value for i in curves.info)
     assert "ROC needs the collection size |D|" in info and "--collection-size" not in info
     explorer = app("pages/explorer.py", upload=_small_upload(None), sample="upload", cutoff=3)
@@ -220,7 +220,7 @@ def test_an_upload_whose_qrels_judge_every_item_has_its_collection_size():
 def test_fmp_curves_draw_roc_with_each_toys_collection():
     import json
 
-    at = app("pages/curves.py", sample="fmp")
+    at = app("pages/curves.py", sample="fmp", curve_tab="ROC")
     assert not at.exception and not at.error
     assert not [i.value for i in at.info if "collection size" in i.value]
     roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
@@ -809,7 +809,7 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
 def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
     import json
 
-    at = app("pages/curves.py", sample="instruments")
+    at = app("pages/curves.py", sample="instruments", curve_tab="ROC")
     assert not at.exception and not at.error
     roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
            if "ROC along the ranking" in c.proto.spec][0]

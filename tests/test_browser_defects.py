@@ -84,3 +84,19 @@ def test_a_click_on_compare_logs_no_deprecation(served, browser):
     text = log.read_text()
     assert "components.v1" not in text and "will be removed" not in text, text[-2000:]
     page.close()
+
+
+def test_curves_keep_the_chosen_tab_when_queries_are_chosen(served, browser):
+    url, _ = served
+    page, errors = open_page(browser, f"{url}/curves?dataset=instruments", width=1024,
+                             height=768)
+    assert_healthy(page, errors, "Precision")
+    page.get_by_role("tab", name="ROC").click()
+    wait_for_app(page)
+    assert_healthy(page, errors, "Mean AUC")
+    page.locator('[data-testid="stRadio"]').get_by_text("choose").click()
+    wait_for_app(page)
+    assert_healthy(page, errors, "Mean AUC")
+    assert page.get_by_role("tab", name="ROC").get_attribute("aria-selected") == "true"
+    shoot(page, "curves_choose_keeps_roc")
+    page.close()
