@@ -10,7 +10,7 @@ from pandas.api.types import is_numeric_dtype
 import streamlit as st
 
 from charts.colours import CURRENT_BACKGROUND, RELEVANT_BACKGROUND, highlight_css
-from metrics.evaluation.cells import DECIMALS, as_printed, fixed, spreadsheet_text
+from metrics.evaluation.cells import DECIMALS, as_printed, fixed, printed, spreadsheet_text
 from metrics.evaluation.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
@@ -98,6 +98,18 @@ def printed_numbers(frame: pd.DataFrame, names, digits: int = DECIMALS
     shown = frame.assign(**{name: as_printed(frame[name], digits) for name in present})
     return shown, {name: st.column_config.NumberColumn(format=f"%.{digits}f")
                    for name in present}
+
+
+def printed_text(frame: pd.DataFrame, names) -> tuple[pd.DataFrame, dict]:
+    """``frame`` for ``st.dataframe`` with the columns ``names`` written as the command line
+    writes them (:func:`metrics.evaluation.cells.printed`: a count as an integer, a fraction to
+    four decimals), for a table whose columns mix counts and fractions (a grid column has one
+    format): (the frame with those cells as text, undefined ones empty, their column config,
+    right-aligned as numbers are)."""
+    present = [name for name in names if name in frame.columns]
+    shown = frame.assign(**{name: [None if pd.isna(v) else printed(v) for v in frame[name]]
+                            for name in present})
+    return shown, {name: st.column_config.TextColumn(alignment="right") for name in present}
 
 
 def _grades(table: pd.DataFrame) -> list[str]:
