@@ -53,13 +53,19 @@ def ranked_list_style(table: pd.DataFrame, current: int | None = None):
 UNDEFINED_CELL = ""
 
 
+# the grade column wide enough for "unjudged": the grid sizes a column to the rows it measures
+# first, and cut a later "unjudged" to "unjudge…" when those were grades
+GRADE_COLUMN = {"grade": st.column_config.TextColumn("grade", width=90)}
+
+
 def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None) -> None:
     if len(table) <= STYLED_ROWS:
         st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
-                     height=height, placeholder=UNDEFINED_CELL)
+                     height=height, placeholder=UNDEFINED_CELL, column_config=GRADE_COLUMN)
         return
     shown, numbers = printed_numbers(plain_ranked_list(table), ["P(r)", "R(r)", "F(r)"], 3)
-    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"), **numbers}
+    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
+              **GRADE_COLUMN, **numbers}
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height,
                  placeholder=UNDEFINED_CELL)
 

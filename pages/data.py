@@ -35,9 +35,10 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
                           min_value=0, step=1, key="upload_collection_size")
         if kind == "runs+qrels":   # in a form nothing reruns on a tick: say which one wins
-            left.checkbox("The ground truth judges every item of each query: |D| of a query is "
-                          "its judged items (instead of the number above)",
-                          key="upload_all_judged")
+            # a short label: a checkbox's label is one line, cut with "…" in a narrow column
+            left.checkbox("Every item is judged", key="upload_all_judged",
+                          help="The ground truth judges every item of each query: |D| of a "
+                               "query is its judged items (instead of the number above).")
         if kind == "matrices+labels":
             right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
         if kind == "embeddings+qrels":

@@ -100,3 +100,28 @@ def test_curves_keep_the_chosen_tab_when_queries_are_chosen(served, browser):
     assert page.get_by_role("tab", name="ROC").get_attribute("aria-selected") == "true"
     shoot(page, "curves_choose_keeps_roc")
     page.close()
+
+
+SIZES = [(1400, 1000, "light"), (1400, 1000, "dark"), (1024, 768, "light"), (1024, 768, "dark")]
+# the text elements inside main and the sidebar that are cut (a line ending in "…" by CSS)
+CUT_TEXT = """() => Array.from(document.querySelectorAll(
+    '[data-testid="stSidebar"] p, [data-testid="stMain"] label p, [data-testid="stMain"] label'))
+  .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => e.innerText.slice(0, 60))"""
+
+
+@pytest.mark.parametrize("width,height,scheme", SIZES)
+def test_no_cut_text_in_the_sidebar_and_the_upload_form(served, browser, width, height, scheme):
+    url, _ = served
+    page, errors = open_page(browser, f"{url}/?dataset=fmp", width=width, height=height,
+                             scheme=scheme)
+    assert_healthy(page, errors, "Validation summary")
+    page.get_by_text("Upload your own runs and ground truth").click()
+    wait_for_app(page)
+    page.get_by_text("Every item is judged").wait_for(timeout=30_000)
+    sidebar = page.inner_text('[data-testid="stSidebar"]')
+    assert "AP · P@10 · R@10 · RR · nDCG@10 · Rprec · Bpref" in sidebar   # the whole list
+    assert page.evaluate(CUT_TEXT) == []
+    shoot(page, f"no_cut_text_{width}_{scheme}")
+    page.close()
