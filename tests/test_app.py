@@ -322,7 +322,13 @@ def test_compare_page_statistics_match_scipy():
     assert tests.loc["t", "p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
     assert tests.loc["wilcoxon", "p"] == pytest.approx(stats.wilcoxon(b, a).pvalue)
     assert tests.loc["t", "mean B − A"] == pytest.approx((b - a).mean())
-    assert tests.loc["t", "wins"] + tests.loc["t", "ties"] + tests.loc["t", "losses"] == len(a)
+    wins, ties, losses = map(int, tests.loc["t", "wins / ties / losses"].split(" / "))
+    assert wins + ties + losses == len(a) and wins == int((b > a).sum())
+    # each test in words above the table, its p from scipy
+    words = [m.value.replace("\\", "") for m in at.markdown if "average" in m.value]
+    [t_test] = [line for line in words[0].splitlines() if "(paired t-test)" in line]
+    assert stats.ttest_rel(b, a).pvalue < 0.001 and "p < 0.001" in t_test
+    assert f"system_b is {(b - a).mean():.3g} AP better than system_a" in t_test
 
 
 def test_compare_side_by_side_changes_with_the_query():

@@ -125,3 +125,34 @@ def test_no_cut_text_in_the_sidebar_and_the_upload_form(served, browser, width, 
     assert page.evaluate(CUT_TEXT) == []
     shoot(page, f"no_cut_text_{width}_{scheme}")
     page.close()
+
+
+# the tests table's grid: its scroller is wider than its box when columns need a sideways scroll
+TESTS_TABLE_FITS = """() => {
+  const heading = Array.from(document.querySelectorAll('h3')).find(
+      h => h.innerText.startsWith('How sure are we'));
+  const grids = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'));
+  const grid = heading && grids.find(
+      g => heading.compareDocumentPosition(g) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const scroller = grid && grid.querySelector('.dvn-scroller');
+  return scroller ? {scroll: scroller.scrollWidth, box: scroller.clientWidth} : null;
+}"""
+
+
+@pytest.mark.parametrize("width,height,scheme", SIZES)
+def test_compare_leads_with_words_and_its_tests_table_fits(served, browser, width, height,
+                                                           scheme):
+    url, _ = served
+    page, errors = open_page(browser, f"{url}/compare?dataset=instruments&measures=AP",
+                             width=width, height=height, scheme=scheme)
+    assert_healthy(page, errors, "(paired t-test)")
+    text = main_text(page)
+    for test in ("(paired t-test)", "(Wilcoxon signed-rank test)", "(randomisation test)"):
+        assert "system_b is 0.117 AP better than system_a on average; the 95% interval" in \
+            text.split(test)[0].splitlines()[-1]
+    fits = page.wait_for_function(TESTS_TABLE_FITS, timeout=30_000).json_value()
+    assert fits["scroll"] <= fits["box"] + 1, fits
+    page.locator('[data-testid="stDataFrame"]').first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / f"compare_tests_{width}_{scheme}.png"))
+    page.close()
