@@ -23,6 +23,9 @@ from metrics.explain.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
 NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, for the page to say
+# what the link asked for that only the page can check against its data (a query, a system, a
+# K), by setting, until the end of the session's first run: see :func:`check_link_value`
+ASKED = "_permalink_asked"
 
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
@@ -56,6 +59,7 @@ def read_permalink(page: str) -> None:
     params = st.query_params
     state = st.session_state
     notes: list[tuple[str, str]] = []
+    asked: dict[str, object] = {}
     dataset = params.get("dataset")
     if dataset == UPLOAD and "upload" not in state:
         notes.append(("info", "This link was made on uploaded files, which cannot be stored in a "
@@ -74,7 +78,7 @@ def read_permalink(page: str) -> None:
                 notes.append(("warning", f"The link's {name} is not a positive whole number: "
                                          f"{params[name]!r}."))
             else:
-                state[key] = value
+                state[key] = asked[key] = value
     offered = TiePolicy.ordering_names()
     ties = ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
     if ties in offered:
@@ -83,16 +87,33 @@ def read_permalink(page: str) -> None:
         notes.append(("warning", f"The link's tie policy is not one of "
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
-        state["query"] = params["query"]
+        state["query"] = asked["query"] = params["query"]
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
         if keys == ("curve_systems",):
-            state["curve_systems"] = systems
+            state["curve_systems"] = asked["curve_systems"] = systems
         else:
             for key, system in zip(keys, systems):
-                state[key] = system
+                state[key] = asked[key] = system
     state[NOTES] = notes
+    state[ASKED] = asked
+
+
+def check_link_value(name: str, usable: bool, instead: str) -> None:
+    """Where a page decides whether the value of setting ``name`` can be shown: when the session's
+    link gave that value and it cannot (a query or system the data does not have, a K beyond its
+    longest list), say so beside the control, with what is shown ``instead``. Once: a value
+    replaced later (another dataset's) is not the link's."""
+    from dashboard.safe import md
+
+    asked = st.session_state.get(ASKED, {})
+    if name in asked:
+        value = asked.pop(name)
+        if not usable:
+            what = ("k = " + str(value) if name == "cutoff" else
+                    f"{'query' if name == 'query' else 'systems'} {value!r}")
+            st.warning(md(f"The link's {what} cannot be shown here: {instead}."))
 
 
 def show_permalink_notes() -> None:
@@ -130,7 +151,10 @@ def permalink_query(page: str) -> str:
 
 def write_permalink(page: str, key: str = "address_bar") -> None:
     """The page's settings into the address bar (``key``: the frame's call, in the sidebar, or a
-    fragment's, in the fragment)."""
+    fragment's, in the fragment). After the frame's first run, what the link asked for has been
+    checked: :func:`check_link_value` is silent from then on."""
+    if key == "address_bar":
+        st.session_state.pop(ASKED, None)
     if key == "address_bar":
         with st.sidebar:
             show_address(permalink_query(page), key)

@@ -7,6 +7,7 @@ from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure,
 from dashboard.datasets import rankings
 from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import page_setup
+from dashboard.permalink import check_link_value
 from dashboard.safe import md
 from dashboard.widgets import bound
 from metrics.evaluation.cells import fixed
@@ -25,6 +26,9 @@ if data is None:
 threshold = int(st.session_state["threshold"])
 chosen_systems = st.session_state.get("curve_systems")
 known = [s for s in chosen_systems if s in data] if isinstance(chosen_systems, list) else []
+check_link_value("curve_systems", known == chosen_systems,
+                 "this data has " + (f"only {', '.join(known)} of them" if known else
+                                     "none of them, so every system is shown"))
 # none of them known (another dataset's, or never chosen): all; an empty choice stays empty
 st.session_state["curve_systems"] = known if known or chosen_systems == [] else list(data)
 systems = bound(st.multiselect, "Systems", "curve_systems", "curve_systems_box",

@@ -1350,3 +1350,30 @@ def test_a_system_renamed_on_the_data_page_is_named_so_and_a_duplicate_is_refuse
     at.text_input(key="system_name_0").input("  ")
     next(b for b in at.button if b.label == "Use these names").click().run()
     assert any("the name of 'bm25' is empty" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("page,params,said", [
+    ("pages/explorer.py", {"dataset": "instruments", "query": "kazoo"},
+     "The link's query 'kazoo' cannot be shown here: this data has no such query"),
+    ("pages/explorer.py", {"dataset": "fmp", "k": "50"},
+     "The link's k = 50 cannot be shown here: the longest list has 10 items, so K = 10"),
+    ("pages/compare.py", {"dataset": "instruments", "systems": ["system_a", "nobody"]},
+     "The link's systems 'nobody' cannot be shown here: this data has no such system"),
+    ("pages/leaderboard.py", {"dataset": "versions", "systems": "nobody"},
+     "The link's systems 'nobody' cannot be shown here"),
+    ("pages/curves.py", {"dataset": "instruments", "systems": ["system_a", "nobody"]},
+     "The link's systems ['system_a', 'nobody'] cannot be shown here: this data has only "
+     "system_a of them"),
+])
+def test_a_links_unusable_value_gets_a_note(page, params, said):
+    at = linked(page, **params)
+    assert not at.exception and not at.error
+    notes = [w.value.replace("\\", "") for w in at.warning]
+    assert any(said in n for n in notes), notes
+    at.run()                       # said once: the next run has nothing left to say
+    assert not any("The link's" in w.value.replace("\\", "") for w in at.warning)
+
+
+def test_a_links_usable_values_get_no_note():
+    at = linked("pages/explorer.py", dataset="instruments", k="3", query="violin")
+    assert not at.exception and not [w.value for w in at.warning if "link" in w.value]
