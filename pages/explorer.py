@@ -102,7 +102,8 @@ def one_query() -> None:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
 
-    report = show_failure_summary(judged, system, other, q, k, threshold)
+    report = show_failure_summary(judged, system, other, q, k, threshold,
+                                  bpref_shown=any(str(m).startswith("Bpref") for m in measures))
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
     # three (each costs the browser about a tenth of a second to draw). A segmented control,

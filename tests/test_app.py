@@ -1377,3 +1377,49 @@ def test_a_links_unusable_value_gets_a_note(page, params, said):
 def test_a_links_usable_values_get_no_note():
     at = linked("pages/explorer.py", dataset="instruments", k="3", query="violin")
     assert not at.exception and not [w.value for w in at.warning if "link" in w.value]
+
+
+def _runs_and_qrels(run: bytes, qrels: bytes) -> DataSource:
+    return DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                               ("qrels", "q.qrels", qrels)), None, False, "cosine")
+
+
+def test_a_query_that_does_not_fail_is_not_said_to_fail():
+    # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10: all four found, the first at rank 1
+    at = app("pages/explorer.py", sample="fmp", query="toy1")
+    assert not at.exception
+    headings = [h.value for h in at.subheader]
+    assert "What this query's list found" in headings and "Why this query fails" not in headings
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**Found all 4 of its relevant items**, the first at rank 1." in text
+    # toy 2 starts with a non-relevant item (relevant at 2, 3, 5, 6): it fails
+    at = app("pages/explorer.py", sample="fmp", query="toy2")
+    assert "Why this query fails" in [h.value for h in at.subheader]
+
+
+def test_a_query_that_found_nothing_says_so_in_one_phrase():
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = b"q1 0 x1 1\nq1 0 x2 1\nq1 0 d3 0\n"
+    at = app("pages/explorer.py", upload=_runs_and_qrels(run, qrels), sample="upload",
+             query="q1", measures="AP")
+    assert not at.exception and "Why this query fails" in [h.value for h in at.subheader]
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**None of its 2 relevant items was retrieved.**" in text
+    assert "none of them" not in text and "Found 0" not in text
+
+
+def test_bpref_of_a_query_with_nothing_judged_non_relevant_gets_its_reason():
+    # d2 and d5 relevant, nothing judged non-relevant: Bpref = 1 (every n_r = 0), while
+    # AP = (1/2 + 2/5)/2 = 0.45 counts the unjudged d1, d3, d4 above them
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = b"q1 0 d2 1\nq1 0 d5 1\n"
+    upload = _runs_and_qrels(run, qrels)
+    at = app("pages/explorer.py", upload=upload, sample="upload", query="q1",
+             measures="AP,Bpref")
+    assert not at.exception
+    per_query = {o.split()[0]: o for o in _query_box(at).options}
+    assert "(AP = 0.4500)" in per_query["q1"]
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**Nothing judged non-relevant**: Bpref counts only judged non-relevant" in text
+    at = app("pages/explorer.py", upload=upload, sample="upload", query="q1", measures="AP")
+    assert "Nothing judged non-relevant" not in " ".join(m.value for m in at.markdown)
