@@ -156,3 +156,32 @@ def test_compare_leads_with_words_and_its_tests_table_fits(served, browser, widt
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"compare_tests_{width}_{scheme}.png"))
     page.close()
+
+
+def test_uploaded_runs_open_at_a_k_that_fits_them(served, browser, tmp_path):
+    from test_browser import upload
+
+    url, _ = served
+    short = tmp_path / "short.run"   # lists of 6: K = 6
+    short.write_text("".join(f"q{q} Q0 d{d} {d} {20 - d} short\n" for q in (1, 2)
+                             for d in range(1, 7)))
+    qrels = tmp_path / "k.qrels"
+    qrels.write_text("q1 0 d2 1\nq2 0 d5 1\n")
+    page, errors = open_page(browser, url)
+    upload(page, short, qrels)
+    assert_healthy(page, errors, "Uploaded files")
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Query explorer").click()
+    wait_for_app(page)
+    assert_healthy(page, errors, "Why this query fails")
+    assert page.get_by_label("Cutoff K", exact=True).input_value() == "6"
+    long = tmp_path / "long.run"     # lists of 30: K = 10
+    long.write_text("".join(f"q{q} Q0 d{d} {d} {40 - d} long\n" for q in (1, 2)
+                            for d in range(1, 31)))
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Data").click()
+    wait_for_app(page)
+    upload(page, long, qrels)   # the uploaders were left with the page: both files again
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Query explorer").click()
+    wait_for_app(page)
+    assert_healthy(page, errors, "Unjudged in the top K = 10")
+    assert page.get_by_label("Cutoff K", exact=True).input_value() == "10"
+    page.close()
