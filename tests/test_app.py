@@ -616,7 +616,9 @@ def test_tie_report_shows_how_far_ties_move_each_query():
 
 
 def test_data_page_shows_each_mean_with_its_interval():
-    at = app(sample="covers", measures="AP,P@10")
+    closed = app(sample="covers", measures="AP,P@10")   # closed: no bootstrap on a first page
+    assert not any("CI low" in d.value.columns for d in closed.main.dataframe)
+    at = app(sample="covers", measures="AP,P@10", intervals_open=True)
     assert not at.exception, at.exception
     table = next(d.value for d in at.main.dataframe if "CI low" in d.value.columns)
     assert set(table["measure"]) == {"AP", "P@10"} and len(table) == 2 * table["system"].nunique()
@@ -1089,7 +1091,8 @@ def test_one_rounding_in_every_table_and_on_the_command_line(tmp_path):
                              cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "0.6562" in printed and "0.6563" not in printed, printed
     upload = _upload({"mine.run": run.encode()}, qrels.encode())
-    data = app("pages/data.py", upload=upload, sample="upload", measures="P@32")
+    data = app("pages/data.py", upload=upload, sample="upload", measures="P@32",
+               intervals_open=True)
     means = next(d for d in data.main.dataframe if "P@32" in d.value.columns)
     assert _cell_shown(means, 0, "P@32") == "0.6562"
     bounds = next(d for d in data.main.dataframe if "CI low" in d.value.columns)
