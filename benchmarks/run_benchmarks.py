@@ -18,7 +18,9 @@ LocalCluster of 1 and 2 workers, with a cost model for larger jobs on a cluster;
 curve (peak memory against lines read, balanced and skewed runs of 1, 3 and 10 M lines); the
 dashboard (script time, AppTest); the dashboard in headless Chromium (dashboard-browser: two
 W2-sized runs uploaded to a real server, the Query explorer's clicks timed in the browser,
-beside the same clicks on floor_app.py, Streamlit's floor); how cost grows.
+beside the same clicks on floor_app.py, Streamlit's floor); a fresh server's first page
+(first-page: each of a few pages as a new server's first request, in Chromium, and where the
+server's time goes); how cost grows.
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
