@@ -36,6 +36,7 @@ PAGE_PARAMS = {
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
     "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
     "conventions": ("dataset", "measures", "threshold", "ties"),
+    "groups": ("dataset", "measures", "threshold", "ties", "group_by"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
@@ -88,6 +89,8 @@ def read_permalink(page: str) -> None:
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = asked["query"] = params["query"]
+    if params.get("group_by"):   # the Groups page falls back to its first option if unknown
+        state["group_by"] = params["group_by"]
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
@@ -134,6 +137,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "ties": state.get("ties"),
         "k": state.get("cutoff"),
         "query": state.get("query"),
+        "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())
     chosen = state.get("curve_systems") if keys == ("curve_systems",) else \
