@@ -23,6 +23,7 @@ SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also th
 METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
+UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
 
 @dataclass(frozen=True)

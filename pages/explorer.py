@@ -111,7 +111,7 @@ def one_query() -> None:
     # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold, items)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it through st.query_params
+    # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
         addressed = teaching_stepper(judged, q, curves, threshold, k, strip, address)
@@ -119,7 +119,8 @@ def one_query() -> None:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
 
-    report = show_failure_summary(judged, system, other, q, k, threshold)
+    report = show_failure_summary(judged, system, other, q, k, threshold,
+                                  bpref_shown=any(str(m).startswith("Bpref") for m in measures))
     columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
@@ -151,8 +152,8 @@ def one_query() -> None:
         for step in worked_measures(judged, q, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
-    if not addressed:   # no chart: the address bar may be ahead of st.query_params
-        write_permalink("explorer", always=True)
+    if not addressed:   # no chart to carry the link on a fragment's rerun
+        write_permalink("explorer", key="explorer_address")
 
 
 one_query()
