@@ -122,7 +122,7 @@ def query_player(query_id: str, items: pd.DataFrame | None,
         row = _row(items, query_id)
     if not _cell(row, "audio"):
         return
-    st.markdown(f"**Listen to the query** {md(label(query_id, row))}")
+    st.markdown("**Listen to the query**")   # its title is in the query's description above
     audio_player(row, "query")
 
 

@@ -19,8 +19,7 @@ def test_the_explorer_plays_the_query_and_the_top_of_its_list():
     at = app("pages/explorer.py", sample="covers", query="c0001")
     assert not at.exception and not at.error
     shown = [m.value for m in at.markdown]
-    assert any(v.startswith("**Listen to the query** c0001") and "Bright Tides" in v
-               for v in shown)
+    assert "**Listen to the query**" in shown
     assert len(players(at)) == 1 + 3            # the query and the list's first three
     assert all(p.proto.url.endswith(".wav") for p in players(at))
     headings = [c.value for c in at.caption if c.value.startswith("rank ")]
