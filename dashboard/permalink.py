@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard.settings import UPLOAD
+from dashboard.settings import UPLOAD, WHATIF_EDITS, WHATIF_FOR
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
@@ -25,7 +25,7 @@ NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, fo
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
     "data": ("dataset", "measures", "threshold", "ties"),
-    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k"),
+    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k", "edits"),
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
@@ -81,6 +81,8 @@ def read_permalink(page: str) -> None:
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = params["query"]
+    if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
+        state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
@@ -110,6 +112,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "ties": state.get("ties"),
         "k": state.get("cutoff"),
         "query": state.get("query"),
+        "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
     }
     keys = SYSTEM_KEYS.get(page, ())
     chosen = state.get("curve_systems") if keys == ("curve_systems",) else \

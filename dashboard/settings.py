@@ -19,6 +19,9 @@ from metrics.measures.names import Measure, with_relevance_threshold
 from metrics.measures.registry import DEFAULT_MEASURES
 
 SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
+# the teaching mode's "what if" edits (dashboard/what_if_view.py) and the system and query they
+# were made for (None: a link's, for the query the link opens)
+WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
 

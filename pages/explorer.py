@@ -5,7 +5,7 @@ import streamlit as st
 
 from dashboard.computed import curves_of, evaluations
 from dashboard.datasets import rankings
-from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
+from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
 from dashboard.permalink import permalink_query, write_permalink
 from dashboard.provenance_records import provenance_record
@@ -15,8 +15,10 @@ from dashboard.settings import measure_list, source
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
+from dashboard.what_if_view import edited_query, show_changes, what_if_controls
 from dashboard.widgets import choose, cutoff_control
 from metrics.evaluation.cells import fixed
+from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import query_index, query_table
 from metrics.explain.samples import query_texts
 
@@ -80,9 +82,14 @@ def one_query() -> None:
     k = cutoff_control(data)
     teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
 
-    curves = curves_of(system, q, threshold)
+    original = curves_of(system, q, threshold)
+    # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the
+    # figure, the numbers, the ranked list and the worked measures show
+    whatif = edited_query(judged, q, system, measures) if teaching else None
+    ranking, at = (whatif.edited, 0) if whatif else (judged, q)
+    curves = rank_curves(ranking, at, threshold) if whatif else original
     n = len(curves.chi)
-    r_q = int(judged.num_relevant(threshold)[q])
+    r_q = int(ranking.num_relevant(threshold)[at])
     if r_q == 0:
         st.warning("This query has no relevant item in the ground truth: its measures are "
                    "undefined.")
@@ -93,11 +100,20 @@ def one_query() -> None:
         if others else None
     # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold)
+    if whatif:
+        strip[0] = strip_row(ranking, system, at, threshold)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
     # a fragment's rerun does not reach app.py, which writes it through st.query_params
     address = permalink_query("explorer")
     if teaching:
-        addressed = teaching_stepper(judged, q, curves, threshold, k, strip, address)
+        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip, address,
+                                     original=original if whatif else None)
+        if addressed:
+            st.subheader("What if", help="edit the ranking at rank r: every number above and "
+                                         "below follows; the edits are part of the page's link")
+            what_if_controls(ranking, n, threshold)
+            if whatif:
+                show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
     else:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
@@ -111,9 +127,9 @@ def one_query() -> None:
     view = st.segmented_control("View", VIEWS, default=RANKED_LIST, required=True,
                                 key="explorer_view", label_visibility="collapsed")
     if view == RANKED_LIST:
-        # a long list is shown a page at a time, and only that page is built
+        # a long list is ranking a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
-        table = with_cutoff(query_table(judged, q, threshold, first, stop, curves), k)
+        table = with_cutoff(query_table(ranking, at, threshold, first, stop, curves), k)
         st.markdown(
             f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
             f"green, ✓ in the top K = {k}"
@@ -127,7 +143,7 @@ def one_query() -> None:
         show_missed_items(report, other)
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
-        for step in worked_measures(judged, q, k, threshold):
+        for step in worked_measures(ranking, at, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
     if not addressed:   # no chart: the address bar may be ahead of st.query_params

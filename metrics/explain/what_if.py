@@ -48,6 +48,12 @@ class Edit:
     def __str__(self) -> str:
         return f"{self.kind}{self.rank}:{self.value}"
 
+    def describe(self) -> str:
+        """The edit in words: "rank 3 judged grade 1", "rank 8 moved to rank 5"."""
+        if self.kind == GRADE:
+            return f"rank {self.rank} judged grade {self.value}"
+        return f"rank {self.rank} moved to rank {self.value}"
+
 
 def parse_edits(text: str) -> list[Edit]:
     """Edits written as ``g3:1,m5:2`` (see the module docstring); an InputError names the edit
