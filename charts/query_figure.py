@@ -150,7 +150,7 @@ def _marks(pr: PRCurve) -> tuple[list, list]:
     if pr.fmax is not None and np.isfinite(pr.fmax[0]):
         r, p, rank = pr.fmax
         f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
-        points.append((r, p, f"F_max {f:.3f} (r {rank})", "F_max", "star-open", PALETTE[4],
+        points.append((r, p, f"F_max {f:.3f} (r = {rank})", "F_max", "star-open", PALETTE[4],
                        16))
     if pr.bep is not None:
         points.append((pr.bep, pr.bep, f"break-even {pr.bep:.3f}", "break-even", "circle-open",

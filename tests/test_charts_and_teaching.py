@@ -43,12 +43,12 @@ def test_pr_curve_marks_break_even_and_fmax():
                  query="q <b>1</b>")
     pr = _panel(fig, "x2")
     names = [t.name for t in pr]
-    assert names[0] == "P(r), R(r)" and list(pr[0].x) == recall
+    assert names[0] == "P(r) vs R(r)" and list(pr[0].x) == recall
     assert list(pr[0].customdata) == [1, 2, 3, 4]          # the ranks, for the hover
     bep = next(t for t in pr if t.name.startswith("break-even"))
     assert (bep.x[0], bep.y[0]) == (0.75, 0.75)
     star = next(t for t in pr if t.name.startswith("F_max"))
-    assert star.name == "F_max 0.750 (rank 4)"
+    assert star.name == "F_max 0.750 (r = 4)"
     assert {t.legend for t in pr} == {"legend2"}           # its own legend, under the figure
     assert "<b>PR curve of q &lt;b&gt;1&lt;/b&gt;</b>" in _titles(fig)   # user text literally
     assert fig.layout.xaxis2.title.text == "recall R(r)"
