@@ -49,6 +49,7 @@ PR_RIGHT, CONFUSION_LEFT = 0.58, 0.74   # x domains: the PR curve left, the matr
 # Markers at the same point (K = R_q puts the K square on the break-even point) are drawn as
 # nested outlines this many pixels apart, largest outermost, and labelled together
 NESTED_STEP = 10
+EXTENT = {"star-open": 1.4}   # how far a symbol reaches beyond its size (a star's points)
 SAME_POINT = 0.01   # recall and precision this close: one point on the chart
 
 
@@ -159,9 +160,9 @@ def _marks(pr: PRCurve) -> tuple[list, list]:
     for x, y, name, label, symbol, colour, size in points:
         same = [other for other in placed
                 if abs(other[0] - x) < SAME_POINT and abs(other[1] - y) < SAME_POINT]
-        if same:
-            size = max(max(o[2] for o in same) + NESTED_STEP, size)
-        placed.append((x, y, size, label))
+        if same:   # outside the outline of every marker already there
+            size = max(round(max(o[2] for o in same)) + NESTED_STEP, size)
+        placed.append((x, y, size * EXTENT.get(symbol, 1), label))
         traces.append(_scatter(x=[x], y=[y], mode="markers", name=name, cliponaxis=False,
                                marker=dict(size=size, symbol=symbol, color=colour,
                                            line=dict(width=3))))
