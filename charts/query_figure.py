@@ -254,7 +254,7 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
     strip_height = sizes["STRIP_BASE"] + sizes["STRIP_ROW"] * rows
     plot = strip_height + sizes["GAP"] + sizes["PR_HEIGHT"]
     bottom = AXIS_BELOW + LEGEND_ROW * LEGEND_ROWS + 6
-    below = sizes["PR_HEIGHT"] / plot            # the top of the PR curve and the matrix, in paper units
+    below = sizes["PR_HEIGHT"] / plot   # the top of the PR curve and the matrix, in paper units
     strip_bottom = 1 - strip_height / plot
     labels = [f"{_safe(row.name)}<br>{n} of {row.num_relevant} found"
               for row, n in zip(strip, found)]
@@ -272,8 +272,11 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
         at = cutoff + 0.5
         shapes.append(dict(type="line", x0=at, x1=at, xref="x", y0=0, y1=1, yref="y domain",
                            line=dict(color=PALETTE[1], dash="dash", width=2)))
+        # its label on the line's left in the axis's last fifth: at the right edge a label on
+        # the right ran off the figure ("K = 1000" cut to "K = 1")
+        right = at > 0.8 * (max(longest, 1) + 1)
         annotations.append(dict(text=f"K = {cutoff}", showarrow=False, x=at, xref="x",
-                                xanchor="left", y=1, yref="y domain", yanchor="top"))
+                                xanchor="right" if right else "left", y=1, yref="y domain", yanchor="top"))
     layout = dict(
         height=sizes["TOP"] + plot + bottom, margin=dict(l=60, r=20, t=sizes["TOP"], b=bottom),
         annotations=annotations + pr_labels, shapes=shapes,

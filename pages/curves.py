@@ -48,8 +48,8 @@ def label(system: str, query: str) -> str:
 
 
 groups = {label(system, query): system for system in systems for query in chosen}
-lines_note = ("Thin lines: one per query, in its system's colour. " if len(systems) > 1 else
-              "Thin lines: one per query. ") if show_lines else \
+lines_note = ("Thinner lines: one per query, in its system's colour. " if len(systems) > 1 else
+              "Thinner lines: one per query. ") if show_lines else \
     f"Per-query lines are left out above {MAX_LINES} queries (choose queries to see them). "
 
 
@@ -64,6 +64,10 @@ interpolated = {system: interpolated_precision(subsets[system], threshold) for s
 means = {system: mean_interpolated_precision(subsets[system], threshold, interpolated[system])
          for system in systems}
 
+# a failing query's precision (0.03) lies flat along an axis running to 1
+fit = st.toggle("Precision axis: fit to the data", key="pr_fit",
+                help="the PR curves' precision axis from 0 to the highest precision drawn, "
+                     "instead of 0 to 1")
 pr_tab, interp_tab, lift_tab, roc_tab = st.tabs(
     ["PR curves", "11-point interpolated", "Normalised lift", "ROC"])
 
@@ -74,8 +78,8 @@ with pr_tab:
             for i, query in enumerate(subset.query_ids):
                 curves = rank_curves(subset, i, threshold)
                 lines[label(system, query)] = (curves.recall, curves.precision)
-    st.plotly_chart(pr_curves_figure(lines, mean=means, groups=groups, title="Precision–recall"),
-                    width="stretch")
+    st.plotly_chart(pr_curves_figure(lines, mean=means, groups=groups, title="Precision–recall",
+                                     fit=fit), width="stretch")
     st.caption(lines_note.replace("one per query", "P(r) against R(r), one per query")
                + "Thick: each system's mean of the 11-point interpolated curves over the "
                  "chosen queries with a relevant item.")
@@ -89,7 +93,8 @@ with interp_tab:
                 if not np.isnan(values[i]).any():
                     lines[label(system, query)] = values[i]
     st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, lines, mean=means, groups=groups,
-                                           title="Interpolated precision at 11 recall levels"),
+                                           title="Interpolated precision at 11 recall levels",
+                                           fit=fit),
                     width="stretch")
     st.caption(lines_note + "Thick: each system's mean over the chosen queries with a relevant "
                "item. At each level, the highest precision at that recall or beyond "

@@ -177,3 +177,59 @@ def test_the_pr_legend_sits_below_the_axis_title_within_the_margin(compact, rows
     assert layout.margin.b >= legend_top + 3 * 20
     if compact:     # the teaching figure fits a projector's screen under the rank controls
         assert layout.height <= 530
+
+
+# --- per-query curves on a projector, the precision axis, the K label ---------------------------
+
+@pytest.mark.parametrize("make", ["pr", "interpolated", "lift", "roc"])
+def test_per_query_curves_are_solid_thick_and_nearly_opaque(make):
+    from charts import (interpolated_pr_figure, lift_curves_figure, pr_curves_figure,
+                        roc_figure)
+
+    curve = ([0, 0.5, 1], [1, 0.5, 0.2])
+    fig = {"pr": lambda: pr_curves_figure({"q1": curve, "q2": curve}),
+           "interpolated": lambda: interpolated_pr_figure(np.linspace(0, 1, 11),
+                                                          {"q1": np.ones(11)}),
+           "lift": lambda: lift_curves_figure({"A1": curve}),
+           "roc": lambda: roc_figure({"q": (*curve, 0.5)})}[make]()
+    lines = [t for t in fig.data if t.name not in ("chance",)]
+    for line in lines:   # Serrà's thin translucent dash-dots vanished on a projector
+        assert line.line.dash in (None, "solid") and line.line.width >= 2.5
+        assert line.opacity >= 0.8
+
+
+def test_the_precision_axis_can_fit_the_data():
+    from charts import interpolated_pr_figure, pr_curves_figure
+
+    failing = {"q": ([0.1, 0.2], [0.03, 0.02])}    # a query that fails: precision <= 0.03
+    assert list(pr_curves_figure(failing).layout.yaxis.range) == [-0.02, 1.05]
+    fitted = pr_curves_figure(failing, fit=True).layout.yaxis
+    assert fitted.range is None and fitted.autorange is True and fitted.rangemode == "tozero"
+    fitted = interpolated_pr_figure(np.linspace(0, 1, 11), {"q": np.full(11, 0.03)},
+                                    fit=True).layout.yaxis
+    assert fitted.range is None and fitted.autorange is True
+
+
+@pytest.mark.parametrize("cutoff,anchor", [(4, "left"), (1000, "right"), (990, "right")])
+def test_the_k_label_stays_inside_the_rank_strip(cutoff, anchor):
+    fig = query_figure([StripRow("s", [3, 7], [1, 1], 1000, 2)], TOY1_PR,
+                       Confusion(2, 0, 0, None, k=cutoff), query="q", cutoff=cutoff)
+    [label] = [a for a in fig.layout.annotations if a.text == f"K = {cutoff}"]
+    assert label.xanchor == anchor     # at the right edge the label is left of the line
+
+
+def test_the_curves_page_fits_the_precision_axis_when_asked():
+    import json
+
+    def axis(at, title):
+        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                  if title in c.proto.spec]
+        return spec["layout"]["yaxis"]
+
+    at = app("pages/curves.py", sample="covers")
+    assert axis(at, "Precision–recall")["range"] == [-0.02, 1.05]
+    at.toggle(key="pr_fit").set_value(True).run()
+    assert not at.exception
+    for title in ("Precision–recall", "Interpolated precision at 11 recall levels"):
+        fitted = axis(at, title)
+        assert "range" not in fitted and fitted["autorange"] is True, fitted
