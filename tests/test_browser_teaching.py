@@ -197,3 +197,33 @@ def test_a_what_if_link_opens_with_its_edits(app_url, browser, size, scheme):
     assert "4 of 4 relevant items retrieved in a list of 10" in titles
     assert not errors
     page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_k_label_at_the_end_of_the_list_is_whole(app_url, browser, scheme):
+    # covers' lists have 299 items: K = 299 sits at the strip's right edge
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=covers&k=299",
+                             *SIZES["projector"], scheme)
+    wait_for_figure(page)
+    box = page.evaluate(f"""() => {{
+      const gd = document.querySelector('{CHART}');
+      const label = Array.from(gd.querySelectorAll('.annotation'))
+        .find(a => a.textContent === 'K = 299');
+      const r = label.getBoundingClientRect(), s = gd.getBoundingClientRect();
+      return {{label: [r.left, r.right], chart: [s.left, s.right]}}; }}""")
+    assert box["chart"][0] <= box["label"][0] and box["label"][1] <= box["chart"][1], box
+    assert_healthy(page, errors, "K = 299")
+    page.close()
+
+
+@pytest.mark.parametrize("path", ["curves?dataset=fmp", "answer_sets"])
+def test_per_query_curves_show_in_the_dark_on_a_projector(app_url, browser, path):
+    page, errors = open_page(browser, f"{app_url}/{path}", *SIZES["projector"], "dark")
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .scatterlayer .trace')
+    opacities = page.evaluate("""() => Array.from(document.querySelectorAll(
+      '[data-testid="stPlotlyChart"] .scatterlayer .trace')).filter(t => t.getBoundingClientRect()
+      .width > 0).map(t => +getComputedStyle(t).opacity)""")
+    assert len(opacities) >= 3 and min(opacities) >= 0.8, opacities   # the queries' and mean
+    full_shot(page, f"per_query_dark_{path.split('?')[0]}")
+    assert not errors
+    page.close()
