@@ -119,6 +119,8 @@ def one_query() -> None:
         addressed = True
 
     report = show_failure_summary(judged, system, other, q, k, threshold)
+    if whatif:
+        st.caption("These two lines describe the list as it is, before the what-if edits.")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
     # three (each costs the browser about a tenth of a second to draw). A segmented control,
