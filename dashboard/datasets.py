@@ -24,7 +24,8 @@ from metrics import InputError
 from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
 from metrics.explain.samples import load_sample
-from metrics.ranking.pipelines import UPLOADS, judge_upload, renamed
+from metrics.loaders.metadata import read_metadata
+from metrics.ranking.pipelines import METADATA_ROLES, UPLOADS, judge_upload, renamed
 from metrics.ranking.rank import JUDGED
 
 CACHE_BUDGET_VARIABLE = "METRICS_DASHBOARD_CACHE_MB"
@@ -100,7 +101,7 @@ def use_upload() -> None:
     the dataset to the upload (or keep the error under ``upload_error`` for the page)."""
     kind = st.session_state["upload_kind"]
     files, store = [], {}
-    for role in (r.name for r in UPLOADS[kind].roles):
+    for role in (r.name for r in UPLOADS[kind].roles + METADATA_ROLES):
         given = st.session_state.get(f"upload_{kind}_{role}")
         for f in (given if isinstance(given, list) else [given] if given else []):
             content = f.getvalue()
@@ -115,6 +116,8 @@ def use_upload() -> None:
                                      st.session_state.get("upload_similarity", "cosine"))
     try:
         load_source(candidate, st.session_state["ties"], store)
+        read_metadata((role, name, store[digest])   # the tables are checked too
+                      for role, name, digest in candidate.metadata_files())
     except InputError as exc:
         st.session_state["upload_error"] = str(exc)
         return

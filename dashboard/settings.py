@@ -17,8 +17,10 @@ from metrics import MeasureError, parse_measures
 from metrics.explain.samples import SAMPLES
 from metrics.measures.names import Measure, with_relevance_threshold
 from metrics.measures.registry import DEFAULT_MEASURES
+from metrics.ranking.pipelines import METADATA_ROLES
 
 SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
+METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
 # the teaching mode's "what if" edits (dashboard/what_if_view.py) and the system and query they
 # were made for (None: a link's, for the query the link opens)
 WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
@@ -31,7 +33,9 @@ class DataSource:
     """The data the pages show, hashable: the key of every cache of loaded data and results.
 
     An upload's files are (role, name, sha256 of the content), so cached results are keyed by
-    file content and never shared between different uploads. The bytes themselves stay in the
+    file content and never shared between different uploads. Besides the files that are ranked,
+    an upload may hold an item table and a query table (roles ``items`` and ``queries``,
+    :data:`~metrics.ranking.pipelines.METADATA_ROLES`), which rank nothing. The bytes themselves stay in the
     session (``upload_bytes``, by digest: :func:`upload_store`) and reach the cached loader as an
     unhashed argument: hashing a 35 MB upload on every click would cost a third of a second. A
     file may also hold its content itself (bytes) instead of its digest."""
@@ -56,8 +60,14 @@ class DataSource:
                    distance=distance, similarity=similarity)
 
     def unnamed(self) -> DataSource:
-        """The same data under the names the files give (what loading depends on)."""
-        return replace(self, names=())
+        """The same data under the names the files give, without its metadata tables (what
+        ranking depends on: adding an item table ranks nothing again)."""
+        return replace(self, names=(), files=tuple(f for f in self.files
+                                                   if f[0] not in METADATA_ROLE_NAMES))
+
+    def metadata_files(self) -> tuple[tuple[str, str, str | bytes], ...]:
+        """An upload's item and query tables (role, name, content)."""
+        return tuple(f for f in self.files if f[0] in METADATA_ROLE_NAMES)
 
     @property
     def is_sample(self) -> bool:

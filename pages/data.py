@@ -3,15 +3,18 @@
 import pandas as pd
 import streamlit as st
 
+from metrics import InputError
+
 from dashboard.computed import aggregate_table, evaluations, intervals, tie_moves_now
 from dashboard.datasets import NAME_BOX, rankings, rename_systems, use_upload
 from dashboard.frame import page_setup
+from dashboard.metadata import current_metadata, current_metadata_warnings, metadata_of
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import UPLOAD, measure_list, source_title
+from dashboard.settings import UPLOAD, measure_list, source, source_title, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from metrics.explain.summaries import dataset_summary
-from metrics.ranking.pipelines import UPLOADS
+from metrics.ranking.pipelines import METADATA_ROLES, UPLOADS
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
@@ -28,7 +31,7 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
     kind = st.radio("What you have", list(UPLOADS), format_func=lambda k: UPLOADS[k].title,
                     key="upload_kind", horizontal=True)
     with st.form("upload_form"):
-        for role in UPLOADS[kind].roles:
+        for role in UPLOADS[kind].roles + METADATA_ROLES:
             st.file_uploader(role.label, key=f"upload_{kind}_{role.name}",
                              accept_multiple_files=role.many, help=role.help)
         left, right = st.columns(2)
@@ -45,6 +48,30 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
         st.form_submit_button("Evaluate these files", on_click=use_upload, type="primary")
     if "upload_error" in st.session_state:
         st.error(f"Cannot use these files: {md(st.session_state['upload_error'])}")
+
+
+
+def show_metadata_tables() -> None:
+    """What the item and query tables hold (docs/formats.md), and the ids that match nothing."""
+    current_metadata()   # an st.error if a table cannot be read
+    try:
+        given = metadata_of(source(), upload_store())
+    except InputError:
+        return
+    for what, table in zip(("Item table", "Query table"), given):
+        if table is None:
+            continue
+        columns = ", ".join(map(str, table.columns)) or "none besides the id"
+        with st.expander(f"{what}: {len(table):,} row{'s' if len(table) != 1 else ''}, "
+                         f"columns {md(columns)}"):
+            st.dataframe(table.head(1000).reset_index().map(
+                lambda v: v if v is None else str(v)), hide_index=True, width="stretch",
+                height=260, placeholder="")
+            if len(table) > 1000:
+                st.caption(f"The first 1,000 of {len(table):,} rows.")
+    for warning in current_metadata_warnings():
+        st.warning(md(warning))
+
 
 st.subheader(source_title(st.session_state["sample"]))
 data = rankings()
@@ -71,6 +98,7 @@ if data is not None:
     st.table(summary.map(md).rename(index=md, columns=md))
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
+    show_metadata_tables()
 if data is not None and measures:
     results = evaluations(measures)
     if results is not None:

@@ -31,6 +31,7 @@ from metrics import InputError, judge  # noqa: E402
 from metrics.loaders import (load_ids, load_labels, load_qrels,  # noqa: E402
                              load_run, load_score_matrix, load_taxonomy)
 from metrics.loaders.arrays import load_array  # noqa: E402
+from metrics.loaders.metadata import read_item_table, read_query_table  # noqa: E402
 from metrics.ranking.pipelines import judge_upload  # noqa: E402
 
 RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
@@ -232,6 +233,24 @@ CASES = [
     Case("U+0085 and a form feed inside CSV ids", "run", "a.csv",
          "query_id,item_id,score\nq1,d\x851,0.9\nq1,d\x0c2,0.5\n".encode(), "loads",
          "2 rows; first item 'd\\x851'", describe=_first_item),
+    Case("item table without an item_id column", "items", "items.csv",
+         b"title,artist\nSong,Band\n", "error", "the header has no item_id column", 1),
+    Case("item table with an id twice", "items", "items.csv",
+         b"item_id,title\nd1,One\nd2,Two\nd1,Again\n", "error",
+         "item 'd1' is listed twice (first on line 2)", 4),
+    Case("item table with an empty id", "items", "items.csv", b"item_id,title\nd1,One\n,Two\n",
+         "error", "the item_id is empty", 3),
+    Case("item table that is not UTF-8", "items", "items.csv",
+         b"item_id,title\nd1,Caf\xe9\n", "error", "is not valid UTF-8", 2),
+    Case("item table that is empty", "items", "items.csv", b"", "error", "is empty"),
+    Case("query table with a row too long", "queries", "queries.tsv",
+         b"query_id\tgenre\nq1\trock\tpop\n", "error", "expected 2 fields as in the header", 2),
+    Case("query table without a query_id column (Parquet)", "queries", "queries.parquet",
+         parquet({"genre": ["rock"]}), "error", "the header has no query_id column"),
+    Case("item table with titles of Markdown, HTML and commas", "items", "items.csv",
+         b'item_id,title\nd1,"<b>[x](http://127.0.0.1/), ""quoted""</b>"\n', "loads",
+         "title '<b>[x](http://127.0.0.1/), \"quoted\"</b>'",
+         describe=lambda t: f"title {t.loc['d1', 'title']!r}"),
 ]
 
 
@@ -312,6 +331,10 @@ def _run(case: Case) -> tuple[str, str]:
             load_taxonomy(b"class,parent\nstrings,\nviolin,strings\n", case.content, "tax.csv",
                           case.file)
             detail = "loaded"
+        elif case.what in ("items", "queries"):
+            reader = read_item_table if case.what == "items" else read_query_table
+            table = reader(case.content, case.file)
+            detail = case.describe(table) if case.describe else f"{len(table)} rows"
         else:  # pragma: no cover
             raise ValueError(case.what)
     except InputError as exc:

@@ -3,7 +3,6 @@ per system."""
 
 from __future__ import annotations
 
-import csv
 from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Callable
 from metrics.data.ties import TiePolicy
 from metrics.explain.answer_sets import judged_answer_sets
 from metrics.loaders import load_qrels, load_taxonomy
+from metrics.loaders.metadata import read_item_table, read_query_table
 from metrics.data.judged import JudgedRanking
 from metrics.ranking.pipelines import judge_embeddings, judge_matrix, judge_run_file
 from metrics.ranking.rank import JUDGED
@@ -25,7 +25,6 @@ class Sample:
     title: str
     description: str
     load: Callable[[str], dict[str, JudgedRanking]]   # ties -> {system: judged ranking}
-    texts: str | None = None   # a CSV (query_id,text) of the queries' text, under SAMPLE_DIR
 
 
 def _fmp(ties):   # every document of each toy is judged: |D| is 10 and 8
@@ -79,7 +78,7 @@ SAMPLES = {s.key: s for s in [
            _instruments),
     Sample("text2music", "Text-to-music retrieval from embeddings",
            "Text queries against music items, two embedding models, cosine similarity.",
-           _text2music, texts="text2music/queries.csv"),
+           _text2music),
     Sample("versions", "Version identification: five systems",
            "60 query recordings, 2–7 versions each (grade 2 for the original); five systems' "
            "TREC runs on one ground truth, for the leaderboard.", _versions),
@@ -90,11 +89,26 @@ def load_sample(key: str, ties: TiePolicy | str = TiePolicy.STABLE) -> dict[str,
     return SAMPLES[key].load(ties)
 
 
+# A sample's metadata tables (docs/formats.md), in its folder when it has them
+ITEM_TABLE, QUERY_TABLE = "items.csv", "queries.csv"
+
+
 @lru_cache(maxsize=None)
+def sample_metadata(key: str):
+    """A sample's item table and query table (pandas DataFrames, see
+    :mod:`metrics.loaders.metadata`), each None where the sample has none. Kept once read: the
+    callers never modify them."""
+    folder = SAMPLE_DIR / key
+    items, queries = folder / ITEM_TABLE, folder / QUERY_TABLE
+    return (read_item_table(items, f"sample_data/{key}/{ITEM_TABLE}") if items.is_file() else None,
+            read_query_table(queries, f"sample_data/{key}/{QUERY_TABLE}") if queries.is_file()
+            else None)
+
+
 def query_texts(key: str) -> dict[str, str]:
-    """The text of each query of a sample whose queries are written prompts (text-to-music);
-    empty for the others."""
-    if SAMPLES[key].texts is None:
+    """The text of each query of a sample whose queries are written prompts (the ``text`` column
+    of its query table: text-to-music); empty for the others."""
+    queries = sample_metadata(key)[1]
+    if queries is None or "text" not in queries:
         return {}
-    with open(SAMPLE_DIR / SAMPLES[key].texts, newline="", encoding="utf-8") as f:
-        return {row["query_id"]: row["text"] for row in csv.DictReader(f)}
+    return {q: t for q, t in queries["text"].items() if t is not None}

@@ -191,6 +191,19 @@ UPLOADS = {
 }
 
 
+# Two optional tables that describe the items and the queries of any kind of upload
+# (metrics.loaders.metadata); they rank nothing: judge_upload leaves them alone.
+METADATA_ROLES = (
+    UploadRole("items", "Item table (optional): item_id and any columns (title, artist, …)",
+               help="CSV, TSV or Parquet with a header naming `item_id`; titles and artists are "
+                    "shown beside the ids. For cover songs the query is an item: this table "
+                    "describes the queries too, unless a query table is given."),
+    UploadRole("queries", "Query table (optional): query_id and any columns (text, genre, …)",
+               help="CSV, TSV or Parquet with a header naming `query_id`; its columns can group "
+                    "the queries (Groups page), and the Query box searches its text."),
+)
+
+
 def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]],
                  ties: TiePolicy | str = TiePolicy.STABLE,
                  collection_size: int | str | None = None, distance: bool = False,

@@ -1,0 +1,122 @@
+"""Items and queries described by their metadata tables (:mod:`metrics.loaders.metadata`): the
+columns shown beside an id, the ids a table names that the data lacks, and the words a query is
+found by.
+
+Which columns are shown as text is decided here, once: ``title`` and ``artist`` beside every id,
+every other column on demand, and never the columns that are played rather than read (``audio``,
+``start``, ``end``: the players' business).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from metrics.data.judged import JudgedRanking
+from metrics.loaders.metadata import query_metadata, unmatched_ids
+
+BESIDE_ID = ("title", "artist")            # shown beside an item's or query's id
+PLAYED = ("audio", "start", "end")         # read by the players, never shown as text
+SEARCHED = ("text", "title")               # what the Query box searches, besides the id
+
+
+def shown_columns(table: pd.DataFrame | None) -> list[str]:
+    """The columns of a metadata table that can be shown as text (not those played)."""
+    if table is None:
+        return []
+    return [c for c in table.columns if str(c).lower() not in PLAYED]
+
+
+def default_columns(table: pd.DataFrame | None) -> list[str]:
+    """The columns shown beside an id unless more are asked for: title and artist, as present."""
+    lower = {str(c).lower(): c for c in shown_columns(table)}
+    return [lower[name] for name in BESIDE_ID if name in lower]
+
+
+def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
+               columns: Iterable[str] | None = None) -> pd.DataFrame:
+    """``frame`` with the metadata ``columns`` (by default :func:`default_columns`) of each row's
+    id inserted after ``id_column``; empty where the table does not describe the id. A column
+    whose name the frame already has is named "<name> (metadata)"."""
+    if table is None or not len(frame.columns):
+        return frame
+    wanted = default_columns(table) if columns is None else [c for c in columns if c in table]
+    if not wanted:
+        return frame
+    ids = frame[id_column].astype(str).to_numpy()
+    rows = table.index.get_indexer(ids)
+    out = frame.copy()
+    at = list(out.columns).index(id_column) + 1
+    for offset, column in enumerate(wanted):
+        values = table[column].to_numpy(dtype=object)
+        cells = np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else None, None)
+        cells = np.array([None if c is None else str(c) for c in cells], dtype=object)
+        name = column if column not in out.columns else f"{column} (metadata)"
+        out.insert(at + offset, name, pd.Series(cells, index=out.index, dtype=object))
+    return out
+
+
+def item_ids_of(judged: JudgedRanking) -> set[str]:
+    """Every item id the data names: those its lists rank (when kept) and those judged."""
+    known: set[str] = set()
+    if judged.truth is not None:
+        known.update(map(str, judged.truth.pair_items.series.unique().to_list()))
+        if judged.truth.self_items is not None:
+            known.update(map(str, judged.truth.self_items))
+    lists = judged.lists
+    items = getattr(lists, "items", None)   # a run's lists: one column of every row's item
+    if items is not None:
+        known.update(items.series.unique().to_list())
+    elif getattr(lists, "item_ids", None) is not None:   # a matrix's or embeddings' items
+        known.update(map(str, lists.item_ids))
+    return known
+
+
+def metadata_warnings(items: pd.DataFrame | None, queries: pd.DataFrame | None,
+                      data: Mapping[str, JudgedRanking]) -> list[str]:
+    """A warning with counts for each table whose ids match nothing in the data."""
+    warnings = []
+    if items is not None:
+        known: set[str] = set()
+        for judged in data.values():
+            known |= item_ids_of(judged)
+        if known:
+            warnings.append(unmatched_ids(items, known, "items"))
+    if queries is not None:
+        query_ids = {str(q) for judged in data.values() for q in judged.query_ids}
+        warnings.append(unmatched_ids(queries, query_ids, "queries"))
+    return [w for w in warnings if w]
+
+
+def describing_queries(items: pd.DataFrame | None, queries: pd.DataFrame | None,
+                       data: Mapping[str, JudgedRanking]) -> pd.DataFrame | None:
+    """The table describing the data's queries (:func:`~metrics.loaders.metadata.query_metadata`:
+    the query table, else the item table where queries are items)."""
+    query_ids = next(iter(data.values())).query_ids if data else []
+    return query_metadata(items, queries, query_ids)
+
+
+def query_words(queries: pd.DataFrame | None, query_ids: Iterable[str]) -> dict[str, str]:
+    """What each query is found by in the Query box besides its id: its text, else its title
+    (and artist), as one line; nothing for a query the table does not describe."""
+    if queries is None:
+        return {}
+    lower = {str(c).lower(): c for c in queries.columns}
+    first = next((lower[c] for c in SEARCHED if c in lower), None)
+    if first is None:
+        return {}
+    artist = lower.get("artist") if first == lower.get("title") else None
+    words = {}
+    for q in query_ids:
+        q = str(q)
+        if q not in queries.index:
+            continue
+        text = queries.at[q, first]
+        if artist is not None and queries.at[q, artist] is not None:
+            text = f"{text} — {queries.at[q, artist]}" if text is not None else \
+                queries.at[q, artist]
+        if text is not None:
+            words[q] = " ".join(str(text).split())   # one line
+    return words
