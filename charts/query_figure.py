@@ -173,9 +173,12 @@ def _marks(pr: PRCurve) -> tuple[list, list]:
         groups.setdefault(key, []).append(label)
     for (x, y), names in groups.items():
         if len(names) > 1:
+            # below the point and towards the middle of the panel, where it stays inside it
+            left = x >= 0.5
             labels.append(dict(text=" = ".join(reversed(names)) + " here", x=x, y=y, xref="x2",
-                               yref="y2", showarrow=True, arrowhead=0, ax=-24, ay=42,
-                               xanchor="right", font=dict(size=12), arrowcolor=MUTED_COLOUR))
+                               yref="y2", showarrow=True, arrowhead=0, ax=-24 if left else 24,
+                               ay=42 if y >= 0.3 else -42, xanchor="right" if left else "left",
+                               font=dict(size=12), arrowcolor=MUTED_COLOUR))
     return traces, labels
 
 

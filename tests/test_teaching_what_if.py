@@ -233,3 +233,13 @@ def test_the_curves_page_fits_the_precision_axis_when_asked():
     for title in ("Precision–recall", "Interpolated precision at 11 recall levels"):
         fitted = axis(at, title)
         assert "range" not in fitted and fitted["autorange"] is True, fitted
+
+
+@pytest.mark.parametrize("point,anchor,below", [((0.75, 0.75), "right", True),
+                                                ((0.1, 0.9), "left", True),
+                                                ((0.2, 0.1), "left", False)])
+def test_the_combined_label_points_into_the_panel(point, anchor, below):
+    fig = _figure(PRCurve([point[0]], [point[1]], bep=point[1] if point[0] == point[1] else None,
+                          fmax=(*point, 1), cutoff=(*point, 1)))
+    [label] = [a for a in fig.layout.annotations if a.xref == "x2"]
+    assert label.xanchor == anchor and (label.ay > 0) == below
