@@ -140,14 +140,17 @@ def _scatter(**trace) -> dict:
     return dict(type="scatter", **trace)
 
 
+def _label_order(label: str) -> int:
+    """The order of the names in a combined label: "break-even = F_max = K = 4 here"."""
+    return ("break-even", "F_max").index(label) if label in ("break-even", "F_max") else 2
+
+
 def _marks(pr: PRCurve) -> tuple[list, list]:
-    """The marked points of the PR panel (cutoff K, F_max, break-even point) and the labels of
-    those that coincide. Coinciding points are nested outlines: each larger than the one before
-    by NESTED_STEP pixels, so that every one stays visible, and one label names them all."""
+    """The marked points of the PR panel (F_max, break-even point, cutoff K) and the labels of
+    those that coincide. Coinciding points are nested outlines, each outside the one before by
+    NESTED_STEP pixels — the star innermost (it has no room inside), then the circle, then the
+    square around it — so that every one stays visible, and one label names them all."""
     points = []   # (x, y, name, label, symbol, colour, size)
-    if pr.cutoff is not None and np.isfinite(pr.cutoff[0]):
-        points.append((*pr.cutoff[:2], f"cutoff K = {pr.cutoff[2]}", f"K = {pr.cutoff[2]}",
-                       "square-open", PALETTE[1], 13))
     if pr.fmax is not None and np.isfinite(pr.fmax[0]):
         r, p, rank = pr.fmax
         f = 0.0 if r + p == 0 else 2 * p * r / (p + r)
@@ -156,6 +159,9 @@ def _marks(pr: PRCurve) -> tuple[list, list]:
     if pr.bep is not None:
         points.append((pr.bep, pr.bep, f"break-even {pr.bep:.3f}", "break-even", "circle-open",
                        PALETTE[2], 18))
+    if pr.cutoff is not None and np.isfinite(pr.cutoff[0]):
+        points.append((*pr.cutoff[:2], f"cutoff K = {pr.cutoff[2]}", f"K = {pr.cutoff[2]}",
+                       "square-open", PALETTE[1], 13))
     traces, labels, placed = [], [], []
     for x, y, name, label, symbol, colour, size in points:
         same = [other for other in placed
@@ -175,8 +181,8 @@ def _marks(pr: PRCurve) -> tuple[list, list]:
         if len(names) > 1:
             # below the point and towards the middle of the panel, where it stays inside it
             left = x >= 0.5
-            labels.append(dict(text=" = ".join(reversed(names)) + " here", x=x, y=y, xref="x2",
-                               yref="y2", showarrow=True, arrowhead=0, ax=-24 if left else 24,
+            labels.append(dict(text=" = ".join(sorted(names, key=_label_order)) + " here",
+                               x=x, y=y, xref="x2", yref="y2", showarrow=True, arrowhead=0, ax=-24 if left else 24,
                                ay=42 if y >= 0.3 else -42, xanchor="right" if left else "left",
                                font=dict(size=12), arrowcolor=MUTED_COLOUR))
     return traces, labels

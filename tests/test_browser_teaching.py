@@ -123,10 +123,12 @@ def test_the_break_even_point_is_visible_on_the_opening_view(app_url, browser, s
                     and abs(centre(m)[0] - centre(bep)[0]) < 3
                     and abs(centre(m)[1] - centre(bep)[1]) < 3]
         assert covering, (query, marks)        # the case of the issue: they coincide
-        for kind in covering:                  # the ring shows outside every marker on it
-            inner = marks[kind]
-            assert bep["left"] <= inner["left"] - 3 and inner["right"] + 3 <= bep["right"]
-            assert bep["top"] <= inner["top"] - 3 and inner["bottom"] + 3 <= bep["bottom"]
+        # nested: each marker at the point shows outside the one inside it
+        nested = sorted([bep] + [marks[k] for k in covering],
+                        key=lambda m: m["right"] - m["left"])
+        for inner, outer in zip(nested, nested[1:]):
+            assert outer["left"] <= inner["left"] - 3 and inner["right"] + 3 <= outer["right"]
+            assert outer["top"] <= inner["top"] - 3 and inner["bottom"] + 3 <= outer["bottom"]
         labels = page.evaluate(f"() => Array.from(document.querySelectorAll("
                                f"'{CHART} .annotation-text')).map(a => a.textContent)")
         assert any(label.startswith("break-even = ") for label in labels), labels

@@ -141,11 +141,12 @@ def test_coinciding_markers_stay_visible_as_nested_outlines_with_one_label():
     marks = [t for t in fig.data if t.xaxis == "x2" and t.mode == "markers"]
     at_point = [t for t in marks if (t.x[0], t.y[0]) == (0.75, 0.75)]
     assert len(at_point) == 3
-    sizes = sorted(t.marker.size for t in at_point)
-    assert all(b - a >= 8 for a, b in zip(sizes, sizes[1:]))      # each ring outside the last
-    assert all(t.marker.symbol.endswith("-open") for t in at_point)   # outlines, not discs
-    bep = next(t for t in at_point if t.name.startswith("break-even"))
-    assert bep.marker.size == sizes[-1]                          # the circle outermost
+    # nested outlines, innermost first: the star (whose points reach 1.4 times its size), the
+    # break-even circle, the K square; each reaches at least 8 px beyond the one inside it
+    nested = sorted(at_point, key=lambda t: t.marker.size)
+    assert [t.marker.symbol for t in nested] == ["star-open", "circle-open", "square-open"]
+    reach = [t.marker.size * (1.4 if t.marker.symbol == "star-open" else 1) for t in nested]
+    assert all(outer - inner >= 8 for inner, outer in zip(reach, reach[1:])), reach
     assert all(t.cliponaxis is False for t in at_point)          # not cut at the axes' edge
     labels = [a.text for a in fig.layout.annotations if a.xref == "x2"]
     assert labels == ["break-even = F_max = K = 4 here"]
