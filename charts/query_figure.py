@@ -226,6 +226,21 @@ def _pr_traces(pr: PRCurve) -> tuple[list, list]:
     return [dict(trace, xaxis="x2", yaxis="y2", legend="legend2") for trace in traces], labels
 
 
+def _precision_range(pr: PRCurve, fit: bool) -> list[float]:
+    """The PR panel's precision axis: 0 to 1, or (``fit``) 0 to the highest precision drawn, so
+    that a failing query's curve (precision 0.03) is more than a line along the axis."""
+    top = 1.0
+    if fit:
+        drawn = [np.asarray(v, dtype=float).ravel() for v in
+                 (pr.precision, pr.interpolated, pr.exact, pr.bep,
+                  *(point[1] for point in (pr.fmax, pr.cutoff, pr.current) if point))
+                 if v is not None]
+        finite = np.concatenate(drawn) if drawn else np.zeros(0)
+        finite = finite[np.isfinite(finite)]
+        top = float(finite.max()) if len(finite) and finite.max() > 0 else 1.0
+    return [-0.02 * top, 1.05 * top]
+
+
 def _confusion_trace(c: Confusion) -> dict:
     """The matrix (on axes x3, y3): rows actual relevant / not, columns retrieved in the top k
     / not; TN is '?' when |D| is unknown. Light cells with dark text in both themes (the dark
@@ -249,12 +264,14 @@ def _panel_title(text: str, x: float, y: float, anchor: str = "left") -> dict:
 
 def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *,
                  query: str, threshold: int = 1, cutoff: int | None = None,
-                 current: int | None = None, compact: bool = False) -> go.Figure:
+                 current: int | None = None, compact: bool = False,
+                 fit_precision: bool = False) -> go.Figure:
     """One query in one figure: on top the rank strip (a row per system, the first on top;
     ``cutoff`` K a dashed line across the rows, ``current`` a ring around rank r of the first
     row), below it the PR curve of ``query`` and, beside that, the confusion matrix. Each
     panel's title is an annotation; the strip and the PR curve have a legend each.
-    ``compact``: the shorter panels of the teaching mode (:data:`COMPACT`)."""
+    ``compact``: the shorter panels of the teaching mode (:data:`COMPACT`); ``fit_precision``:
+    the PR curve's precision axis up to the highest precision drawn, not to 1."""
     sizes = COMPACT if compact else dict(STRIP_ROW=STRIP_ROW, STRIP_BASE=STRIP_BASE, GAP=GAP,
                                          PR_HEIGHT=PR_HEIGHT, TOP=TOP)
     strip_traces, found = _strip_traces(strip, threshold, current)
@@ -296,8 +313,8 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
                    showgrid=False, zeroline=False, anchor="x"),
         xaxis2=dict(domain=[0, PR_RIGHT], title="recall R(r)", range=[-0.02, 1.05],
                     anchor="y2"),
-        yaxis2=dict(domain=[0, below], title="precision P(r)", range=[-0.02, 1.05],
-                    anchor="x2"),
+        yaxis2=dict(domain=[0, below], title="precision P(r)",
+                    range=_precision_range(pr, fit_precision), anchor="x2"),
         xaxis3=dict(domain=[CONFUSION_LEFT, 1], anchor="y3"),
         yaxis3=dict(domain=[0, below], autorange="reversed", anchor="x3"),
         # the strip's legend under its rank axis, the PR curve's under the figure

@@ -18,6 +18,7 @@ from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolat
 from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
+FIT_PRECISION = "explorer_pr_fit"   # the explorer's switch: the precision axis fits the data
 STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
 
 
@@ -72,7 +73,8 @@ def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, thr
     figure = query_figure(strip, curve, Confusion(*confusion_at(judged, query, at, threshold),
                                                   k=at, name=name),
                           query=str(judged.query_ids[query]), threshold=threshold,
-                          cutoff=cutoff, current=current, compact=compact)
+                          cutoff=cutoff, current=current, compact=compact,
+                          fit_precision=bool(st.session_state.get(FIT_PRECISION)))
     show_chart_in_place(figure, key="query_figure", address=address)
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
                + (" (rank r steps through the list)." if current is not None else

@@ -9,7 +9,7 @@ from dashboard.failure import show_failure_summary, show_missed_items, strip_row
 from dashboard.frame import page_setup
 from dashboard.permalink import permalink_query, write_permalink
 from dashboard.provenance_records import provenance_record
-from dashboard.query_view import show_query_figure, teaching_stepper
+from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
 from dashboard.safe import md
 from dashboard.settings import measure_list, source
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
@@ -80,7 +80,13 @@ def one_query() -> None:
         st.markdown(f"**Query text:** “{md(text)}”")
     q = query_index(judged, query_id)
     k = cutoff_control(data)
-    teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
+    with st.container(horizontal=True):
+        teaching = st.toggle("Teaching mode: step through the ranking rank by rank",
+                             key="teaching")
+        # a failing query's precision (0.03) lies flat along an axis running to 1
+        st.toggle("Precision axis: fit to the data", key=FIT_PRECISION,
+                  help="the PR curve's precision axis from 0 to the highest precision drawn, "
+                       "instead of 0 to 1")
 
     original = curves_of(system, q, threshold)
     # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the

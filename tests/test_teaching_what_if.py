@@ -244,3 +244,20 @@ def test_the_combined_label_points_into_the_panel(point, anchor, below):
                           fmax=(*point, 1), cutoff=(*point, 1)))
     [label] = [a for a in fig.layout.annotations if a.xref == "x2"]
     assert label.xanchor == anchor and (label.ay > 0) == below
+
+
+def test_the_explorers_precision_axis_fits_a_failing_query():
+    # a query whose precision never exceeds 0.05: its curve lay flat along an axis to 1
+    failing = PRCurve([0.5, 0.5, 1.0], [1 / 20, 1 / 40, 2 / 60], bep=0.0, cutoff=(0.5, 0.05, 20))
+    assert list(_figure(failing).layout.yaxis2.range) == [-0.02, 1.05]
+    fitted = _figure(failing, fit_precision=True).layout.yaxis2.range
+    assert fitted[1] == pytest.approx(0.05 * 1.05) and fitted[0] < 0
+    from test_app import _query_figure
+
+    # covers, system_a, c0047: its first relevant item comes late, precision stays below 0.01
+    at = app("pages/explorer.py", sample="covers", system="system_a", query="c0047")
+    assert _query_figure(at)["layout"]["yaxis2"]["range"] == [-0.02, 1.05]
+    at.toggle(key="explorer_pr_fit").set_value(True).run()
+    assert not at.exception
+    low, high = _query_figure(at)["layout"]["yaxis2"]["range"]
+    assert low < 0 < high < 0.01
