@@ -11,6 +11,7 @@ from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
 from dashboard.chart_in_place import show_chart_in_place
 from dashboard.tables import show_ranked_list, with_cutoff
+from dashboard.what_if_view import signed
 from dashboard.widgets import bound
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
@@ -19,7 +20,8 @@ from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
 FIT_PRECISION = "explorer_pr_fit"   # the explorer's switch: the precision axis fits the data
-STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
+STEP_SECONDS = 1.0
+COUNTS = ("χ(r)", "TP(r)")   # the row's numbers that are counts, printed whole   # one rank per second while playing: time to read the numbers
 
 
 def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | None:
@@ -108,7 +110,7 @@ def _printed(name: str, value: float) -> str:
     """A number of the row as the stepper prints it: counts whole, rates to 3 decimals."""
     if np.isnan(value):
         return "—"
-    return f"{int(value)}" if name in ("χ(r)", "TP(r)") else fixed(value, 3)
+    return f"{int(value)}" if name in COUNTS else fixed(value, 3)
 
 
 def _change(name: str, before: float, after: float) -> str | None:
@@ -118,8 +120,7 @@ def _change(name: str, before: float, after: float) -> str | None:
         return None
     if np.isnan(before) or np.isnan(after):
         return f"was {_printed(name, before)}"
-    # an ASCII minus: st.metric reads a delta that starts with "-" as a fall (red, down)
-    return ("+" if after > before else "-") + _printed(name, abs(after - before))
+    return signed(after - before, whole=name in COUNTS, minus="-")
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,

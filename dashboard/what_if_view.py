@@ -94,13 +94,14 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
                   disabled=not st.session_state.get(EDITS), type="primary")
 
 
-def signed(x: float) -> str:
-    """A change as the page prints it: +0.083, −0.125, 0, or "—" where undefined."""
+def signed(x: float, whole: bool = False, minus: str = "−") -> str:
+    """A change as the page prints it: +0.083, −0.125 (``whole``: +1, −2), 0, or "—" where
+    undefined. ``minus``: "-" for st.metric, which reads only that as a fall."""
     if not math.isfinite(x):
         return "—"
     if x == 0:
         return "0"
-    return ("+" if x > 0 else "−") + fixed(abs(x), 3)
+    return ("+" if x > 0 else minus) + (f"{abs(x):g}" if whole else fixed(abs(x), 3))
 
 
 def show_changes(result: WhatIf, headline: str) -> None:
