@@ -20,8 +20,8 @@ from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
 FIT_PRECISION = "explorer_pr_fit"   # the explorer's switch: the precision axis fits the data
-STEP_SECONDS = 1.0
-COUNTS = ("χ(r)", "TP(r)")   # the row's numbers that are counts, printed whole   # one rank per second while playing: time to read the numbers
+STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
+COUNTS = ("χ(r)", "TP(r)")   # the row's numbers that are counts, printed whole
 
 
 def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | None:

@@ -135,7 +135,7 @@ def one_query() -> None:
     view = st.segmented_control("View", VIEWS, default=RANKED_LIST, required=True,
                                 key="explorer_view", label_visibility="collapsed")
     if view == RANKED_LIST:
-        # a long list is ranking a page at a time, and only that page is built
+        # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
         table = with_cutoff(query_table(ranking, at, threshold, first, stop, curves), k)
         st.markdown(
