@@ -57,12 +57,14 @@ SAME_POINT = 0.01   # recall and precision this close: one point on the chart
 class StripRow:
     """One system's list for one query, a row of the rank strip: the ``ranks`` and ``grades``
     of its judged items (or of the whole list), its ``length`` and the query's number of
-    relevant items."""
+    relevant items; ``labels``, when given, describe the item at each of ``ranks`` (its id,
+    title and artist) in the hover, as user text, escaped."""
     name: str
     ranks: Sequence[int]
     grades: Sequence[int]
     length: int
     num_relevant: int
+    labels: Sequence[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -118,15 +120,20 @@ def _strip_traces(rows: Sequence[StripRow], threshold: int,
                                    name="not relevant / unjudged (every other rank)",
                                    line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip",
                                    **at_row))
+        labels = None if row.labels is None else np.asarray(
+            [_safe(label) for label in row.labels], dtype=object)
         for g in sorted(set(grades[relevant].tolist())):
             at = relevant & (grades == g)
+            described = {} if labels is None else dict(customdata=labels[at])
             traces.append(_scatter(x=ranks[at], y=np.full(at.sum(), y), mode="markers",
                                    name=f"grade {g}", legendgroup=f"grade {g}",
                                    showlegend=g not in graded,
                                    marker=dict(size=14, color=PALETTE[(g + 1) % len(PALETTE)],
                                                symbol="diamond"),
-                                   hovertemplate="rank %{x}<extra>grade " + str(g)
-                                                 + "</extra>"))
+                                   hovertemplate="rank %{x}"
+                                                 + ("<br>%{customdata}" if described else "")
+                                                 + "<extra>grade " + str(g) + "</extra>",
+                                   **described))
             graded.add(g)
         found.append(int(relevant.sum()))
     if current is not None:

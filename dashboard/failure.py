@@ -9,29 +9,37 @@ from charts import StripRow
 from dashboard.computed import failure_of
 from dashboard.safe import md
 from dashboard.tables import spelled_ranks
+from metrics.explain.described import beside_ids, item_labels
 from metrics.explain.summaries import FailureReport, query_index, unjudged_in_top
 from metrics.data.judged import JudgedRanking
 
 
-def strip_row(judged: JudgedRanking, name: str, query: int, threshold: int) -> StripRow:
+def strip_row(judged: JudgedRanking, name: str, query: int, threshold: int,
+              items=None) -> StripRow:
     """One system's row of a query's rank strip: the ranks and grades of the relevant items its
-    list retrieved."""
+    list retrieved, with each one's id, title and artist (``items``: the item table) when the
+    lists are kept."""
     at = slice(judged.offsets[query], judged.offsets[query + 1])
     ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
     keep = grades >= max(threshold, 1)
+    labels = None
+    if items is not None and judged.lists is not None and keep.any():
+        # the list up to its last relevant item: the hover names what is drawn, nothing more
+        listed, _ = judged.ranked_list(query, 0, int(ranks[keep].max()))
+        labels = item_labels(listed[ranks[keep] - 1], items)
     return StripRow(name, ranks[keep], grades[keep], int(judged.lengths[query]),
-                    int(judged.num_relevant(threshold)[query]))
+                    int(judged.num_relevant(threshold)[query]), labels)
 
 
 def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, query_id: str,
-               threshold: int) -> list[StripRow]:
+               threshold: int, items=None) -> list[StripRow]:
     """The rows of a query's rank strip: the system's, then the other system's when it has the
     query."""
     rows = []
     for name in (system, other) if other is not None else (system,):
         at = query_index(data[name], query_id)
         if at is not None:
-            rows.append(strip_row(data[name], name, at, threshold))
+            rows.append(strip_row(data[name], name, at, threshold, items))
     return rows
 
 
@@ -59,9 +67,10 @@ def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, 
     return report
 
 
-def show_missed_items(report: FailureReport, other: str | None) -> None:
+def show_missed_items(report: FailureReport, other: str | None, items=None,
+                      columns: list[str] | None = None) -> None:
     """The relevant items the ranking did not retrieve, highest grade first, with their rank
-    in the ``other`` system."""
+    in the ``other`` system, and the item table's ``columns`` beside each id."""
     if not report.num_missed:
         st.markdown("Every relevant item of this query was retrieved." if report.num_relevant
                     else "This query has no relevant item.")
@@ -71,6 +80,7 @@ def show_missed_items(report: FailureReport, other: str | None) -> None:
         shown = report.missed.copy()
         for column in shown.columns[2:]:   # the other system's ranks
             shown[column] = spelled_ranks(shown[column], thousands=True)
+        shown = beside_ids(shown, "item", items, columns)
         st.dataframe(shown, hide_index=True, width="stretch",
                      height=min(300, 38 + 35 * len(shown)))
     else:

@@ -36,6 +36,7 @@ PAGES = [
     ("pages/answer_sets.py", "Answer sets", ":material/table_chart:", "answer_sets"),
     ("pages/compare.py", "Compare systems", ":material/compare_arrows:", "compare"),
     ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard"),
+    ("pages/groups.py", "Groups of queries", ":material/category:", "groups"),
     ("pages/conventions.py", "Conventions", ":material/rule:", "conventions"),
 ]
 

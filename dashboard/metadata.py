@@ -10,9 +10,11 @@ import streamlit as st
 from dashboard.computed import CACHE_TTL
 from dashboard.datasets import load_source
 from dashboard.errors import show_error
+from dashboard.safe import md
 from dashboard.settings import DataSource, source, upload_store
 from metrics import InputError
-from metrics.explain.described import describing_queries, metadata_warnings
+from metrics.explain.described import (BESIDE_ID, SEARCHED, default_columns, describing_queries,
+                                       metadata_warnings, query_words, shown_columns)
 from metrics.explain.samples import sample_metadata
 from metrics.loaders.metadata import read_metadata
 
@@ -35,7 +37,8 @@ def metadata_of(src: DataSource, store: dict | None = None) -> Tables:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _described(src: DataSource, ties: str, _store: dict | None) -> tuple[Tables, list[str]]:
+def described_tables(src: DataSource, ties: str,
+                     _store: dict | None) -> tuple[Tables, list[str]]:
     """((item table, the table describing the queries), warnings of ids matching nothing)."""
     items, queries = metadata_of(src, _store)
     if items is None and queries is None:
@@ -50,7 +53,7 @@ def current_metadata() -> Tables:
     table but its queries are items (cover songs), the item table describes the queries too.
     (None, None) after an ``st.error`` when a table cannot be read."""
     try:
-        return _described(source(), st.session_state["ties"], upload_store())[0]
+        return described_tables(source(), st.session_state["ties"], upload_store())[0]
     except InputError as exc:
         show_error(exc, "Cannot read the metadata: ")
         return None, None
@@ -59,6 +62,35 @@ def current_metadata() -> Tables:
 def current_metadata_warnings() -> list[str]:
     """The warnings about the current data's metadata tables (ids that match nothing)."""
     try:
-        return _described(source(), st.session_state["ties"], upload_store())[1]
+        return described_tables(source(), st.session_state["ties"], upload_store())[1]
     except InputError:
         return []   # current_metadata shows the error
+
+
+def item_columns(items: pd.DataFrame | None, key: str) -> list[str]:
+    """The item table's columns to show beside each item id: title and artist unless the
+    person picks others (every column but the players'); none without an item table."""
+    if items is None:
+        return []
+    options = shown_columns(items)
+    if len(options) <= len(default_columns(items)):
+        return default_columns(items)
+    return st.multiselect("Item columns shown", options, default=default_columns(items),
+                          key=key, help="columns of the item table shown beside each item id")
+
+
+def show_query_description(queries: pd.DataFrame | None, query_id: str) -> None:
+    """What the query table says of a query: its text (or title and artist) in a line, and its
+    other columns (not those the players read) in a caption. Escaped: it is user text."""
+    if queries is None or query_id not in queries.index:
+        return
+    words = query_words(queries, [query_id]).get(query_id)
+    if words:
+        kind = "text" if "text" in {str(c).lower() for c in queries.columns} else "title"
+        st.markdown(f"**Query {kind}:** “{md(words)}”")
+    shown = [c for c in shown_columns(queries)
+             if str(c).lower() not in set(SEARCHED) | set(BESIDE_ID)]   # said in the line above
+    pairs = [(c, queries.at[query_id, c]) for c in shown]
+    pairs = [f"{md(c)}: {md(v)}" for c, v in pairs if v is not None]
+    if pairs:
+        st.caption(" · ".join(pairs))

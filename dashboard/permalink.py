@@ -30,6 +30,7 @@ PAGE_PARAMS = {
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
     "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
+    "groups": ("dataset", "measures", "threshold", "ties", "group_by"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
@@ -83,6 +84,8 @@ def read_permalink(page: str) -> None:
         state["query"] = params["query"]
     if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
         state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
+    if params.get("group_by"):   # the Groups page falls back to its first option if unknown
+        state["group_by"] = params["group_by"]
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
@@ -113,6 +116,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "k": state.get("cutoff"),
         "query": state.get("query"),
         "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
+        "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())
     chosen = state.get("curve_systems") if keys == ("curve_systems",) else \

@@ -21,6 +21,7 @@ PAGE_CONTROLS = {
     "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
     "leaderboard": ("sample", "measures", "threshold", "ties"),
+    "groups": ("sample", "measures", "threshold", "ties"),
     "conventions": ("sample", "measures", "threshold", "ties"),
 }
 

@@ -10,12 +10,14 @@ from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.metadata import current_metadata, item_columns, show_query_description
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
+from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
 from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
                                       power_analysis)
@@ -112,8 +114,12 @@ if st.session_state.pop("_scroll_to_rankings", False):
     scroll_to(RANKINGS_ANCHOR)
 order = list(queries[both][np.argsort(-(np.abs(b[both] - a[both])), kind="stable")]) + \
     [q for q in queries if q not in set(queries[both])]
+items, described = current_metadata()   # (`queries` is this page's query ids)
+words = query_words(described, order)   # the box filters by what is typed: text and titles too
 query_id = choose("Query (largest difference first)", "query", order, order[0],
-                  "compare_query_box")
+                  "compare_query_box",
+                  format_func=lambda q: f"{q} — {words[q]}" if q in words else str(q))
+show_query_description(described, query_id)
 row = int(np.flatnonzero(queries == query_id)[0])
 if st.button(f"Open {md(query_id)} of {md(name_a)} in the Query explorer",
              key="open_in_explorer"):
@@ -123,7 +129,9 @@ values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
 shown, numbers = printed_numbers(values.T, names)
 st.dataframe(shown, column_config=numbers, width="stretch", placeholder="undefined")
-table_a, table_b = side_by_side(data[name_a], data[name_b], query_id, threshold)
+columns = item_columns(items, "compare_item_columns")
+table_a, table_b = (beside_ids(t, "item", items, columns)
+                    for t in side_by_side(data[name_a], data[name_b], query_id, threshold))
 
 
 def show(table: pd.DataFrame, title: str, other: str) -> None:

@@ -7,11 +7,13 @@ from dashboard.computed import curves_of, evaluations
 from dashboard.datasets import rankings
 from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
+from dashboard.grouped import chosen_group, forget_group
+from dashboard.metadata import current_metadata, item_columns, show_query_description
 from dashboard.permalink import permalink_query, write_permalink
 from dashboard.provenance_records import provenance_record
 from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
 from dashboard.safe import md
-from dashboard.settings import measure_list, source
+from dashboard.settings import measure_list
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
@@ -20,7 +22,7 @@ from dashboard.widgets import choose, cutoff_control
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import query_index, query_table
-from metrics.explain.samples import query_texts
+from metrics.explain.described import beside_ids, query_columns, query_words
 
 # the views below the figure, of which only the chosen one is built
 RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
@@ -44,22 +46,38 @@ names = result.measures
 sort_by = st.selectbox("Sort queries by", names, key="sort_by",
                        help="worst first; queries where the measure is undefined come last")
 per_query = result.per_query()
+group = chosen_group()   # the queries of one group, opened from the Groups page
+in_group = None if group is None else \
+    per_query["query_id"].astype(str).isin(set(group["queries"])).to_numpy()
+if in_group is not None and in_group.any():
+    left, right = st.columns([4, 1], vertical_alignment="center")
+    count = int(in_group.sum())
+    left.info(f"The {count} quer{'y' if count == 1 else 'ies'} of {md(group['name'])} = "
+              f"{md(group['group'])} (from the Groups page), worst first.")
+    right.button("Show every query", on_click=forget_group, key="forget_group")
+    per_query = per_query[in_group]
 worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
+items, queries = current_metadata()
 # built only while open: closed, a system or sort change does not send the whole table again
 with st.expander(f"All {len(per_query)} queries, worst {md(sort_by)} first", key="all_queries_open",
                  on_change="rerun") as all_queries:
     if all_queries.open:
-        shown, numbers = printed_numbers(worst_first, names)
+        shown, numbers = printed_numbers(
+            beside_ids(worst_first, "query_id", queries, query_columns(queries)), names)
         st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
                      height=260, placeholder="undefined")
         download_csv("Download CSV", worst_first, provenance_record(
             measures, warnings=result.warnings), f"{system}_per_query.csv")
 
 order = worst_first["query_id"].tolist()
-# the Query box's labels, made once per system and sort order (not on every query switch)
-labels = {q: f"{q}  ({sort_by} = " + ("undefined" if v != v else fixed(v)) + ")"
+shown_group = f"{group['name']}={group['group']}" if group else ""
+# the Query box's labels, made once per system and sort order (not on every query switch); the
+# box filters its options by what is typed, so a query is found by its text or title too
+words = query_words(queries, order)
+labels = {q: f"{q}" + (f" — {words[q]}" if q in words else "") + f"  ({sort_by} = "
+          + ("undefined" if v != v else fixed(v)) + ")"
           for q, v in zip(order, worst_first[sort_by].tolist())}
 
 
@@ -72,12 +90,9 @@ def one_query() -> None:
     # labels (which hold that system's value of that measure) are never left over from another
     # choice
     query_id = choose(
-        "Query", "query", order, order[0], f"query_box:{system}:{sort_by}",
+        "Query", "query", order, order[0], f"query_box:{system}:{sort_by}:{shown_group}",
         format_func=labels.__getitem__)
-    src = source()
-    text = query_texts(src.sample).get(query_id) if src.is_sample else None
-    if text:
-        st.markdown(f"**Query text:** “{md(text)}”")
+    show_query_description(queries, query_id)
     q = query_index(judged, query_id)
     k = cutoff_control(data)
     with st.container(horizontal=True):
@@ -105,9 +120,9 @@ def one_query() -> None:
         choose("Compare with", "other_system", others, others[0], "other_system_box") \
         if others else None
     # the rank strip has a row for each of the two systems compared
-    strip = strip_rows(data, system, other, query_id, threshold)
+    strip = strip_rows(data, system, other, query_id, threshold, items)
     if whatif:
-        strip[0] = strip_row(ranking, system, at, threshold)
+        strip[0] = strip_row(ranking, system, at, threshold, items)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
     # a fragment's rerun does not reach app.py, which writes it through st.query_params
     address = permalink_query("explorer")
@@ -127,6 +142,7 @@ def one_query() -> None:
     report = show_failure_summary(judged, system, other, q, k, threshold)
     if whatif:
         st.caption("These two lines describe the list as it is, before the what-if edits.")
+    columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
     # three (each costs the browser about a tenth of a second to draw). A segmented control,
@@ -137,7 +153,8 @@ def one_query() -> None:
     if view == RANKED_LIST:
         # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
-        table = with_cutoff(query_table(ranking, at, threshold, first, stop, curves), k)
+        table = with_cutoff(beside_ids(query_table(ranking, at, threshold, first, stop, curves),
+                                       "item", items, columns), k)
         st.markdown(
             f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
             f"green, ✓ in the top K = {k}"
@@ -148,7 +165,7 @@ def one_query() -> None:
                      provenance_record(measures), f"{system}_{query_id}_ranking.csv",
                      key="download_ranking")
     elif view == MISSED_ITEMS:
-        show_missed_items(report, other)
+        show_missed_items(report, other, items, columns)
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
         for step in worked_measures(ranking, at, k, threshold):

@@ -16,7 +16,7 @@ from metrics.explain.samples import SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
-         "pages/compare.py", "pages/leaderboard.py", "pages/conventions.py"]
+         "pages/compare.py", "pages/leaderboard.py", "pages/conventions.py", "pages/groups.py"]
 
 
 # AppTest forgets between runs that app.py declared its pages (it resets Streamlit's pages/

@@ -20,6 +20,7 @@ PAGES = [("", "Data", "Validation summary"), ("explorer", "Query explorer", "Why
          ("curves", "Curves", "Precision"), ("answer_sets", "Answer sets", "Kendall"),
          ("compare", "Compare systems", "Compare systems"),
          ("leaderboard", "Leaderboard", "Leaderboard"),
+         ("groups", "Groups of queries", "Groups of queries"),
          ("conventions", "Conventions", "Conventions")]  # url path, navigation title, text shown
 SAMPLE_TITLES = ["FMP toy examples (Müller, C7S3)", "Serrà's six answer sets (2007)",
                  "Cover songs: all-vs-all similarity",
@@ -441,6 +442,7 @@ def expected_charts(path: str, sample: str) -> int:
     return {"": 0, "explorer": 1,   # one figure: rank strip, PR curve, confusion matrix
             "curves": 1, "answer_sets": 2, "compare": 3 if sample in TWO_SYSTEMS else 0,
             "leaderboard": 2 if sample in TWO_SYSTEMS else 0,   # the matrix, the heatmap
+            "groups": 1,                # the groups' means with their intervals
             "conventions": 0}[path]
 
 

@@ -125,4 +125,19 @@ def test_metadata_warnings_know_the_items_of_runs_matrices_and_ground_truth():
     items.attrs["source"] = "items.csv"
     warnings = metadata_warnings(items, None, covers)
     assert warnings == ["items.csv: 1 of its 3 items match nothing in the run or ground truth "
-                        "(first: 'nowhere'); they are not shown"]
+                        "(first: 'nowhere')"]
+
+
+def test_the_rank_strips_hover_names_each_relevant_item_escaped():
+    from charts.query_figure import StripRow, _strip_traces
+    from metrics.explain.described import item_labels
+
+    items = read_item_table(b'item_id,title,artist\nd2,"<b>So</b> What",Miles\n', "i.csv")
+    labels = item_labels(["d2", "d7"], items)
+    assert labels == ["d2 — <b>So</b> What — Miles", "d7"]
+    traces, _ = _strip_traces([StripRow("sys", [2, 7], [1, 1], 10, 2, labels)], 1, None)
+    graded = next(t for t in traces if t["name"] == "grade 1")
+    assert list(graded["customdata"]) == ["d2 — &lt;b&gt;So&lt;/b&gt; What — Miles", "d7"]
+    assert "%{customdata}" in graded["hovertemplate"]
+    plain, _ = _strip_traces([StripRow("sys", [2], [1], 10, 1)], 1, None)
+    assert "customdata" not in next(t for t in plain if t["name"] == "grade 1")

@@ -20,7 +20,7 @@ from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
 from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
-from metrics.loaders import load_run
+from metrics.loaders import load_ids, load_label_truth, load_run
 from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
@@ -29,6 +29,8 @@ from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run
                                        load_together, load_truth)
 from metrics.ranking.rank import judge
 
+from metrics.cli.grouped import (Tables, check_group_options, evaluate_groups, groups_csv_rows,
+                                 groups_json, groups_text, read_tables, ungrouped_json)
 from metrics.cli.parser import build_parser
 from metrics.cli.render import (Intervals, measure_table, render_comparison, render_evaluation,
                                 render_power)
@@ -87,11 +89,17 @@ def _compare(args, measures) -> int:
     if len(args.files) < 3:
         raise InputError("compare needs at least two runs and a ground-truth file")
     *runs, truth_path = args.files
-    names, per_query, aggregates, warnings_list = _evaluate_runs(args, runs, truth_path,
-                                                                 measures)
+    check_group_options(args)
+    names, per_query, aggregates, warnings_list, evaluated = _evaluate_runs(
+        args, runs, truth_path, measures)
     labels = [str(m) for m in measures]
     tests = args.test or list(TESTS)
     paired = compare_systems(per_query, labels, tests, args.seed, args.resamples)
+    first = next(iter(evaluated.values()))
+    tables = _tables(args, first[0].query_ids, lambda: _run_and_truth_items(runs, first[1]))
+    warnings_list.extend(tables.warnings)
+    grouped = evaluate_groups(args, first[0], {s: r for s, (_, _, r) in evaluated.items()},
+                              tables, first[1], tests) if args.group_by else []
     many = None
     if args.correction is not None:
         many = _many_systems(args, names, per_query, measures)
@@ -109,8 +117,8 @@ def _compare(args, measures) -> int:
                      "collection_size": args.collection_size, "correction": args.correction,
                      "baseline": args.baseline, "alpha": args.alpha},
             warnings=warnings_list)
-    _print_result(render_comparison(names, labels, aggregates, paired, args.format, record,
-                                    many),
+    text = render_comparison(names, labels, aggregates, paired, args.format, record, many)
+    _print_result(_with_groups(text, grouped, args.format, labels, False),
                   dict.fromkeys(warnings_list), args.format)
     return 0
 
@@ -128,13 +136,14 @@ def _evaluate_runs(args, runs, truth_path, measures):
         judged.append((replace(judge_run_file(path, truth, args.ties, args.collection_size),
                                lists=None), str(path)))
     systems = named(judged)
-    per_query, aggregates, warnings_list = {}, {}, []
+    per_query, aggregates, warnings_list, evaluated = {}, {}, [], {}
     for name, system in systems.items():
         result = evaluate(system, measures)
         per_query[name] = {m: r.values for m, r in result.results.items()}
         aggregates[name] = result.aggregate("mean")
         warnings_list.extend(result.warnings)
-    return list(systems), per_query, aggregates, warnings_list
+        evaluated[name] = (system, truth, result)
+    return list(systems), per_query, aggregates, warnings_list, evaluated
 
 
 def _many_systems(args, names, per_query, measures) -> dict:
@@ -157,7 +166,7 @@ def _power(args) -> int:
     """How many queries a difference between two runs needs (metrics.evaluation.power)."""
     measure = parse_measure(args.measure)
     *runs, truth_path = args.files
-    names, per_query, _, warnings_list = _evaluate_runs(args, runs, truth_path, [measure])
+    names, per_query, _, warnings_list, _ = _evaluate_runs(args, runs, truth_path, [measure])
     a, b = (per_query[name][str(measure)] for name in names)
     analysis = power_analysis(a, b, args.alpha, args.power, args.delta)
     sentence = detectable_sentence(analysis, str(measure))
@@ -169,8 +178,13 @@ def _power(args) -> int:
 # ---- evaluate, evaluate-matrix, evaluate-embeddings --------------------------------------------
 
 def _evaluate(args, measures, protocol: str | None) -> int:
-    judged = _judge(args, protocol is not None and protocol_named(protocol).float32_scores)
+    check_group_options(args)
+    judged, truth, item_ids = _judge(args, protocol is not None and
+                                     protocol_named(protocol).float32_scores)
     result = evaluate_protocol(judged, protocol) if protocol else evaluate(judged, measures)
+    tables = _tables(args, judged.query_ids, item_ids)
+    if tables.warnings:
+        result = replace(result, warnings=result.warnings + tables.warnings)
     intervals = None
     if args.ci is not None:
         intervals = Intervals(aggregate_intervals(result, args.ci, args.seed, args.resamples,
@@ -181,32 +195,81 @@ def _evaluate(args, measures, protocol: str | None) -> int:
     # with judged ties, two more evaluations (pessimistic, optimistic): only where they print
     ranges = (tie_range(judged, measures, args.aggregate)
               if not protocol and args.format in ("json", "table") else {})
-    _print_result(render_evaluation(result, args.format, args.per_query, args.aggregate,
-                                    protocol, intervals, record, ranges),
+    grouped = evaluate_groups(args, judged, {judged.name: result}, tables, truth)
+    text = render_evaluation(result, args.format, args.per_query, args.aggregate, protocol,
+                             intervals, record, ranges)
+    _print_result(_with_groups(text, grouped, args.format, result.measures, True),
                   result.warnings, args.format)
     return 0
 
 
+def _tables(args, query_ids, item_ids) -> Tables:
+    """The metadata tables of --item-metadata and --query-metadata (none when not given);
+    ``item_ids()`` names the data's items, for the warning about those that match nothing."""
+    if not (args.item_metadata or args.query_metadata):
+        return Tables()
+    return read_tables(args, [str(q) for q in query_ids],
+                       item_ids() if args.item_metadata else None)
+
+
+def _run_and_truth_items(runs, truth) -> set[str]:
+    """Every item the runs rank and the ground truth judges (read again: the lists are not
+    kept while the runs are compared)."""
+    known = set(truth.pair_items.series.unique().to_list())
+    if truth.self_items is not None:
+        known.update(map(str, truth.self_items))
+    for path in runs:
+        known.update(load_run(path).items.series.unique().to_list())
+    return known
+
+
+def _with_groups(text: str, grouped, fmt: str, measures, one_system: bool) -> str:
+    """The output with the measures by group added: ``"groups"`` in JSON, a row per group in
+    CSV, a block per grouping in the table."""
+    if not grouped:
+        return text
+    if fmt == "json":
+        out = json.loads(text)
+        out["groups"] = groups_json(grouped, one_system)
+        out["groups_ungrouped_queries"] = ungrouped_json(grouped)
+        return json.dumps(out, indent=2)
+    if fmt == "csv":
+        import csv
+        import io
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(groups_csv_rows(grouped, measures))
+        return text + "\n" + buffer.getvalue().rstrip("\n")
+    return text + "\n\n" + groups_text(grouped, measures)
+
+
 def _judge(args, float32_scores: bool = False):
-    """The judged ranking of an evaluate command's inputs (lists not kept: only the measures are
-    printed); with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
+    """(the judged ranking of an evaluate command's inputs (lists not kept: only the measures
+    are printed), its ground truth, a function giving the ids of the items the inputs name);
+    with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
     if args.command == "evaluate":
         truth, system = load_together(lambda: _load_truth(args.truth, args.taxonomy),
                                       lambda: load_run(args.run))
         if float32_scores:
             system = float32_run(system, args.run)
-        return judge(system, truth, args.ties, args.collection_size, keep_lists=False)
+        return (judge(system, truth, args.ties, args.collection_size, keep_lists=False), truth,
+                lambda: set(system.items.series.unique().to_list())
+                | set(truth.pair_items.series.unique().to_list()))
     if args.command == "evaluate-matrix":
         with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
-            return judge_matrix(args.matrix, args.labels, args.ties, args.distance,
-                                args.collection_size, progress=progress, keep_lists=False,
-                                cluster=cluster, float32_scores=float32_scores)
+            judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
+                                  args.collection_size, progress=progress, keep_lists=False,
+                                  cluster=cluster, float32_scores=float32_scores)
+        # the cliques again, for --group-by clique_size (a labels file is small)
+        truth = load_label_truth(args.labels) if args.group_by else None
+        return judged, truth, lambda: set(map(str, load_ids(args.labels)))
+    truth = load_truth(args.truth)
     with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
-        return judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
-                                args.item_ids, load_truth(args.truth), args.similarity,
-                                args.ties, args.collection_size, memory=args.memory,
-                                progress=progress, keep_lists=False, cluster=cluster,
-                                float32_scores=float32_scores)
+        return (judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
+                                 args.item_ids, truth, args.similarity,
+                                 args.ties, args.collection_size, memory=args.memory,
+                                 progress=progress, keep_lists=False, cluster=cluster,
+                                 float32_scores=float32_scores), truth,
+                lambda: set(map(str, load_ids(args.item_ids))))
 
 
 def _evaluation_record(args, judged, result, measures, intervals) -> dict:

@@ -26,6 +26,8 @@ from metrics.measures.registry import DEFAULT_MEASURES, positive_float, positive
 from metrics.ranking.rank import JUDGED
 from metrics.ranking.streaming import DEFAULT_MEMORY, parse_memory
 
+from metrics.cli.grouped import add_metadata_options
+
 Parsed = TypeVar("Parsed")
 
 
@@ -162,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     _add_measure_options(ev)
     _add_output_options(ev)
+    add_metadata_options(ev)
 
     mx = sub.add_parser("evaluate-matrix", help="evaluate an all-vs-all N×N score matrix")
     mx.add_argument("matrix", help=".npy N×N similarity (or distance with --distance)")
@@ -170,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_measure_options(mx)
     _add_cluster_options(mx)
     _add_output_options(mx)
+    add_metadata_options(mx)
 
     em = sub.add_parser("evaluate-embeddings", help="rank items by embedding similarity")
     em.add_argument("query_embeddings")
@@ -187,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_memory_option(em)
     _add_cluster_options(em)
     _add_output_options(em)
+    add_metadata_options(em)
 
     cp = sub.add_parser("compare", help="compare two or more runs on the same ground truth")
     cp.add_argument("files", nargs="+", metavar="RUN ... TRUTH",
@@ -208,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                             f"permutations and bootstrap resamples (default {DEFAULT_RESAMPLES})")
     _add_provenance_option(cp)
     _add_measure_options(cp)
+    add_metadata_options(cp)
 
     pw = sub.add_parser("power", help="how many queries a difference between two runs needs: "
                                       "the paired t-test's power (topic set size design)")

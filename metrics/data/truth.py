@@ -100,6 +100,7 @@ class GroundTruth:
     name: str = "ground truth"
     warnings: tuple[str, ...] = ()
     item_labels: np.ndarray | None = None   # clique labels of ``self_items``, for labels truths
+    query_parents: np.ndarray | None = None  # a taxonomy's parent class of each query class
 
     @classmethod
     def build(cls, query_ids, item_ids, grades, name: str = "ground truth",

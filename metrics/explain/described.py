@@ -35,6 +35,12 @@ def default_columns(table: pd.DataFrame | None) -> list[str]:
     return [lower[name] for name in BESIDE_ID if name in lower]
 
 
+def query_columns(table: pd.DataFrame | None) -> list[str]:
+    """The columns shown beside a query's id: its text, else its title and artist."""
+    lower = {str(c).lower(): c for c in shown_columns(table)}
+    return [lower["text"]] if "text" in lower else default_columns(table)
+
+
 def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
                columns: Iterable[str] | None = None) -> pd.DataFrame:
     """``frame`` with the metadata ``columns`` (by default :func:`default_columns`) of each row's
@@ -55,6 +61,19 @@ def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
         cells = np.array([None if c is None else str(c) for c in cells], dtype=object)
         name = column if column not in out.columns else f"{column} (metadata)"
         out.insert(at + offset, name, pd.Series(cells, index=out.index, dtype=object))
+    return out
+
+
+def item_labels(ids, table: pd.DataFrame | None) -> list[str]:
+    """Each id with its title and artist ("d7 — Blue in Green — Miles Davis"), as one line of
+    text; the id alone where the table does not describe it."""
+    columns = default_columns(table)
+    out = []
+    for item in map(str, ids):
+        parts = [item]
+        if table is not None and item in table.index:
+            parts += [str(table.at[item, c]) for c in columns if table.at[item, c] is not None]
+        out.append(" — ".join(" ".join(p.split()) for p in parts))
     return out
 
 
@@ -100,23 +119,19 @@ def describing_queries(items: pd.DataFrame | None, queries: pd.DataFrame | None,
 
 def query_words(queries: pd.DataFrame | None, query_ids: Iterable[str]) -> dict[str, str]:
     """What each query is found by in the Query box besides its id: its text, else its title
-    (and artist), as one line; nothing for a query the table does not describe."""
+    (and artist), as one line; nothing for a query the table does not describe. One pass over
+    the queries (the box's labels are made on every run of the page)."""
     if queries is None:
         return {}
     lower = {str(c).lower(): c for c in queries.columns}
     first = next((lower[c] for c in SEARCHED if c in lower), None)
     if first is None:
         return {}
-    artist = lower.get("artist") if first == lower.get("title") else None
-    words = {}
-    for q in query_ids:
-        q = str(q)
-        if q not in queries.index:
-            continue
-        text = queries.at[q, first]
-        if artist is not None and queries.at[q, artist] is not None:
-            text = f"{text} — {queries.at[q, artist]}" if text is not None else \
-                queries.at[q, artist]
-        if text is not None:
-            words[q] = " ".join(str(text).split())   # one line
-    return words
+    ids = pd.Index([str(q) for q in query_ids], dtype=object)
+    text = queries[first].reindex(ids)
+    if first == lower.get("title") and "artist" in lower:
+        artist = queries[lower["artist"]].reindex(ids)
+        both = text.notna() & artist.notna()
+        text = text.where(~both, text.astype(str) + " — " + artist.astype(str))
+        text = text.where(text.notna(), artist)
+    return {q: " ".join(str(t).split()) for q, t in zip(ids, text) if t is not None and t == t}

@@ -93,5 +93,6 @@ def taxonomy_truth(parents: Mapping[str, str], annotations: Iterable[tuple[str, 
     return GroundTruth(query_ids, q_index.get_indexer(pairs["query"]).astype(np.int64),
                        as_str_array(pairs["item"]), pairs["grade"].to_numpy(np.int64),
                        unlisted_judged=True,
-                       candidates=np.full(len(query_ids), n_items, np.int64), name=name)
+                       candidates=np.full(len(query_ids), n_items, np.int64), name=name,
+                       query_parents=as_str_array(q_frame["parent"].fillna("")))
 

@@ -185,7 +185,7 @@ def unmatched_ids(table, known: Iterable[str], what: str) -> str | None:
                 f"ground truth (first: {unmatched[0]!r}); is it the table of another "
                 f"collection?")
     return (f"{label}: {len(unmatched):,} of its {len(table):,} {what} match nothing in the run "
-            f"or ground truth (first: {unmatched[0]!r}); they are not shown")
+            f"or ground truth (first: {unmatched[0]!r})")
 
 
 def query_metadata(items, queries, query_ids: Iterable[str]):

@@ -1,0 +1,52 @@
+"""The Groups page's figure: each group's mean of one measure per system, with its bootstrap
+interval. Group names and system names are user data: passed as text, escaped."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from metrics.evaluation.cells import fixed
+
+from .colours import PALETTE
+from .figures import _LAYOUT, _figure, _safe
+
+GROUP_ROW = 34                  # pixels a group takes (horizontal bars: long names stay legible)
+MIN_HEIGHT, MAX_HEIGHT = 300, 1600
+
+
+def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Sequence[str],
+                       means: np.ndarray, low: np.ndarray, high: np.ndarray, *, measure: str,
+                       grouping: str, level: float) -> go.Figure:
+    """A horizontal dot-and-whisker chart: a row per group (its name and number of queries), a
+    marker per system at the group's mean with the interval as a whisker (``means``, ``low``,
+    ``high``: groups × systems, NaN where undefined). Each marker's customdata is its group's
+    index, so a click names the group."""
+    means, low, high = (np.asarray(a, dtype=float) for a in (means, low, high))
+    labels = [f"{_safe(g)} ({n})" for g, n in zip(groups, counts)]
+    traces = []
+    for j, system in enumerate(systems):
+        hover = [f"{_safe(grouping)} = {_safe(g)}<br>{_safe(system)}: {_value(means[i, j])} "
+                 f"[{_value(low[i, j])}, {_value(high[i, j])}]<br>{counts[i]} queries"
+                 for i, g in enumerate(groups)]
+        traces.append(go.Scatter(
+            x=means[:, j], y=labels, mode="markers", name=_safe(system),
+            marker=dict(size=11, color=PALETTE[j % len(PALETTE)]),
+            error_x=dict(type="data", symmetric=False, array=high[:, j] - means[:, j],
+                         arrayminus=means[:, j] - low[:, j], thickness=1.5, width=4),
+            customdata=np.arange(len(groups)), hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>"))
+    height = int(min(max(MIN_HEIGHT, 120 + GROUP_ROW * len(groups) * max(1, len(systems) / 2)),
+                     MAX_HEIGHT))
+    return _figure(traces, dict(
+        _LAYOUT, height=height, scattermode="group",
+        title=f"{_safe(measure)} by {_safe(grouping)}: mean and {level:.0%} interval per group",
+        xaxis=dict(title=f"mean {_safe(measure)}"),
+        yaxis=dict(autorange="reversed", title=None, automargin=True),
+        margin=dict(l=20, r=20, t=50, b=80), showlegend=len(systems) > 1))
+
+
+def _value(v: float) -> str:
+    return "undefined" if not np.isfinite(v) else fixed(v)

@@ -1,0 +1,90 @@
+"""Measures by group of queries for the Groups page (metrics/evaluation/groups.py), cached per
+data source, measures and grouping, and the hand-over of a group's queries to the Query
+explorer."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.computed import CACHE_TTL, evaluate_source
+from dashboard.datasets import load_source
+from dashboard.metadata import described_tables
+from dashboard.settings import DataSource, source
+from metrics.evaluation.groups import (derived_properties, group_differences, group_means,
+                                       grouping)
+
+GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer shows
+
+
+def _grouping(src: DataSource, ties: str, name: str, threshold: int, store):
+    data = load_source(src, ties, store)
+    (_, queries), _ = described_tables(src, ties, store)
+    first = next(iter(data.values()))
+    return grouping(name, first, queries, threshold)
+
+
+@st.cache_data(show_spinner="Grouping the queries…", max_entries=32, ttl=CACHE_TTL)
+def group_means_source(src: DataSource, ties: str, measures: str, name: str, threshold: int,
+                       measure: str, level: float, seed: int, _store: dict | None = None):
+    """(one row per group, system and measure: queries, defined, mean, and for ``measure`` its
+    CI low and CI high; each query's group (None: in no group); the groups in order)."""
+    groups = _grouping(src, ties, name, threshold, _store)
+    results = evaluate_source(src, ties, measures, _store)
+    none = (None, None)
+    rows = [{"group": row.group, "system": row.system, "queries": row.num_queries,
+             "measure": m, "defined": row.defined[m], "mean": row.means[m],
+             "CI low": row.intervals.get(m, none)[0], "CI high": row.intervals.get(m, none)[1]}
+            for row in group_means(results, groups, level, seed, interval_measures=[measure])
+            for m in row.means]
+    frame = pd.DataFrame(rows, columns=["group", "system", "queries", "measure", "defined", "mean",
+                                        "CI low", "CI high"])
+    frame = frame.astype({c: float for c in ("mean", "CI low", "CI high")})
+    query_ids = next(iter(results.values())).query_ids
+    return frame, dict(zip(map(str, query_ids), groups.labels)), groups.groups
+
+
+@st.cache_data(show_spinner="Testing the systems in every group…", max_entries=32,
+               ttl=CACHE_TTL)
+def group_tests_source(src: DataSource, ties: str, measures: str, name: str, threshold: int,
+                       system_a: str, system_b: str, seed: int, _store: dict | None = None):
+    """B − A in every group on every measure: the paired t-test over the group's queries and its
+    p corrected over the groups (Holm)."""
+    groups = _grouping(src, ties, name, threshold, _store)
+    results = evaluate_source(src, ties, measures, _store)
+    per_query = {s: {m: results[s].results[m].values for m in results[s].measures}
+                 for s in (system_a, system_b)}
+    rows = group_differences(per_query, results[system_a].measures, groups, ("t",), seed)
+    return pd.DataFrame([{"group": d.group, "measure": d.measure, "n": d.n,
+                          "B − A": d.mean_diff, "p": d.p, "p (Holm over groups)": d.p_corrected}
+                         for d in rows],
+                        columns=["group", "measure", "n", "B − A", "p", "p (Holm over groups)"]
+                        ).astype({c: float for c in ("B − A", "p", "p (Holm over groups)")})
+
+
+def grouping_options(queries: pd.DataFrame | None, data: dict) -> list[str]:
+    """What the queries can be grouped by: the query table's columns (not its free text nor the
+    players' columns), then the derived properties this data has."""
+    from metrics.explain.described import SEARCHED, shown_columns
+
+    # free text (one group per query) is searched, not grouped
+    columns = [str(c) for c in shown_columns(queries) if str(c).lower() not in SEARCHED]
+    derived = derived_properties(next(iter(data.values())), queries)
+    return columns + [d for d in derived if d not in columns]
+
+
+def open_group(name: str, group: str, query_ids: list[str]) -> None:
+    """Make the Query explorer show this group's queries (``query_ids``, worst first there)."""
+    st.session_state[GROUP_OF_QUERIES] = {"source": source(), "name": name, "group": group,
+                                          "queries": list(query_ids)}
+    st.session_state.pop("query", None)   # the explorer starts at the group's worst query
+
+
+def chosen_group() -> dict | None:
+    """The group the Query explorer is asked to show, if it was chosen on the current data."""
+    chosen = st.session_state.get(GROUP_OF_QUERIES)
+    return chosen if chosen and chosen.get("source") == source() else None
+
+
+def forget_group() -> None:
+    st.session_state.pop(GROUP_OF_QUERIES, None)

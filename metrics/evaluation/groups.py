@@ -1,0 +1,260 @@
+"""Measures by group of queries: the queries grouped by a column of the query table (genre,
+instrument, …) or by a property the engine derives, and per group each system's mean with its
+bootstrap interval, and the paired test of two systems per group, corrected for the number of
+groups.
+
+A group's result is the overall result restricted to the group's queries
+(:func:`group_result`), so a group's mean follows the overall mean's rules exactly: a query where
+a measure is undefined (no relevant item) is left out of that measure's mean, trec_eval's count
+measures are summed, and a protocol's column is aggregated as its reference code does. Queries
+without a value of the grouping column are in no group and are counted.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from metrics.data.judged import JudgedRanking
+from metrics.data.truth import GroundTruth
+from metrics.errors import InputError
+from metrics.evaluation.evaluate import EvaluationResult
+from metrics.evaluation.stats import (DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
+                                      aggregate_intervals, holm, paired_test, paired_values)
+
+# The properties the engine derives for every query, by the name --group-by takes
+DERIVED = {
+    "R_q": "relevant items in the ground truth (at the relevance threshold)",
+    "clique_size": "the size of the query's clique: the query and its versions (clique labels)",
+    "tie_share": "the share of the query's retrieved judged items whose score ties another "
+                 "item's",
+    "text_words": "the number of words of the query's text (the query table's text column)",
+    "parent_class": "the taxonomy's parent class of the query class (instrument family)",
+}
+EXACT_VALUES = 10   # a whole-number property with at most this many values: a group per value
+NUMBER_BINS = 4     # else this many groups of about equal size (quantiles)
+
+
+@dataclass(frozen=True, eq=False)
+class Grouping:
+    """The group of every query of a judged ranking (None: in no group), and the groups in
+    order."""
+
+    name: str
+    labels: np.ndarray            # object array, one label (or None) per query
+    groups: tuple[str, ...]       # in display order
+
+    @property
+    def ungrouped(self) -> int:
+        return int((self.codes < 0).sum())
+
+    @cached_property
+    def codes(self) -> np.ndarray:
+        """Each query's group as its place in ``groups`` (-1: in no group): one pass, so that
+        finding every group's queries costs the queries, not groups × queries comparisons."""
+        place = {group: i for i, group in enumerate(self.groups)}
+        return np.fromiter((place.get(label, -1) if label is not None else -1
+                            for label in self.labels), dtype=np.int64, count=len(self.labels))
+
+    def members(self, group: str) -> np.ndarray:
+        return self.codes == self.groups.index(group)
+
+
+def derived_properties(judged: JudgedRanking, queries=None,
+                       truth: GroundTruth | None = None) -> list[str]:
+    """The derived properties that this data has: clique sizes need clique labels, parent
+    classes a taxonomy, text lengths a query table with a text column."""
+    truth = judged.truth if truth is None else truth
+    have = {"R_q": True, "tie_share": True,
+            "clique_size": truth is not None and truth.item_labels is not None,
+            "text_words": queries is not None and "text" in queries.columns,
+            "parent_class": truth is not None and truth.query_parents is not None}
+    return [name for name in DERIVED if have[name]]
+
+
+def grouping(name: str, judged: JudgedRanking, queries=None, threshold: int = 1,
+             truth: GroundTruth | None = None) -> Grouping:
+    """The queries of ``judged`` grouped by ``name``: a column of ``queries`` (the query table, a
+    DataFrame indexed by query id) or one of :data:`DERIVED`. ``truth`` (default: the one the
+    judged ranking keeps) gives the cliques and the taxonomy."""
+    query_ids = [str(q) for q in judged.query_ids]
+    if queries is not None and name in queries.columns:
+        column = queries[name]
+        labels = np.asarray([None if q not in column.index or column[q] is None else
+                             str(column[q]) for q in query_ids], dtype=object)
+        return Grouping(name, labels, tuple(sorted({g for g in labels if g is not None},
+                                                   key=_natural)))
+    if name not in DERIVED:
+        given = ", ".join(map(str, queries.columns)) if queries is not None else "none"
+        raise InputError(f"cannot group by {name!r}: it is neither a column of the query table "
+                         f"(columns: {given}) nor a derived property "
+                         f"({', '.join(DERIVED)})")
+    truth = judged.truth if truth is None else truth
+    if name == "R_q":
+        return _numbers(name, judged.num_relevant(threshold).astype(float))
+    if name == "tie_share":
+        return _tie_shares(judged)
+    if name == "text_words":
+        if queries is None or "text" not in queries.columns:
+            raise InputError("grouping by text_words needs a query table with a text column")
+        text = queries["text"]
+        return _numbers(name, np.asarray([len(str(text[q]).split()) if q in text.index and
+                                          text[q] is not None else np.nan
+                                          for q in query_ids], dtype=float))
+    if name == "clique_size":
+        if truth is None or truth.item_labels is None:
+            raise InputError("grouping by clique_size needs clique labels (item_id,label) as "
+                             "the ground truth")
+        labels = np.asarray(truth.item_labels, dtype=object)
+        values, counts = np.unique(labels.astype(str), return_counts=True)
+        size = dict(zip(values, counts))
+        by_query = dict(zip(map(str, truth.self_items), labels.astype(str)))
+        return _numbers(name, np.asarray([size[by_query[q]] if q in by_query else np.nan
+                                          for q in query_ids], dtype=float))
+    if truth is None or truth.query_parents is None:
+        raise InputError("grouping by parent_class needs a class taxonomy (class,parent) as the "
+                         "ground truth")
+    parent = dict(zip(map(str, truth.query_ids), truth.query_parents))
+    labels = np.asarray([parent.get(q) or None for q in query_ids], dtype=object)
+    return Grouping(name, labels, tuple(sorted({g for g in labels if g is not None})))
+
+
+def _natural(label: str):
+    """Numbers in numeric order before text (years, sizes), text alphabetically."""
+    try:
+        return (0, float(label), "")
+    except ValueError:
+        return (1, 0.0, label)
+
+
+def _numbers(name: str, values: np.ndarray) -> Grouping:
+    """A group per value of a whole-number property with few values; else :data:`NUMBER_BINS`
+    groups of about as many queries, each labelled by the lowest and highest value it holds."""
+    known = ~np.isnan(values)
+    distinct = np.unique(values[known])
+    labels = np.full(len(values), None, dtype=object)
+    if len(distinct) <= EXACT_VALUES:
+        for value in distinct:
+            labels[values == value] = f"{value:g}"
+        return Grouping(name, labels, tuple(f"{v:g}" for v in distinct))
+    import pandas as pd
+
+    bins = pd.qcut(values[known], NUMBER_BINS, labels=False, duplicates="drop")
+    groups = []
+    positions = np.flatnonzero(known)
+    for b in np.unique(bins):
+        inside = values[known][bins == b]
+        label = f"{inside.min():g}–{inside.max():g}"
+        labels[positions[bins == b]] = label
+        groups.append(label)
+    return Grouping(name, labels, tuple(groups))
+
+
+def _tie_shares(judged: JudgedRanking) -> Grouping:
+    hits = np.diff(judged.offsets)
+    tied = (np.zeros(len(judged.hit_ranks), dtype=bool) if judged.hit_tie_size is None
+            else judged.hit_tie_size > 1)
+    tied_per_query = np.add.reduceat(tied.astype(np.int64), judged.offsets[:-1]) \
+        if len(tied) else np.zeros(len(hits), dtype=np.int64)
+    tied_per_query = np.where(hits > 0, tied_per_query, 0)
+    names = ("no ties", "up to half tied", "over half tied")
+    labels = np.full(len(hits), None, dtype=object)   # no judged item retrieved: no share
+    share = np.divide(tied_per_query, hits, out=np.zeros(len(hits)), where=hits > 0)
+    labels[(hits > 0) & (share == 0)] = names[0]
+    labels[(hits > 0) & (share > 0) & (share <= 0.5)] = names[1]
+    labels[(hits > 0) & (share > 0.5)] = names[2]
+    return Grouping("tie_share", labels, tuple(n for n in names if n in set(labels)))
+
+
+# ---- the results per group ---------------------------------------------------------------------
+
+def group_result(result: EvaluationResult, members: np.ndarray) -> EvaluationResult:
+    """The result restricted to some queries (a boolean mask over its queries)."""
+    return replace(result, query_ids=result.query_ids[members],
+                   results={m: replace(r, values=r.values[members])
+                            for m, r in result.results.items()})
+
+
+@dataclass(frozen=True)
+class GroupMeans:
+    """One system's means over one group's queries (each measure over the queries where it is
+    defined) and, when asked for, their bootstrap intervals."""
+
+    group: str
+    system: str
+    num_queries: int
+    defined: dict[str, int]                  # queries where each measure is defined
+    means: dict[str, float | None]
+    intervals: dict[str, tuple[float | None, float | None]] | None = None
+
+
+def group_means(results: Mapping[str, EvaluationResult], groups: Grouping,
+                level: float | None = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
+                resamples: int = DEFAULT_RESAMPLES, how: str = "mean",
+                interval_measures: Sequence[str] | None = None) -> list[GroupMeans]:
+    """Every group's aggregates (``how``: the mean, or the median or std) for every system, in
+    group order then system order; with ``level`` (None: no intervals) each one's percentile
+    bootstrap interval, as the overall intervals are drawn
+    (:func:`metrics.evaluation.stats.aggregate_intervals`, same seed), for the
+    ``interval_measures`` only when given (a bootstrap per group, system and measure is the
+    cost here)."""
+    rows = []
+    for group in groups.groups:
+        members = groups.members(group)
+        for system, result in results.items():
+            if len(result.query_ids) != len(groups.labels):
+                raise InputError(f"{system} has {len(result.query_ids)} queries but the "
+                                 f"grouping has {len(groups.labels)}")
+            part = group_result(result, members)
+            bounded = part if interval_measures is None else replace(part, results={
+                m: part.results[m] for m in interval_measures})
+            rows.append(GroupMeans(
+                group, system, int(members.sum()),
+                {m: len(part.query_ids) - u for m, u in part.undefined().items()},
+                part.aggregate(how),
+                aggregate_intervals(bounded, level, seed, resamples, how) if level is not None
+                else None))
+    return rows
+
+
+@dataclass(frozen=True)
+class GroupDifference:
+    """B − A in one group on one measure: the paired test over the group's queries where both
+    systems have a value, its p corrected over the groups (Holm)."""
+
+    group: str
+    measure: str
+    a: str
+    b: str
+    test: str
+    n: int
+    mean_diff: float | None
+    p: float | None
+    p_corrected: float | None
+
+
+def group_differences(per_query: Mapping[str, Mapping[str, np.ndarray]], measures: Sequence[str],
+                      groups: Grouping, tests: Sequence[str] = ("t",),
+                      seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
+                      ) -> list[GroupDifference]:
+    """Every pair of systems (A before B, in the given order), measure and test, in every group;
+    Holm's correction over the groups of each (pair, measure, test): testing each of k groups
+    is k tests."""
+    rows = []
+    for (name_a, name_b), measure, test in itertools.product(
+            itertools.combinations(list(per_query), 2), measures, tests):
+        family = []
+        for group in groups.groups:
+            members = groups.members(group)
+            a, b = paired_values(np.asarray(per_query[name_a][measure])[members],
+                                 np.asarray(per_query[name_b][measure])[members])
+            _, p = paired_test(a, b, test, seed, resamples)
+            family.append((group, len(a), float((b - a).mean()) if len(a) else None, p))
+        corrected = holm([p for *_, p in family])
+        rows.extend(GroupDifference(group, measure, name_a, name_b, test, n, diff, p, adjusted)
+                    for (group, n, diff, p), adjusted in zip(family, corrected))
+    return rows

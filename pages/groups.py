@@ -1,0 +1,122 @@
+"""Groups of queries: each system's mean per group of queries (a column of the query table, or a
+property the engine derives) with its interval, the difference of two systems per group with a
+corrected test, and a click on a group that opens its queries in the Query explorer."""
+
+import numpy as np
+import streamlit as st
+
+from charts.groups import group_means_figure
+from dashboard.clicks import clicked_index
+from dashboard.computed import evaluations
+from dashboard.datasets import rankings
+from dashboard.errors import show_error
+from dashboard.frame import page_path, page_setup
+from dashboard.grouped import (group_means_source, group_tests_source, grouping_options,
+                               open_group)
+from dashboard.metadata import current_metadata
+from dashboard.provenance_records import provenance_record
+from dashboard.safe import md
+from dashboard.settings import measure_list, source, upload_store
+from dashboard.tables import download_csv, printed_numbers
+from dashboard.widgets import choose
+from metrics import InputError
+from metrics.evaluation.groups import DERIVED
+from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+
+page_setup()
+
+st.title("Groups of queries")
+data, measures = rankings(), measure_list()
+results = evaluations(measures) if data is not None and measures else None
+if not results:
+    st.stop()
+items, queries = current_metadata()
+options = grouping_options(queries, data)
+systems = list(data)
+names = results[systems[0]].measures
+threshold = int(st.session_state["threshold"])
+
+controls = st.container(horizontal=True, vertical_alignment="bottom")
+with controls:
+    name = choose("Group the queries by", "group_by", options, options[0], "group_by_box",
+                  width=260, format_func=lambda o: f"{o} (derived)" if o in DERIVED and (
+                      queries is None or o not in queries.columns) else o,
+                  help="a column of the query table (Data page), or a property of each query: "
+                       + "; ".join(f"{k}: {v}" for k, v in DERIVED.items()))
+    measure = st.selectbox("Measure", names, key="group_measure", width=200)
+if queries is None:
+    st.caption("No query table: the queries are grouped by what the engine derives. Upload a "
+               "query table (query_id, genre, …) on the Data page to group them by its columns.")
+
+key = ",".join(str(m) for m in measures)
+try:
+    frame, group_of, groups = group_means_source(source(), st.session_state["ties"], key, name,
+                                                 threshold, measure, DEFAULT_LEVEL,
+                                                 DEFAULT_SEED, upload_store())
+except InputError as exc:
+    show_error(exc)
+    st.stop()
+if not groups:
+    st.info(f"No query has a value of {md(name)}.")
+    st.stop()
+ungrouped = sum(g is None for g in group_of.values())
+one = frame[frame["measure"] == measure]
+counts = [int(one[one["group"] == g]["queries"].iloc[0]) for g in groups]
+table = {c: one.pivot(index="group", columns="system", values=c).reindex(
+    index=list(groups), columns=systems).to_numpy() for c in ("mean", "CI low", "CI high")}
+chart = st.plotly_chart(
+    group_means_figure(groups, counts, systems, table["mean"], table["CI low"],
+                       table["CI high"], measure=measure, grouping=name, level=DEFAULT_LEVEL),
+    width="stretch", on_select="rerun", selection_mode="points", key="groups_chart")
+st.caption(f"Each group's mean over its queries where {md(measure)} is defined (as the overall "
+           f"mean), with its {DEFAULT_LEVEL:.0%} {CI_METHOD} bootstrap interval "
+           f"({DEFAULT_RESAMPLES:,} resamples, seed {DEFAULT_SEED}). "
+           + (f"{ungrouped} queries have no {md(name)} and are in no group. " if ungrouped else "")
+           + "Click a group to open its queries in the Query explorer, worst first.")
+
+index = clicked_index(chart)
+seen = "_clicked:groups_chart"
+if index is not None and 0 <= index < len(groups) and st.session_state.get(seen) != index:
+    st.session_state[seen] = index
+    group = groups[index]
+    open_group(name, group, [q for q, g in group_of.items() if g == group])
+    st.switch_page(page_path("explorer"))
+st.session_state[seen] = index
+
+shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"group": name}),
+                                 ["mean", "CI low", "CI high"])
+st.dataframe(shown, hide_index=True, width="stretch", height=300, column_config=numbers,
+             placeholder="undefined")
+download_csv("Download CSV (every measure; the interval of the chosen one)", frame,
+             provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")
+chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *groups],
+                      format_func=lambda g: "choose a group" if g is None else
+                      f"{g} ({counts[groups.index(g)]} queries)", key="group_open_box")
+if chosen is not None and st.button(f"Open the {counts[groups.index(chosen)]} queries",
+                                    key="open_group"):
+    open_group(name, chosen, [q for q, g in group_of.items() if g == chosen])
+    st.switch_page(page_path("explorer"))
+
+if len(systems) > 1:
+    st.subheader("Two systems, group by group")
+    left, right = st.columns(2)
+    with left:
+        name_a = choose("System A", "system_a", systems, systems[0], "group_system_a_box")
+    with right:
+        name_b = choose("System B", "system_b", systems, systems[1], "group_system_b_box")
+    if name_a == name_b:
+        st.warning("Choose two different systems.")
+    else:
+        tests = group_tests_source(source(), st.session_state["ties"], key, name, threshold,
+                                   name_a, name_b, DEFAULT_SEED, upload_store())
+        tests = tests[tests["measure"] == measure].rename(columns={"group": name})
+        shown, numbers = printed_numbers(tests, ["B − A"])
+        st.dataframe(shown, hide_index=True, width="stretch", column_config=numbers | {
+            c: st.column_config.NumberColumn(format="%.4g") for c in
+            ("p", "p (Holm over groups)")}, placeholder="—")
+        st.caption(f"Paired t-test of {md(name_b)} against {md(name_a)} over each group's "
+                   "queries where both have a value (scipy.stats.ttest_rel); Holm's correction "
+                   f"is over the {len(groups)} groups: testing each group is {len(groups)} "
+                   "tests.")
+        download_csv("Download CSV", tests, provenance_record(measures, seed=DEFAULT_SEED),
+                     "group_tests.csv", key="download_group_tests")

@@ -1,0 +1,206 @@
+"""Measures by group of queries (metrics/evaluation/groups.py, ``--group-by``): group means against
+pytrec_eval's per-query values, the derived properties by hand, and the tests per group against
+scipy with Holm's correction worked out here."""
+
+import csv
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+VERSIONS = ROOT / "sample_data" / "versions"
+GENRES = ("rock", "jazz", "pop")
+
+
+def cli(*args):
+    done = subprocess.run([sys.executable, "-m", "metrics", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
+def _qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        q, _, item, grade = line.split()
+        qrels.setdefault(q, {})[item] = int(grade)
+    return qrels
+
+
+def _run(path: Path) -> dict[str, dict[str, float]]:
+    run: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        q, _, item, _, score, _ = line.split()
+        run.setdefault(q, {})[item] = float(score)
+    return run
+
+
+def _pytrec(qrels, run, measure="map") -> dict[str, float]:
+    import pytrec_eval
+
+    values = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    return {q: values[q][measure] if q in values else 0.0 for q in qrels}
+
+
+@pytest.fixture
+def genres(tmp_path):
+    """A query table of the versions sample: a genre for every query but the sixth (in no
+    group), one query the data lacks, and a column the grouping ignores."""
+    queries = list(_qrels(VERSIONS / "qrels.txt"))
+    path = tmp_path / "queries.csv"
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["query_id", "genre", "title"])
+        for i, q in enumerate(queries):
+            writer.writerow([q, GENRES[i % 3] if i != 5 else "", f"Song, {i}"])
+        writer.writerow(["nosuch", "rock", "Nowhere"])
+    return path, {q: (GENRES[i % 3] if i != 5 else None) for i, q in enumerate(queries)}
+
+
+def test_group_means_are_the_means_of_pytrec_evals_per_query_values(genres):
+    path, genre_of = genres
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt",
+                         "--query-metadata", path, "--group-by", "genre", "-m", "AP,P@10",
+                         "-f", "json", "--ties", "trec9")   # pytrec_eval's order of ties
+    assert code == 0, err
+    data = json.loads(out)
+    qrels, run = _qrels(VERSIONS / "qrels.txt"), _run(VERSIONS / "baseline.run")
+    ap, p10 = _pytrec(qrels, run, "map"), _pytrec(qrels, run, "P_10")
+    for genre in GENRES:
+        members = [q for q, g in genre_of.items() if g == genre]
+        group = data["groups"]["genre"][genre]
+        assert group["num_queries"] == len(members)
+        assert group["AP"] == pytest.approx(np.mean([ap[q] for q in members]), abs=1e-12)
+        assert group["P@10"] == pytest.approx(np.mean([p10[q] for q in members]), abs=1e-12)
+    assert sorted(data["groups"]["genre"]) == sorted(GENRES)
+    assert data["groups_ungrouped_queries"] == {"genre": 1}
+    assert any("1 of its 61 queries match nothing" in w and "'nosuch'" in w
+               for w in data["warnings"])
+
+
+def test_a_query_without_relevant_items_is_left_out_of_its_groups_mean(tmp_path):
+    # q1: relevant at rank 1 of 2 (AP 1); q2: relevant at rank 2 (AP 1/2); q3: nothing relevant
+    # (undefined: left out, as from the overall mean, where trec_eval would count 0)
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 a 1 2 s\nq1 Q0 b 2 1 s\nq2 Q0 a 1 2 s\nq2 Q0 b 2 1 s\n"
+                   "q3 Q0 a 1 2 s\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 a 1\nq2 0 b 1\nq3 0 a 0\n")
+    table = tmp_path / "queries.tsv"
+    table.write_text("query_id\tgenre\nq1\tx\nq2\tx\nq3\tx\n")
+    code, out, err = cli("evaluate", run, qrels, "--query-metadata", table, "--group-by",
+                         "genre", "-m", "AP", "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    group = data["groups"]["genre"]["x"]
+    assert group["num_queries"] == 3 and group["defined"] == {"AP": 2}
+    assert group["AP"] == pytest.approx(0.75) == data["aggregate"]["AP"]
+
+
+def test_r_q_groups_the_queries_by_their_number_of_relevant_items():
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt",
+                         "--group-by", "R_q", "-m", "AP", "-f", "json", "--ties", "trec9")
+    assert code == 0, err
+    qrels, run = _qrels(VERSIONS / "qrels.txt"), _run(VERSIONS / "baseline.run")
+    ap = _pytrec(qrels, run)
+    by_count = {}
+    for q, judged in qrels.items():
+        by_count.setdefault(sum(g >= 1 for g in judged.values()), []).append(q)
+    groups = json.loads(out)["groups"]["R_q"]
+    assert {int(k) for k in groups} == set(by_count)      # at most ten values: one group each
+    for count, members in by_count.items():
+        assert groups[str(count)]["num_queries"] == len(members)
+        assert groups[str(count)]["AP"] == pytest.approx(np.mean([ap[q] for q in members]))
+
+
+def test_compare_tests_each_group_and_corrects_over_the_groups(genres):
+    from scipy import stats
+
+    path, genre_of = genres
+    code, out, err = cli("compare", VERSIONS / "baseline.run", VERSIONS / "cqt_net.run",
+                         VERSIONS / "qrels.txt", "--query-metadata", path, "--group-by", "genre",
+                         "-m", "AP", "--test", "t", "-f", "json", "--ties", "trec9")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]["genre"]
+    qrels = _qrels(VERSIONS / "qrels.txt")
+    a = _pytrec(qrels, _run(VERSIONS / "baseline.run"))
+    b = _pytrec(qrels, _run(VERSIONS / "cqt_net.run"))
+    p = {}
+    for genre in GENRES:
+        members = [q for q, g in genre_of.items() if g == genre]
+        test = groups[genre]["tests"][0]
+        expected = stats.ttest_rel([b[q] for q in members], [a[q] for q in members])
+        assert test["p"] == pytest.approx(expected.pvalue, rel=1e-9)
+        assert test["mean_diff"] == pytest.approx(np.mean([b[q] - a[q] for q in members]))
+        assert groups[genre]["aggregate"]["cqt_net"]["AP"] == pytest.approx(
+            np.mean([b[q] for q in members]))
+        p[genre] = expected.pvalue
+    # Holm by hand over the three groups: the k-th smallest p times (4 − k), kept increasing
+    ordered = sorted(p, key=p.get)
+    running = 0.0
+    for k, genre in enumerate(ordered):
+        running = max(running, min(1.0, (3 - k) * p[genre]))
+        assert groups[genre]["tests"][0]["p_holm_over_groups"] == pytest.approx(running)
+
+
+def test_the_table_output_has_a_block_per_grouping(genres):
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt",
+                         "--query-metadata", genres[0], "--group-by", "genre", "--group-by",
+                         "R_q", "-m", "AP")
+    assert code == 0, err
+    assert "by genre (1 queries in no group)" in out and "by R_q" in out
+    assert "warning: " in err and "'nosuch'" in err
+
+
+def test_parent_class_groups_instrument_queries_by_family():
+    d = ROOT / "sample_data" / "instruments"
+    code, out, err = cli("evaluate", d / "system_a.run", d / "annotations.csv", "--taxonomy",
+                         d / "taxonomy.csv", "--group-by", "parent_class", "-m", "AP", "-f",
+                         "json")
+    assert code == 0, err
+    parents = dict(line.split(",") for line in (d / "taxonomy.csv").read_text().splitlines()[1:])
+    children = Counter(p for c, p in parents.items() if p)
+    groups = json.loads(out)["groups"]["parent_class"]
+    assert {g: v["num_queries"] for g, v in groups.items()} == dict(children)
+
+
+def test_clique_size_groups_cover_song_queries_by_the_size_of_their_clique():
+    d = ROOT / "sample_data" / "covers"
+    code, out, err = cli("evaluate-matrix", d / "system_a.npy", d / "labels.csv", "--group-by",
+                         "clique_size", "-m", "AP", "-f", "json")
+    assert code == 0, err
+    labels = [line.split(",")[1] for line in (d / "labels.csv").read_text().splitlines()[1:]]
+    size = Counter(labels)
+    sizes = sorted(size[label] for label in labels)       # one per query (every item is one)
+    groups = json.loads(out)["groups"]["clique_size"]
+    assert sum(g["num_queries"] for g in groups.values()) == len(sizes)
+    for label, g in groups.items():   # "lo–hi": the smallest and largest size of the group
+        low, high = (int(x) for x in label.split("–")) if "–" in label else (int(label),) * 2
+        assert g["num_queries"] == sum(low <= s <= high for s in sizes)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--group-by", "mood"], "cannot group by 'mood'"),
+    (["--group-by", "clique_size"], "clique_size needs clique labels"),
+    (["--group-by", "R_q", "-f", "trec"], "trec_eval's format has no place for groups"),
+    (["--group-by", "R_q", "--group-by", "R_q"], "names a grouping twice"),
+    (["--query-metadata", "missing.csv"], "missing.csv: file not found"),
+])
+def test_bad_group_options_exit_2_with_one_line(args, words):
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt", *args)
+    assert code == 2 and out == ""
+    assert words in err and err.count("\n") == 1, err
+
+
+def test_an_item_table_whose_ids_match_nothing_is_a_warning_with_counts(tmp_path):
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,title\nrec000,A song\nnowhere1,x\nnowhere2,y\n")
+    code, out, err = cli("evaluate", VERSIONS / "baseline.run", VERSIONS / "qrels.txt",
+                         "--item-metadata", items, "-m", "AP")
+    assert code == 0, err
+    assert f"warning: {items}: 2 of its 3 items match nothing in the run or ground truth " \
+           "(first: 'nowhere1')" in err
