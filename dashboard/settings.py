@@ -26,6 +26,7 @@ METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
 WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
+UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
 
 @dataclass(frozen=True)

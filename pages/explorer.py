@@ -124,7 +124,7 @@ def one_query() -> None:
     if whatif:
         strip[0] = strip_row(ranking, system, at, threshold, items)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it through st.query_params
+    # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
         addressed = teaching_stepper(ranking, at, curves, threshold, k, strip, address,
@@ -139,9 +139,10 @@ def one_query() -> None:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
 
-    report = show_failure_summary(judged, system, other, q, k, threshold)
+    report = show_failure_summary(judged, system, other, q, k, threshold,
+                                  bpref_shown=any(str(m).startswith("Bpref") for m in measures))
     if whatif:
-        st.caption("These two lines describe the list as it is, before the what-if edits.")
+        st.caption("The lines above describe the list as it is, before the what-if edits.")
     columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
@@ -171,8 +172,8 @@ def one_query() -> None:
         for step in worked_measures(ranking, at, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
-    if not addressed:   # no chart: the address bar may be ahead of st.query_params
-        write_permalink("explorer", always=True)
+    if not addressed:   # no chart to carry the link on a fragment's rerun
+        write_permalink("explorer", key="explorer_address")
 
 
 one_query()
