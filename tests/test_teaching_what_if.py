@@ -10,7 +10,7 @@ import pytest
 import pytrec_eval
 
 from charts import Confusion, PRCurve, StripRow, query_figure
-from test_app import _chart_data, _confusion, _panel, _values, app, linked
+from test_app import _chart_data, _confusion, _panel, _params, _values, app, linked
 
 TOY1 = ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]   # sample_data/fmp/toys.run
 TOY1_RELEVANT = {"9", "2", "8", "7"}
@@ -95,7 +95,7 @@ def test_a_link_with_edits_opens_them_in_teaching_mode():
     assert not at.exception, at.exception
     assert at.session_state["teaching"] and at.session_state["whatif_edits"] == "g3:1,m8:5"
     assert _changes(at).loc["AP", "edited"] == pytest.approx(1.0)    # relevant at ranks 1–5
-    assert at.query_params["edits"] in ("g3:1,m8:5", ["g3:1,m8:5"])
+    assert _params(at)["edits"] == ["g3:1,m8:5"]           # the address bar keeps them
 
 
 @pytest.mark.parametrize("edits,message", [
@@ -108,7 +108,7 @@ def test_a_malformed_edit_in_a_link_gets_a_note_not_a_traceback(edits, message):
     notes = " ".join(w.value for w in at.warning)
     assert message in notes.replace("\\", "") and "shown as it is" in notes
     assert not [d for d in at.dataframe if "change" in d.value.columns]
-    assert "edits" not in at.query_params                  # the link drops what it cannot show
+    assert "edits" not in _params(at)                      # the link drops what it cannot show
 
 
 def test_edits_belong_to_their_query():
@@ -231,9 +231,12 @@ def test_the_curves_page_fits_the_precision_axis_when_asked():
     assert axis(at, "Precision–recall")["range"] == [-0.02, 1.05]
     at.toggle(key="pr_fit").set_value(True).run()
     assert not at.exception
-    for title in ("Precision–recall", "Interpolated precision at 11 recall levels"):
-        fitted = axis(at, title)
-        assert "range" not in fitted and fitted["autorange"] is True, fitted
+    fitted = axis(at, "Precision–recall")
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
+    # the 11-point tab, built when open, fits too
+    at = app("pages/curves.py", sample="covers", curve_tab="11-point interpolated", pr_fit=True)
+    fitted = axis(at, "Interpolated precision at 11 recall levels")
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
 
 
 @pytest.mark.parametrize("point,anchor,below", [((0.75, 0.75), "right", True),
