@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.in_page import show_address
-from dashboard.settings import UPLOAD
+from dashboard.settings import UPLOAD, WHATIF_EDITS, WHATIF_FOR
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
@@ -30,7 +30,7 @@ ASKED = "_permalink_asked"
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
     "data": ("dataset", "measures", "threshold", "ties"),
-    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k"),
+    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k", "edits"),
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
@@ -89,6 +89,8 @@ def read_permalink(page: str) -> None:
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = asked["query"] = params["query"]
+    if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
+        state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
     if params.get("group_by"):   # the Groups page falls back to its first option if unknown
         state["group_by"] = params["group_by"]
     systems = [s for s in params.get_all("systems") if s]
@@ -137,6 +139,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "ties": state.get("ties"),
         "k": state.get("cutoff"),
         "query": state.get("query"),
+        "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
         "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())

@@ -52,8 +52,8 @@ def label(system: str, query: str) -> str:
 
 
 groups = {label(system, query): system for system in systems for query in chosen}
-lines_note = ("Thin lines: one per query, in its system's colour. " if len(systems) > 1 else
-              "Thin lines: one per query. ") if show_lines else \
+lines_note = ("Thinner lines: one per query, in its system's colour. " if len(systems) > 1 else
+              "Thinner lines: one per query. ") if show_lines else \
     f"Per-query lines are left out above {MAX_LINES} queries (choose queries to see them). "
 
 
@@ -63,6 +63,10 @@ def rows(system: str) -> np.ndarray:
 
 
 subsets = {system: data[system].subset(rows(system)) for system in systems}
+# a failing query's precision (0.03) lies flat along an axis running to 1
+fit = st.toggle("Precision axis: fit to the data", key="pr_fit",
+                help="the PR curves' precision axis from 0 to the highest precision drawn, "
+                     "instead of 0 to 1")
 # The tabs keep their state (a key, and a rerun on a switch): the chosen tab stays when the
 # controls above change (switching Queries to "choose" adds a box above them, which gave keyless
 # tabs a new identity and reopened the first), and only the open tab's curves are computed
@@ -84,7 +88,7 @@ if pr_tab.open:
                     curves = rank_curves(subset, i, threshold)
                     lines[label(system, query)] = (curves.recall, curves.precision)
         st.plotly_chart(pr_curves_figure(lines, mean=means, groups=groups,
-                                         title="Precision–recall"), width="stretch")
+                                         title="Precision–recall", fit=fit), width="stretch")
         st.caption(lines_note.replace("one per query", "P(r) against R(r), one per query")
                    + "Thick: each system's mean of the 11-point interpolated curves over the "
                      "chosen queries with a relevant item.")
@@ -100,7 +104,7 @@ if interp_tab.open:
                         lines[label(system, query)] = values[i]
         st.plotly_chart(interpolated_pr_figure(
             RECALL_LEVELS, lines, mean=means, groups=groups,
-            title="Interpolated precision at 11 recall levels"), width="stretch")
+            title="Interpolated precision at 11 recall levels", fit=fit), width="stretch")
         st.caption(lines_note + "Thick: each system's mean over the chosen queries with a "
                    "relevant item. At each level, the highest precision at that recall or beyond "
                    "(trec_eval's iprec_at_recall).")

@@ -701,7 +701,7 @@ def test_teaching_mode_steps_through_the_ranking():
     assert _values(traces["rank r = 7"]["x"]) == [0.75]
     assert _values(traces["rank r = 7"]["y"]) == [3 / 7]
     assert _values(traces["cutoff K = 4"]["y"]) == [0.75]
-    exact = _values(traces["exact interpolated: max P at recall ≥ R(r)"]["y"])
+    exact = _values(traces["interpolated P (exact)"]["y"])
     # max precision at recall >= R(r): R = 0.25, 0.5, 0.5, 0.75 (ranks 4-7), 1 (ranks 8-10);
     # P at the relevant ranks 1, 2, 4, 8 is 1, 1, 0.75, 0.5 and falls after each
     assert exact == pytest.approx([1, 1, 1, 0.75, 0.75, 0.75, 0.75, 0.5, 0.5, 0.5])
