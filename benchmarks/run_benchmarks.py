@@ -20,7 +20,9 @@ LocalCluster of 1 and 2 workers, with a cost model for larger jobs on a cluster;
 curve (peak memory against lines read, balanced and skewed runs of 1, 3 and 10 M lines); the
 dashboard (script time, AppTest); the dashboard in headless Chromium (dashboard-browser: two
 W2-sized runs uploaded to a real server, the Query explorer's clicks timed in the browser,
-beside the same clicks on floor_app.py, Streamlit's floor); how cost grows.
+beside the same clicks on floor_app.py, Streamlit's floor); a fresh server's first page
+(first-page: each of a few pages as a new server's first request, in Chromium, and where the
+server's time goes); how cost grows.
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
@@ -61,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 from bench_browser import job_dashboard_browser, report_dashboard_browser  # noqa: E402
 from bench_cluster import bench_cluster, job_cluster, report_cluster  # noqa: E402
 from bench_dashboard import job_dashboard, report_dashboard  # noqa: E402
+from bench_first_page import job_first_page, report_first_page  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
 from bench_matrix import bench_matrix, job_matrix, report_matrix  # noqa: E402
@@ -72,10 +75,10 @@ from report import write_report  # noqa: E402
 JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
-        "floor_embeddings": job_floor_embeddings}
+        "floor_embeddings": job_floor_embeddings, "first_page": job_first_page}
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
-             "dashboard", "dashboard-browser", "scaling")
+             "dashboard", "dashboard-browser", "first-page", "scaling")
 BIG = ("W5-big", "W7")   # run with --big or --only
 
 
@@ -199,6 +202,10 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
         sections.append(report_dashboard_browser(timed(job_command(
             "dashboard_browser", str(paths["run"]), str(second), str(paths["graded"]), "-",
             "3" if quick else "7", str(args.browser_slowdown)), cap=False)))
+    if "first-page" in chosen:
+        print("running a fresh server's first pages", flush=True)
+        sections.append(report_first_page(timed(job_command(
+            "first_page", "-", "1" if quick else str(repeats)), cap=False)))
     if "scaling" in chosen:
         print("running how cost grows", flush=True)
         sections.append(report_scaling(bench_scaling()))

@@ -15,7 +15,10 @@ from metrics.evaluation.curves import RECALL_LEVELS
 from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_COLOUR,
                       WIN_COLOUR)
 
-MEAN_STYLE = dict(color=MEAN_COLOUR, width=3)
+MEAN_STYLE = dict(color=MEAN_COLOUR, width=4.5)
+# One query's line: solid, and thick and opaque enough for a projector and the dark theme (thin,
+# translucent dash-dotted lines vanished there); the means stay thicker
+QUERY_LINE, QUERY_OPACITY = dict(width=2.5, dash="solid"), 0.85
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
 # The legend sits at the bottom of the whole figure (yref "container"), where Plotly makes room
 # for it below the x axis's title; placed below the plot area instead (y < 0 of "paper"), it
@@ -84,8 +87,7 @@ class _QueryLines:
         self.firsts = {next(label for label in labels if self.groups.get(label) == s)
                        for s in self.systems}
 
-    def line(self, x, y, i: int, label: str, mode: str, name: str | None = None,
-             **style) -> go.Scatter:
+    def line(self, x, y, i: int, label: str, mode: str, name: str | None = None) -> go.Scatter:
         shown = _safe(name or label)
         if self.by_system:
             system = self.groups[label]
@@ -97,54 +99,62 @@ class _QueryLines:
             colour, group = PALETTE[i % len(PALETTE)], None
             legend, entry = self.count <= LEGEND_LINES, shown
         return go.Scatter(x=x, y=y, mode=mode, name=entry, legendgroup=group, showlegend=legend,
-                          opacity=style.pop("opacity", 0.5),
+                          opacity=QUERY_OPACITY,
                           hovertemplate=shown + "<br>%{x:.3f}, %{y:.3f}<extra></extra>",
-                          line=dict(style, color=colour))
+                          line=dict(QUERY_LINE, color=colour))
+
+
+def _fit_precision(fig: go.Figure) -> go.Figure:
+    """The precision axis from 0 to the highest precision drawn, not to 1: a failing query's
+    curve (precision 0.03) is then more than a line along the axis."""
+    return fig.update_yaxes(range=None, autorange=True, rangemode="tozero")
 
 
 def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                      mean: Mapping[str, Sequence[float]] | None = None,
-                     groups: Mapping[str, str] | None = None, title: str = "") -> go.Figure:
+                     groups: Mapping[str, str] | None = None, title: str = "",
+                     fit: bool = False) -> go.Figure:
     """Raw PR curves of several queries (``{label: (recall, precision)}``; ``groups``: label →
     system) with optional mean 11-point interpolated curves (``{system: precision at
-    RECALL_LEVELS}``) drawn thick."""
+    RECALL_LEVELS}``) drawn thick; ``fit``: the precision axis fits the data (else 0–1)."""
     fig = _figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, (recall, precision)) in enumerate(curves.items()):
-        fig.add_trace(lines.line(recall, precision, i, label, "lines", width=1, dash="dashdot",
-                                 opacity=0.45))
+        fig.add_trace(lines.line(recall, precision, i, label, "lines"))
     _add_means(fig, {s: (RECALL_LEVELS, v) for s, v in (mean or {}).items()},
                "mean interpolated", "lines+markers", lines.systems)
     fig.update_layout(title=_safe(title))
-    return _unit_axes(fig, "recall", "precision")
+    _unit_axes(fig, "recall", "precision")
+    return _fit_precision(fig) if fit else fig
 
 
 def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequence[float]], *,
                            mean: Mapping[str, Sequence[float]] | None = None,
                            groups: Mapping[str, str] | None = None,
-                           title: str = "") -> go.Figure:
-    """11-point interpolated PR curves (step-free lines at the recall levels), with means."""
+                           title: str = "", fit: bool = False) -> go.Figure:
+    """11-point interpolated PR curves (step-free lines at the recall levels), with means;
+    ``fit``: the precision axis fits the data (else 0–1)."""
     fig = _figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, values) in enumerate(curves.items()):
-        fig.add_trace(lines.line(levels, values, i, label, "lines+markers", width=1))
+        fig.add_trace(lines.line(levels, values, i, label, "lines+markers"))
     _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers",
                lines.systems)
     fig.update_layout(title=_safe(title))
-    return _unit_axes(fig, "recall level", "interpolated precision")
+    _unit_axes(fig, "recall level", "interpolated precision")
+    return _fit_precision(fig) if fit else fig
 
 
 def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                        mean: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
                        groups: Mapping[str, str] | None = None,
                        title: str = "") -> go.Figure:
-    """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q, per query dash-dotted, means
-    solid (``mean`` maps a system to (grid, mean curve))."""
+    """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q, per query and their means
+    (thick) (``mean`` maps a system to (grid, mean curve))."""
     fig = _figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, (x, y)) in enumerate(curves.items()):
-        fig.add_trace(lines.line(x, y, i, label, "lines", width=1.5, dash="dashdot",
-                                 opacity=0.6))
+        fig.add_trace(lines.line(x, y, i, label, "lines"))
     _add_means(fig, mean or {}, "mean", "lines", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "share of the answer list r/|A|", "share of relevant found TP(r)/R_q")
@@ -161,8 +171,7 @@ def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], floa
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     lines = _QueryLines(list(curves), groups)
     for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
-        fig.add_trace(lines.line(fpr, tpr, i, label, "lines", name=f"{label} (AUC {auc:.3f})",
-                                 width=1.5, opacity=0.7))
+        fig.add_trace(lines.line(fpr, tpr, i, label, "lines", name=f"{label} (AUC {auc:.3f})"))
     _add_means(fig, mean or {}, "mean", "lines", lines.systems)
     fig.update_layout(title=_safe(title))
     return _unit_axes(fig, "false positive rate", "true positive rate")

@@ -10,11 +10,9 @@ from that package's directory, and the app's theme (text, background, grid and f
 It has no selection events: the pages whose charts are clicked use ``st.plotly_chart``.
 
 It can also carry its page's permalink (``address``), which it puts in the browser's address bar
-itself: a fragment's rerun that writes ``st.query_params`` sends a message of its own, on which
-the browser pushes a history entry and renders the whole app again (about 30 ms of a query
-switch). The server's ``st.query_params`` then lags behind the address bar until the page's next
-full run writes them (:func:`dashboard.permalink.write_permalink`); a new session (a reload, a
-shared link) reads the address bar."""
+itself, in place: a fragment's rerun does not reach the frame, which writes the address after a
+full run (:func:`dashboard.permalink.write_permalink`); a new session (a reload, a shared link)
+reads the address bar."""
 
 from __future__ import annotations
 

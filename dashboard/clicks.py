@@ -1,14 +1,11 @@
 """Clicks on figures that open a query: each selection is applied once (a selection persists
 over reruns, and the query box must stay free to change afterwards), and the page can scroll to
-the view that shows the query."""
+the view that shows the query (:func:`dashboard.in_page.scroll_to`)."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import streamlit as st
-import streamlit.components.v1 as components
 
 RANKINGS_ANCHOR = "both-rankings"
 
@@ -33,12 +30,3 @@ def open_clicked(key: str, event, queries: np.ndarray) -> bool:
         st.session_state["query"] = clicked
     st.session_state[seen] = clicked
     return new
-
-
-def scroll_to(anchor: str) -> None:
-    """Scroll the page to the heading with this anchor (a script in a zero-height component
-    frame, which shares the app's origin; the anchor is ours, never user text)."""
-    components.html(
-        "<script>const target = window.parent.document.getElementById("
-        + json.dumps(anchor) + "); if (target) target.scrollIntoView({behavior: 'smooth'});"
-        "</script>", height=0)

@@ -19,7 +19,8 @@ import streamlit as st
 
 from dashboard.errors import show_error
 from dashboard.memory_cache import MemoryBoundedCache
-from dashboard.settings import UPLOAD, DataSource, source, upload_store
+from dashboard.settings import UPLOAD, UPLOAD_CUTOFF, DataSource, source, upload_store
+from dashboard.widgets import max_list_length
 from metrics import InputError
 from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
@@ -115,13 +116,15 @@ def use_upload() -> None:
                                      bool(st.session_state.get("upload_distance")),
                                      st.session_state.get("upload_similarity", "cosine"))
     try:
-        load_source(candidate, st.session_state["ties"], store)
+        loaded = load_source(candidate, st.session_state["ties"], store)
         read_metadata((role, name, store[digest])   # the tables are checked too
                       for role, name, digest in candidate.metadata_files())
     except InputError as exc:
         st.session_state["upload_error"] = str(exc)
         return
     st.session_state.pop("upload_error", None)
+    # K to fit the files, not the FMP toys' default: UPLOAD_CUTOFF, or the longest list if shorter
+    st.session_state["cutoff"] = min(UPLOAD_CUTOFF, max_list_length(loaded))
     st.session_state["upload_bytes"] = store
     st.session_state["upload"] = candidate
     st.session_state["sample"] = UPLOAD

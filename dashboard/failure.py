@@ -10,7 +10,7 @@ from dashboard.computed import failure_of
 from dashboard.safe import md
 from dashboard.tables import spelled_ranks
 from metrics.explain.described import beside_ids, item_labels
-from metrics.explain.summaries import FailureReport, query_index, unjudged_in_top
+from metrics.explain.summaries import FAILS_MEANS, FailureReport, query_index, unjudged_in_top
 from metrics.data.judged import JudgedRanking
 
 
@@ -44,27 +44,45 @@ def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, q
 
 
 def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, q: int,
-                         cutoff: int, threshold: int) -> FailureReport:
+                         cutoff: int, threshold: int, bpref_shown: bool = False) -> FailureReport:
     """What ``system``'s ranking of query ``q`` found and missed and how much of its top K
-    nobody judged, in two lines; returns the report, whose missed items
-    :func:`show_missed_items` lists."""
+    nobody judged, in two lines, under a heading that says whether the query fails
+    (:attr:`FailureReport.fails`); with ``bpref_shown`` (a Bpref among the measures), why Bpref
+    is the share found when nothing is judged non-relevant. Returns the report, whose missed
+    items :func:`show_missed_items` lists."""
     report = failure_of(system, other, q, threshold)
-    st.subheader("Why this query fails")
     if report.num_relevant == 0:
+        st.subheader("Why this query has no score")
         st.markdown("No item of the ground truth is relevant to this query: every measure that "
                     "divides by R_q is undefined, and nothing the system does can change that.")
         return report
+    st.subheader("Why this query fails" if report.fails else "What this query's list found",
+                 help=FAILS_MEANS)
     top_k, unjudged = unjudged_in_top(judged, q, cutoff)
-    first = (f"the first at rank {report.first_relevant:,}" if report.first_relevant
-             else "none of them")
     share = unjudged / top_k if top_k else 0.0
-    st.markdown(
-        f"- **Found {report.found:,} of its {report.num_relevant:,} relevant items**, {first}; "
-        f"**{report.num_missed:,} not retrieved** at all.\n"
-        f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** — "
-        + ("nobody judged them, so they count as not relevant: the query may be better than "
-           "its numbers." if unjudged else "every item there was judged."))
+    lines = [found_line(report),
+             f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** "
+             "— " + ("nobody judged them, so they count as not relevant: the query may be better "
+                     "than its numbers." if unjudged else "every item there was judged.")]
+    if bpref_shown and report.judged_nonrelevant == 0 and report.found:
+        lines.append("- **Nothing judged non-relevant**: Bpref counts only judged non-relevant "
+                     "items above a relevant one, so here it is the share of relevant items "
+                     "found, whatever their ranks (AP counts every item above them).")
+    st.markdown("\n".join(lines))
     return report
+
+
+def found_line(report: FailureReport) -> str:
+    """What the list found of the query's relevant items, as a Markdown list item."""
+    r_q = report.num_relevant
+    if report.found == 0:
+        return f"- **None of its {r_q:,} relevant items was retrieved.**"
+    if report.num_missed == 0:
+        return (f"- **Found all {r_q:,} of its relevant items**, the first at rank "
+                f"{report.first_relevant:,}." if r_q > 1 else
+                f"- **Found its relevant item** at rank {report.first_relevant:,}.")
+    return (f"- **Found {report.found:,} of its {r_q:,} relevant items**, the first at rank "
+            f"{report.first_relevant:,}; **{report.num_missed:,} not retrieved** at all.")
 
 
 def show_missed_items(report: FailureReport, other: str | None, items=None,

@@ -2,8 +2,9 @@
 
 At the start of a session (a fresh tab, a reload, a shared link) :func:`read_permalink` copies
 the query string into the session's settings; after every run :func:`write_permalink` puts the
-settings the page uses back, so the address bar is always a link to what is on the screen. The
-page itself is the URL's path (``/explorer``), so a link names the page too.
+settings the page uses back into the address bar, in place (no history entry: Back goes to the
+previous page, see :mod:`dashboard.in_page`), so the address bar is always a link to what is on
+the screen. The page itself is the URL's path (``/explorer``), so a link names the page too.
 
 Uploaded files cannot travel in a URL: a link made on uploaded data says ``dataset=upload``, and
 opening it in another session shows a note saying so (and the default sample instead).
@@ -15,21 +16,26 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from dashboard.settings import UPLOAD
+from dashboard.in_page import show_address
+from dashboard.settings import UPLOAD, WHATIF_EDITS, WHATIF_FOR
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
 NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, for the page to say
+# what the link asked for that only the page can check against its data (a query, a system, a
+# K), by setting, until the end of the session's first run: see :func:`check_link_value`
+ASKED = "_permalink_asked"
 
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
     "data": ("dataset", "measures", "threshold", "ties"),
-    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k"),
+    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k", "edits"),
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
     "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
+    "conventions": ("dataset", "measures", "threshold", "ties"),
     "groups": ("dataset", "measures", "threshold", "ties", "group_by"),
 }
 # the session-state settings that hold a page's "systems"
@@ -54,6 +60,7 @@ def read_permalink(page: str) -> None:
     params = st.query_params
     state = st.session_state
     notes: list[tuple[str, str]] = []
+    asked: dict[str, object] = {}
     dataset = params.get("dataset")
     if dataset == UPLOAD and "upload" not in state:
         notes.append(("info", "This link was made on uploaded files, which cannot be stored in a "
@@ -72,7 +79,7 @@ def read_permalink(page: str) -> None:
                 notes.append(("warning", f"The link's {name} is not a positive whole number: "
                                          f"{params[name]!r}."))
             else:
-                state[key] = value
+                state[key] = asked[key] = value
     offered = TiePolicy.ordering_names()
     ties = ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
     if ties in offered:
@@ -81,18 +88,37 @@ def read_permalink(page: str) -> None:
         notes.append(("warning", f"The link's tie policy is not one of "
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
-        state["query"] = params["query"]
+        state["query"] = asked["query"] = params["query"]
+    if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
+        state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
     if params.get("group_by"):   # the Groups page falls back to its first option if unknown
         state["group_by"] = params["group_by"]
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
         if keys == ("curve_systems",):
-            state["curve_systems"] = systems
+            state["curve_systems"] = asked["curve_systems"] = systems
         else:
             for key, system in zip(keys, systems):
-                state[key] = system
+                state[key] = asked[key] = system
     state[NOTES] = notes
+    state[ASKED] = asked
+
+
+def check_link_value(name: str, usable: bool, instead: str) -> None:
+    """Where a page decides whether the value of setting ``name`` can be shown: when the session's
+    link gave that value and it cannot (a query or system the data does not have, a K beyond its
+    longest list), say so beside the control, with what is shown ``instead``. Once: a value
+    replaced later (another dataset's) is not the link's."""
+    from dashboard.safe import md
+
+    asked = st.session_state.get(ASKED, {})
+    if name in asked:
+        value = asked.pop(name)
+        if not usable:
+            what = ("k = " + str(value) if name == "cutoff" else
+                    f"{'query' if name == 'query' else 'systems'} {value!r}")
+            st.warning(md(f"The link's {what} cannot be shown here: {instead}."))
 
 
 def show_permalink_notes() -> None:
@@ -113,6 +139,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "ties": state.get("ties"),
         "k": state.get("cutoff"),
         "query": state.get("query"),
+        "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
         "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())
@@ -125,17 +152,18 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
 
 
 def permalink_query(page: str) -> str:
-    """:func:`permalink_params` as the URL's query string (``systems`` repeated), encoded as
-    ``st.query_params`` encodes it."""
+    """:func:`permalink_params` as the URL's query string (``systems`` repeated)."""
     return urlencode(permalink_params(page), doseq=True)
 
 
-def write_permalink(page: str, always: bool = False) -> None:
-    """The page's settings into the URL, only when they changed (each write is a message) unless
-    ``always``: after a fragment's reruns the address bar may hold what the Query explorer's
-    chart put there, ahead of ``st.query_params``."""
-    wanted = permalink_params(page)
-    current = {name: st.query_params.get_all(name) if name == "systems" else st.query_params[name]
-               for name in st.query_params}
-    if always or current != wanted:
-        st.query_params.from_dict(wanted)
+def write_permalink(page: str, key: str = "address_bar") -> None:
+    """The page's settings into the address bar (``key``: the frame's call, in the sidebar, or a
+    fragment's, in the fragment). After the frame's first run, what the link asked for has been
+    checked: :func:`check_link_value` is silent from then on."""
+    if key == "address_bar":
+        st.session_state.pop(ASKED, None)
+    if key == "address_bar":
+        with st.sidebar:
+            show_address(permalink_query(page), key)
+    else:
+        show_address(permalink_query(page), key)

@@ -11,6 +11,7 @@ from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
 from dashboard.chart_in_place import show_chart_in_place
 from dashboard.tables import show_ranked_list, with_cutoff
+from dashboard.what_if_view import signed
 from dashboard.widgets import bound
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
@@ -18,7 +19,9 @@ from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolat
 from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
+FIT_PRECISION = "explorer_pr_fit"   # the explorer's switch: the precision axis fits the data
 STEP_SECONDS = 1.0   # one rank per second while playing: time to read the numbers
+COUNTS = ("χ(r)", "TP(r)")   # the row's numbers that are counts, printed whole
 
 
 def _point(curves: RankCurves, rank: int | None) -> tuple[float, float, int] | None:
@@ -62,7 +65,7 @@ def pr_curve(judged: JudgedRanking, query: int, curves: RankCurves, threshold: i
 
 def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
                       cutoff: int, strip: list[StripRow], current: int | None = None,
-                      address: str | None = None) -> None:
+                      address: str | None = None, compact: bool = False) -> None:
     """The query's one figure (:func:`charts.query_figure`): its rank strip (``strip``: a row
     per system, this one first), PR curve and confusion matrix, the matrix at rank r in the
     teaching mode and at K otherwise, with the captions that explain them. The chart puts
@@ -72,7 +75,8 @@ def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, thr
     figure = query_figure(strip, curve, Confusion(*confusion_at(judged, query, at, threshold),
                                                   k=at, name=name),
                           query=str(judged.query_ids[query]), threshold=threshold,
-                          cutoff=cutoff, current=current)
+                          cutoff=cutoff, current=current, compact=compact,
+                          fit_precision=bool(st.session_state.get(FIT_PRECISION)))
     show_chart_in_place(figure, key="query_figure", address=address)
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
                + (" (rank r steps through the list)." if current is not None else
@@ -90,12 +94,43 @@ def _set_playing(length: int, playing: bool) -> None:
     st.session_state["_teach_toggled"] = True
 
 
+def _step(length: int, by: int) -> None:
+    """Step-button callback: rank r one rank back or on, within the list."""
+    st.session_state["teach_rank"] = min(max(int(st.session_state["teach_rank"]) + by, 1),
+                                         length)
+
+
+def _row_numbers(curves: RankCurves, i: int) -> list[tuple[str, float]]:
+    """Row r = i + 1 of the FMP table: χ(r), TP(r), P(r), R(r), F(r)."""
+    return [("χ(r)", curves.chi[i]), ("TP(r)", curves.true_positives[i]),
+            ("P(r)", curves.precision[i]), ("R(r)", curves.recall[i]), ("F(r)", curves.f[i])]
+
+
+def _printed(name: str, value: float) -> str:
+    """A number of the row as the stepper prints it: counts whole, rates to 3 decimals."""
+    if np.isnan(value):
+        return "—"
+    return f"{int(value)}" if name in COUNTS else fixed(value, 3)
+
+
+def _change(name: str, before: float, after: float) -> str | None:
+    """The change of a number of the row from the original list to the edited one (+0.250),
+    None when there is none."""
+    if np.isnan(before) and np.isnan(after) or before == after:
+        return None
+    if np.isnan(before) or np.isnan(after):
+        return f"was {_printed(name, before)}"
+    return signed(after - before, whole=name in COUNTS, minus="-")
+
+
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                     cutoff: int, strip: list[StripRow], address: str | None = None) -> bool:
+                     cutoff: int, strip: list[StripRow], address: str | None = None,
+                     original: RankCurves | None = None) -> bool:
     """Step through one query's ranking (``strip``: the rows of its rank strip, this system's
     first). A fragment: a step reruns this part of the page only, once a second while
-    playing. Returns whether it showed the query's figure, which puts ``address`` in the
-    address bar (an empty list has neither)."""
+    playing. ``original``: the unedited list's curves, when ``curves`` are of a "what if" edit
+    of it (each number then shows its change). Returns whether it showed the query's figure,
+    which puts ``address`` in the address bar (an empty list has neither)."""
     length = len(curves.chi)
     if length == 0:
         st.info("This query's list is empty: there is nothing to step through.")
@@ -113,30 +148,35 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
                 st.session_state["teach_playing"] = False
                 st.rerun()
             st.session_state["teach_rank"] += 1
-        box, button = st.columns([3, 1], vertical_alignment="bottom")
-        with box:
+        # the stepping controls, the row's numbers and the figure first, in one screen of a
+        # projector (1024 × 768); the window of the list and the captions below them
+        with st.container(horizontal=True, vertical_alignment="bottom"):
             bound(st.number_input, "Rank r", "teach_rank", "teach_rank_box", min_value=1,
-                  max_value=length, step=1, help="the rank the teaching mode is at; "
-                                                 "▶ steps through the list, one rank a second")
-        playing_now = bool(st.session_state.get("teach_playing"))
-        button.button("⏸ Pause" if playing_now else "▶ Play", width="stretch", key="teach_play",
+                  max_value=length, step=1, width=170,
+                  help="the rank the teaching mode is at; ▶ steps through the list, one rank "
+                       "a second")
+            r = int(st.session_state["teach_rank"])
+            st.button("← r − 1", key="teach_back", disabled=r <= 1, on_click=_step,
+                      args=(length, -1), help="one rank back")
+            playing_now = bool(st.session_state.get("teach_playing"))
+            st.button("⏸ Pause" if playing_now else "▶ Play", key="teach_play",
                       on_click=_set_playing, args=(length, not playing_now))
-        r = int(st.session_state["teach_rank"])
+            st.button("r + 1 →", key="teach_next", disabled=r >= length, on_click=_step,
+                      args=(length, 1), help="one rank on")
         i = r - 1
-        values = [("χ(r)", f"{int(curves.chi[i])}"), ("TP(r)", f"{int(curves.true_positives[i])}"),
-                  ("P(r)", fixed(curves.precision[i], 3)),
-                  ("R(r)", "—" if np.isnan(curves.recall[i]) else fixed(curves.recall[i], 3)),
-                  ("F(r)", "—" if np.isnan(curves.f[i]) else fixed(curves.f[i], 3))]
-        for column, (name, value) in zip(st.columns(len(values)), values):
-            column.metric(f"{name}, r = {r}", value)
+        values = _row_numbers(curves, i)
+        before = _row_numbers(original, i) if original is not None else None
+        for j, (column, (name, value)) in enumerate(zip(st.columns(len(values)), values)):
+            change = _change(name, before[j][1], value) if before is not None else None
+            column.metric(f"{name}, r = {r}", _printed(name, value), delta=change)
+        show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
+                          address=address, compact=True)
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "
                    "R(r) = TP(r)/R_q; F(r) = 2·P·R/(P + R). The amber row is rank r; "
                    f"'{'✓'}' marks the top K = {cutoff}.")
         first = max(0, min(i - 3, length - 7))
         window = query_table(judged, query, threshold, first, first + 7, curves)
         show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
-        show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
-                          address=address)
 
     step()
     return True

@@ -21,8 +21,12 @@ from metrics.ranking.pipelines import METADATA_ROLES
 
 SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
 METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
+# the teaching mode's "what if" edits (dashboard/what_if_view.py) and the system and query they
+# were made for (None: a link's, for the query the link opens)
+WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1}
+UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
 
 @dataclass(frozen=True)

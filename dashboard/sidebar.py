@@ -6,12 +6,14 @@ import streamlit as st
 
 from dashboard.datasets import load_current
 from dashboard.measure_picker import measure_picker
+from dashboard.safe import md
 from dashboard.settings import UPLOAD, init_state, source_title
 from dashboard.widgets import bound
 from metrics import InputError
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.cells import LARGEST_EXACT_INTEGER
 from metrics.explain.samples import SAMPLES
+from metrics.measures.names import split_measure_list
 
 # the sidebar's controls each page uses (the others are hidden there)
 PAGE_CONTROLS = {
@@ -47,6 +49,9 @@ def sidebar(page: str = "data") -> None:
                   help="Comma-separated, e.g. AP,P@10,nDCG@10,DCG(form=jarvelin,base=e)@10; "
                        "trec_eval's names (map, P_10, ndcg_cut_10) and papers' (mAP@10, MRR) "
                        "too")
+            # the whole list, wrapped: the box shows one line of it (cut at "…Rprec,B")
+            chosen = split_measure_list(st.session_state["measures"])
+            st.caption(md(" · ".join(chosen)) if chosen else "No measure chosen.")
             measure_picker()
         data = None
         try:

@@ -10,7 +10,7 @@ from pandas.api.types import is_numeric_dtype
 import streamlit as st
 
 from charts.colours import CURRENT_BACKGROUND, RELEVANT_BACKGROUND, highlight_css
-from metrics.evaluation.cells import DECIMALS, as_printed, fixed, spreadsheet_text
+from metrics.evaluation.cells import DECIMALS, as_printed, fixed, printed, spreadsheet_text
 from metrics.evaluation.provenance import comment_lines
 
 # A pandas Styler renders every cell in Python (about half a second for 1,000 rows), so lists
@@ -53,13 +53,19 @@ def ranked_list_style(table: pd.DataFrame, current: int | None = None):
 UNDEFINED_CELL = ""
 
 
+# the grade column wide enough for "unjudged": the grid sizes a column to the rows it measures
+# first, and cut a later "unjudged" to "unjudge…" when those were grades
+GRADE_COLUMN = {"grade": st.column_config.TextColumn("grade", width=90)}
+
+
 def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None) -> None:
     if len(table) <= STYLED_ROWS:
         st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
-                     height=height, placeholder=UNDEFINED_CELL)
+                     height=height, placeholder=UNDEFINED_CELL, column_config=GRADE_COLUMN)
         return
     shown, numbers = printed_numbers(plain_ranked_list(table), ["P(r)", "R(r)", "F(r)"], 3)
-    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"), **numbers}
+    config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
+              **GRADE_COLUMN, **numbers}
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height,
                  placeholder=UNDEFINED_CELL)
 
@@ -98,6 +104,18 @@ def printed_numbers(frame: pd.DataFrame, names, digits: int = DECIMALS
     shown = frame.assign(**{name: as_printed(frame[name], digits) for name in present})
     return shown, {name: st.column_config.NumberColumn(format=f"%.{digits}f")
                    for name in present}
+
+
+def printed_text(frame: pd.DataFrame, names) -> tuple[pd.DataFrame, dict]:
+    """``frame`` for ``st.dataframe`` with the columns ``names`` written as the command line
+    writes them (:func:`metrics.evaluation.cells.printed`: a count as an integer, a fraction to
+    four decimals), for a table whose columns mix counts and fractions (a grid column has one
+    format): (the frame with those cells as text, undefined ones empty, their column config,
+    right-aligned as numbers are)."""
+    present = [name for name in names if name in frame.columns]
+    shown = frame.assign(**{name: [None if pd.isna(v) else printed(v) for v in frame[name]]
+                            for name in present})
+    return shown, {name: st.column_config.TextColumn(alignment="right") for name in present}
 
 
 def _grades(table: pd.DataFrame) -> list[str]:

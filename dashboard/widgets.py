@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.permalink import check_link_value
+
 from metrics.data.judged import JudgedRanking
 
 VALUE_WIDGETS = {"number_input", "slider", "text_input"}   # widgets that take value=
@@ -35,8 +37,12 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
 def choose(label: str, name: str, options: list, default, key: str, **kwargs):
     """A selectbox for the setting ``name``; a value that is not among ``options`` (another
     dataset's system, a link's query) gives way to ``default``."""
-    if st.session_state.get(name) not in options:
+    usable = st.session_state.get(name) in options
+    if not usable:
         st.session_state[name] = default
+    check_link_value(name, usable, f"this data has no such "
+                                   f"{'query' if name == 'query' else 'system'}; {default!r} "
+                                   f"is shown")
     return bound(st.selectbox, label, name, key, options=options, **kwargs)
 
 
@@ -52,7 +58,10 @@ def cutoff_control(data: dict[str, JudgedRanking]) -> int:
     """Cutoff K in the main column: a number box (any K, up to lists of 1,000 and more) beside a
     slider. Returns K."""
     depth = max(max_list_length(data), 1)
-    st.session_state["cutoff"] = min(max(int(st.session_state["cutoff"]), 1), depth)
+    asked = int(st.session_state["cutoff"])
+    st.session_state["cutoff"] = min(max(asked, 1), depth)
+    check_link_value("cutoff", asked <= depth,
+                     f"the longest list has {depth:,} items, so K = {depth:,}")
     if depth == 1:
         return 1
     # one row: a rerun sends it as one block, where columns are three the browser lays out again

@@ -37,6 +37,11 @@ class MeasureError(InputError):
     """An unknown measure name, a bad parameter or a cutoff the measure does not take."""
 
 
+class UnknownMeasure(MeasureError):
+    """A measure name the registry does not have: the command line and the app each add where
+    they list every name (a command, a picker)."""
+
+
 class CollectionSizeNeeded(MeasureError):
     """A measure or curve needs |D| and the data does not give it: the command line and the app
     each add how to give it there."""

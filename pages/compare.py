@@ -7,10 +7,12 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
-from dashboard.clicks import RANKINGS_ANCHOR, open_clicked, scroll_to
+from dashboard.clicks import RANKINGS_ANCHOR, open_clicked
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.in_page import scroll_to
 from dashboard.metadata import current_metadata, item_columns, show_query_description
+from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers, show_ranked_list
@@ -19,6 +21,7 @@ from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
+from metrics.explain.verdicts import interval_text, test_sentence
 from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
                                       power_analysis)
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
@@ -76,16 +79,25 @@ frame = pd.DataFrame([{
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
     "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
     for t in tests])
-decimals = {c: fixed for c in ["mean B − A", "95% CI low", "95% CI high", "statistic",
-                                  "Cohen's d"]}
-st.dataframe(frame.style.format(decimals | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in frame},
+# the chosen pair in words, then its numbers in a table narrow enough for a 1024-px screen (the
+# download has every pair and every column)
+pair = [t for t in tests if {t.a, t.b} == {name_a, name_b}]
+st.markdown("\n".join(f"- {md(test_sentence(t))}" for t in pair))
+if pair and pair[0].a != name_a:
+    st.caption(md(f"In the table, A is {pair[0].a} and B is {pair[0].b}."))
+table = pd.DataFrame([{
+    "test": t.test, "mean B − A": t.mean_diff, "95% interval": interval_text(t.ci, fixed),
+    "p": t.p, **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}), "d": t.effect_size,
+    "wins / ties / losses": f"{t.wins} / {t.ties} / {t.losses}"} for t in pair])
+st.dataframe(table.style.format({"mean B − A": fixed, "d": fixed}
+                                | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in table},
                                 na_rep="—"), hide_index=True, width="stretch", placeholder="—")
 download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")
 methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "
            "t-test, Wilcoxon signed-rank, and a randomisation test, "
            + (" / ".join(methods) if methods else "not run") + "; "
-           "the interval is a BCa bootstrap of the mean difference; Cohen's d is "
+           "the interval is a BCa bootstrap of the mean difference; d is Cohen's d, "
            "mean/sd of the differences. "
            + ("Holm's correction is over the system pairs. " if len(systems) > 2 else "")
            + "wins count queries where B beats A.")
@@ -129,19 +141,21 @@ values = pd.DataFrame({s: [results[s].results[m].values[row] for m in names]
                        for s in (name_a, name_b)}, index=names)
 shown, numbers = printed_numbers(values.T, names)
 st.dataframe(shown, column_config=numbers, width="stretch", placeholder="undefined")
+query_player(query_id, items, described)
 columns = item_columns(items, "compare_item_columns")
 table_a, table_b = (beside_ids(t, "item", items, columns)
                     for t in side_by_side(data[name_a], data[name_b], query_id, threshold))
 
 
-def show(table: pd.DataFrame, title: str, other: str) -> None:
+def show(table: pd.DataFrame, title: str, other: str, key: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
     show_ranked_list(table, height=400)
+    list_players(table, key, items)
 
 
 rankings_grid = st.grid(2, min_column_width=300)
 with rankings_grid.cell():
-    show(table_a, f"A: {name_a}", name_b)
+    show(table_a, f"A: {name_a}", name_b, "side_a")
 with rankings_grid.cell():
-    show(table_b, f"B: {name_b}", name_a)
+    show(table_b, f"B: {name_b}", name_a, "side_b")

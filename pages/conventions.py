@@ -9,7 +9,7 @@ from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.settings import measure_list
-from dashboard.tables import download_csv, printed_numbers
+from dashboard.tables import download_csv, printed_text
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS
 
@@ -38,8 +38,8 @@ if tables is not None:
         with tab:
             st.caption(f"{md(PROTOCOLS[name].title)} — {md(PROTOCOLS[name].conventions)}. "
                        f"Source: {md(PROTOCOLS[name].source)}")
-            shown, numbers = printed_numbers(rows.drop(columns=["protocol", "why they differ"]),
-                                             [*policies, "ours"])
+            shown, numbers = printed_text(rows.drop(columns=["protocol", "why they differ"]),
+                                          [*policies, "ours"])
             st.dataframe(shown, hide_index=True, column_config=numbers, width="stretch",
                          placeholder="")
             st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
@@ -49,7 +49,7 @@ if tables is not None:
 
     st.subheader("Tie policies")
     # a missing value is drawn as an empty cell, as the caption below says
-    shown, numbers = printed_numbers(ours[system], policies)
+    shown, numbers = printed_text(ours[system], policies)
     st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
                  placeholder="")
     download_csv("Download CSV", ours[system], provenance_record(measures),

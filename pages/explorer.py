@@ -5,20 +5,23 @@ import streamlit as st
 
 from dashboard.computed import curves_of, evaluations
 from dashboard.datasets import rankings
-from dashboard.failure import show_failure_summary, show_missed_items, strip_rows
+from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
 from dashboard.grouped import chosen_group, forget_group
 from dashboard.metadata import current_metadata, item_columns, show_query_description
 from dashboard.permalink import permalink_query, write_permalink
+from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
-from dashboard.query_view import show_query_figure, teaching_stepper
+from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
 from dashboard.safe import md
 from dashboard.settings import measure_list
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
+from dashboard.what_if_view import edited_query, show_changes, what_if_controls
 from dashboard.widgets import choose, cutoff_control
 from metrics.evaluation.cells import fixed
+from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import query_index, query_table
 from metrics.explain.described import beside_ids, query_columns, query_words
 
@@ -91,13 +94,25 @@ def one_query() -> None:
         "Query", "query", order, order[0], f"query_box:{system}:{sort_by}:{shown_group}",
         format_func=labels.__getitem__)
     show_query_description(queries, query_id)
+    query_player(query_id, items, queries)
     q = query_index(judged, query_id)
     k = cutoff_control(data)
-    teaching = st.toggle("Teaching mode: step through the ranking rank by rank", key="teaching")
+    with st.container(horizontal=True):
+        teaching = st.toggle("Teaching mode: step through the ranking rank by rank",
+                             key="teaching")
+        # a failing query's precision (0.03) lies flat along an axis running to 1
+        st.toggle("Precision axis: fit to the data", key=FIT_PRECISION,
+                  help="the PR curve's precision axis from 0 to the highest precision drawn, "
+                       "instead of 0 to 1")
 
-    curves = curves_of(system, q, threshold)
+    original = curves_of(system, q, threshold)
+    # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the
+    # figure, the numbers, the ranked list and the worked measures show
+    whatif = edited_query(judged, q, system, measures) if teaching else None
+    ranking, at = (whatif.edited, 0) if whatif else (judged, q)
+    curves = rank_curves(ranking, at, threshold) if whatif else original
     n = len(curves.chi)
-    r_q = int(judged.num_relevant(threshold)[q])
+    r_q = int(ranking.num_relevant(threshold)[at])
     if r_q == 0:
         st.warning("This query has no relevant item in the ground truth: its measures are "
                    "undefined.")
@@ -108,16 +123,28 @@ def one_query() -> None:
         if others else None
     # the rank strip has a row for each of the two systems compared
     strip = strip_rows(data, system, other, query_id, threshold, items)
+    if whatif:
+        strip[0] = strip_row(ranking, system, at, threshold, items)
     # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it through st.query_params
+    # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
-        addressed = teaching_stepper(judged, q, curves, threshold, k, strip, address)
+        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip, address,
+                                     original=original if whatif else None)
+        if addressed:
+            st.subheader("What if", help="edit the ranking at rank r: every number above and "
+                                         "below follows; the edits are part of the page's link")
+            what_if_controls(ranking, n, threshold)
+            if whatif:
+                show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
     else:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
 
-    report = show_failure_summary(judged, system, other, q, k, threshold)
+    report = show_failure_summary(judged, system, other, q, k, threshold,
+                                  bpref_shown=any(str(m).startswith("Bpref") for m in measures))
+    if whatif:
+        st.caption("The lines above describe the list as it is, before the what-if edits.")
     columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
@@ -129,7 +156,7 @@ def one_query() -> None:
     if view == RANKED_LIST:
         # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
-        table = with_cutoff(beside_ids(query_table(judged, q, threshold, first, stop, curves),
+        table = with_cutoff(beside_ids(query_table(ranking, at, threshold, first, stop, curves),
                                        "item", items, columns), k)
         st.markdown(
             f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
@@ -140,15 +167,17 @@ def one_query() -> None:
         download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
                      provenance_record(measures), f"{system}_{query_id}_ranking.csv",
                      key="download_ranking")
+        list_players(table, "ranked", items)
     elif view == MISSED_ITEMS:
         show_missed_items(report, other, items, columns)
+        list_players(report.missed, "missed", items)
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
-        for step in worked_measures(judged, q, k, threshold):
+        for step in worked_measures(ranking, at, k, threshold):
             st.latex(stacked(step.latex))
             st.caption(step.rewards)
-    if not addressed:   # no chart: the address bar may be ahead of st.query_params
-        write_permalink("explorer", always=True)
+    if not addressed:   # no chart to carry the link on a fragment's rerun
+        write_permalink("explorer", key="explorer_address")
 
 
 one_query()

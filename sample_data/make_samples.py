@@ -17,7 +17,11 @@ Datasets (see README.md next to this file):
 * ``covers/``       a synthetic cover-song collection with two all-vs-all similarity matrices;
 * ``instruments/``  a synthetic instrument-retrieval task with a two-level taxonomy, two runs;
 * ``text2music/``   a synthetic text-to-music task with query and item embeddings of two models;
-* ``versions/``     a synthetic version-identification task: five systems' TREC runs on one qrels.
+* ``versions/``     a synthetic version-identification task: five systems' TREC runs on one qrels;
+* ``tinysol/``      TinySOL's real instrument taxonomy (from mirdata's index), two synthetic runs.
+
+Items carry ``items.csv`` tables (title, artist, ...) and the cover-song and instrument samples
+short WAV clips under ``audio/`` (synthesised by ``sounds.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import json
 from pathlib import Path
 
 import numpy as np
+
+import sounds   # beside this script: the clips' synthesis
 
 SEED = 20240607
 OUT = Path(__file__).resolve().parent
@@ -186,7 +192,8 @@ def clique_sizes(rng: np.random.Generator, total: int) -> list[int]:
     return sizes
 
 
-def make_covers() -> None:
+def make_covers() -> tuple[np.ndarray, np.ndarray]:
+    """Write the sample; return each item's clique number and departure (for its clip)."""
     rng = rng_for(3)
     folder = OUT / "covers"
     n_items, dim = 300, 24
@@ -219,6 +226,7 @@ def make_covers() -> None:
         np.fill_diagonal(scores, np.round(scores.max(), 2) + 0.01)
     save_npy(folder / "system_a.npy", system_a.astype(np.float32))
     save_npy(folder / "system_b.npy", system_b.astype(np.float32))
+    return clique, departure[:, 0]
 
 
 # ---- 4. Instrument retrieval with a two-level taxonomy (the instrument-retrieval task) -----------
@@ -231,7 +239,8 @@ TAXONOMY = {  # family: instruments (leaves); relative frequency of each instrum
 }
 
 
-def make_instruments() -> None:
+def make_instruments() -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Write the sample; return the leaves and which excerpt holds which, how audibly."""
     rng = rng_for(4)
     folder = OUT / "instruments"
     rows = [[family, ""] for family in TAXONOMY]
@@ -272,6 +281,7 @@ def make_instruments() -> None:
 
     system(own=0.9, confusion=0.50, noise=0.55, tag="system_a")
     system(own=1.4, confusion=0.55, noise=0.50, tag="system_b")
+    return leaves, contains, salience
 
 
 # ---- 5. Text-to-music retrieval from embeddings (the text-to-music evaluation tutorial) ----------
@@ -291,7 +301,8 @@ EXTRAS = ["", "", "", " for a late night drive", " for studying", " for a rainy 
           " to dance to", " for a road trip"]
 
 
-def make_text2music() -> None:
+def make_text2music() -> tuple[list, list]:
+    """Write the sample; return the (genre, mood, instrument) of each query and each item."""
     rng = rng_for(5)
     folder = OUT / "text2music"
     n_queries, n_items = 40, 250
@@ -329,8 +340,9 @@ def make_text2music() -> None:
         article = "an" if MOODS[m][0] in "aeiou" else "a"
         text = template.format(article=article, mood=MOODS[m], genre=GENRES[g],
                                instrument=INSTRUMENTS[ins])
-        texts.append([qid, text + EXTRAS[int(rng.integers(len(EXTRAS)))]])
-    write_csv(folder / "queries.csv", ["query_id", "text"], texts)
+        texts.append([qid, text + EXTRAS[int(rng.integers(len(EXTRAS)))],
+                      GENRES[g], MOODS[m], INSTRUMENTS[ins]])
+    write_csv(folder / "queries.csv", ["query_id", "text", "genre", "mood", "instrument"], texts)
 
     # Graded judgements: 2 = genre, mood and instrument match; 1 = genre and mood match;
     # judged 0 = a few items that share only the genre or only the mood (the near misses an
@@ -370,6 +382,7 @@ def make_text2music() -> None:
         items += 0.3 * noise * rng.standard_normal(items.shape)
         save_npy(folder / f"{name}_queries.npy", queries.astype(np.float32))
         save_npy(folder / f"{name}_items.npy", items.astype(np.float32))
+    return query_attr, item_attr
 
 
 # ---- 6. Version identification: five systems on one ground truth -----------------------------
@@ -378,7 +391,7 @@ VERSION_SYSTEMS = (("baseline", 0.55), ("chroma_dtw", 0.85), ("cqt_net", 1.15),
                    ("cqt_net_aug", 1.2), ("transformer", 1.6))
 
 
-def make_versions() -> None:
+def make_versions() -> np.ndarray:
     """60 query recordings, each a version of a work with 2–7 other versions among 600 items
     (grade 2 for the work's original recording, 1 for another version, 0 for a few judged
     non-versions); five systems of rising skill rank the top 100 items of each query. Each
@@ -413,15 +426,148 @@ def make_versions() -> None:
     write_text(folder / "qrels.txt", qrels)
     for name, lines in runs.items():
         write_text(folder / f"{name}.run", lines)
+    return work_of   # each recording's work
+
+
+# ---- 7. A real taxonomy: TinySOL's instruments (items.csv is extracted from mirdata's index) ----
+
+PITCH_CLASSES = {"C": 0, "C#": 1, "D": 2, "D#": 3, "E": 4, "F": 5, "F#": 6, "G": 7, "G#": 8,
+                 "A": 9, "A#": 10, "B": 11}
+TINYSOL_SYSTEMS = (("system_a", 1.0, 0.45, 0.7, 0.55), ("system_b", 1.6, 0.45, 0.45, 0.5))
+TINYSOL_DEPTH = 200
+
+
+def midi_number(pitch: str) -> int:
+    """``F#1`` -> 30 (middle C, C4, is 60)."""
+    return 12 * (int(pitch[-1]) + 1) + PITCH_CLASSES[pitch[:-1]]
+
+
+def make_tinysol() -> None:
+    """Queries are TinySOL's 14 instruments, items its 2,913 notes (family -> instrument); two
+    synthetic systems score each note for each instrument: the note's own instrument, a bonus
+    for a sibling (same family), a bonus for playing in the query instrument's register (a
+    system confuses a viola's low notes with a cello's), and noise that is larger for soft (pp)
+    notes."""
+    rng = rng_for(7)
+    folder = OUT / "tinysol"
+    with open(folder / "items.csv", encoding="utf-8") as handle:   # by extract_tinysol.py
+        notes = [line.rstrip("\n").split(",") for line in handle][1:]
+    ids = [n[0] for n in notes]
+    family = np.array([n[2] for n in notes])
+    instrument = np.array([n[3] for n in notes])
+    pitch = np.array([midi_number(n[5]) for n in notes], dtype=float)
+    soft = np.array([n[6] in ("pp", "p") for n in notes])
+    leaves = sorted(set(instrument))
+    family_of = {leaf: family[instrument == leaf][0] for leaf in leaves}
+    rows = [[f, ""] for f in sorted(set(family))] + [[leaf, family_of[leaf]] for leaf in leaves]
+    write_csv(folder / "taxonomy.csv", ["class", "parent"], rows)
+    write_csv(folder / "annotations.csv", ["item_id", "class"], [[i, c] for i, c in
+                                                               zip(ids, instrument)])
+    centre = {leaf: pitch[instrument == leaf].mean() for leaf in leaves}
+    for tag, own, sibling, register, noise in TINYSOL_SYSTEMS:
+        lines = []
+        for leaf in leaves:
+            score = (own * (instrument == leaf)
+                     + sibling * ((family == family_of[leaf]) & (instrument != leaf))
+                     + register * np.exp(-0.5 * ((pitch - centre[leaf]) / 8.0) ** 2)
+                     + noise * (1 + 0.6 * soft) * rng.standard_normal(len(ids)))
+            score = np.round(score, 4)
+            top = np.argsort(-score, kind="stable")[:TINYSOL_DEPTH]
+            lines += trec_run_lines(leaf, [ids[i] for i in top], [float(score[i]) for i in top],
+                                    tag)
+        write_text(folder / f"{tag}.run", lines)
+
+
+# ---- 7. Item and query tables, and clips to listen to -------------------------------------------
+# Each writer draws from its own stream (rng_for(13) and up), so the files above stay as they were.
+
+ADJECTIVES = ["Blue", "Silver", "Quiet", "Golden", "Broken", "Northern", "Paper", "Electric",
+              "Hollow", "Velvet", "Midnight", "Wild", "Lonely", "Bright", "Distant", "Crimson"]
+NOUNS = ["Harbour", "River", "Lanterns", "Morning", "Highway", "Garden", "Echoes", "Stranger",
+         "Mountain", "Letters", "Summer", "Horizon", "Windows", "Daydream", "Station", "Tides"]
+FIRST = ["Ana", "Tom", "Mira", "Jonas", "Lea", "Omar", "Ines", "Kai", "Rosa", "Felix", "Yuki",
+         "Sam", "Nora", "Luca", "Eva", "Theo"]
+LAST = ["Ruiz", "Berg", "Okafor", "Lind", "Moreau", "Sato", "Novak", "Haddad", "Costa",
+        "Keller", "Dubois", "Park"]
+BANDS = ["The Kites", "Paper Boats", "Low Orbit", "The Weavers", "Glass Animals Club",
+         "North Quarter", "The Lamplighters", "Static Bloom", "Copper Lane", "The Ferns"]
+
+
+def titles(rng: np.random.Generator, count: int) -> list[str]:
+    """``count`` different made-up song titles."""
+    pairs = [f"{a} {n}" for a in ADJECTIVES for n in NOUNS]
+    return [pairs[k] for k in rng.choice(len(pairs), size=count, replace=False)]
+
+
+def artist(rng: np.random.Generator) -> str:
+    if rng.random() < 0.3:
+        return BANDS[int(rng.integers(len(BANDS)))]
+    return f"{FIRST[int(rng.integers(len(FIRST)))]} {LAST[int(rng.integers(len(LAST)))]}"
+
+
+def listen_covers(clique: np.ndarray, departure: np.ndarray) -> None:
+    """One clip per recording: the versions of a work play its melody in their own key, tempo
+    and instrument; ``items.csv`` names them (the query is an item: it serves both)."""
+    rng = rng_for(13)
+    folder = OUT / "covers"
+    work_titles = titles(rng, int(clique.max()) + 1)
+    melodies = [sounds.work_melody(rng) for _ in work_titles]
+    years = rng.integers(1955, 2024, size=len(work_titles))
+    rows = []
+    for i, (work, depart) in enumerate(zip(clique, departure)):
+        item = f"c{i + 1:04d}"
+        clip = sounds.cover_version(melodies[work], rng, float(depart))
+        sounds.write_wav(folder / "audio" / f"{item}.wav", clip)
+        year = int(years[work]) + int(rng.integers(0, 30))
+        rows.append([item, work_titles[work], artist(rng), min(year, 2024),
+                     f"{len(clip) / sounds.RATE:.2f}", f"audio/{item}.wav"])
+    write_csv(folder / "items.csv", ["item_id", "title", "artist", "year", "duration", "audio"],
+              rows)
+
+
+def listen_instruments(leaves: list[str], contains: np.ndarray, salience: np.ndarray) -> None:
+    """One clip per excerpt: its instruments play together, each as loud as it is salient."""
+    rng = rng_for(14)
+    folder = OUT / "instruments"
+    rows = []
+    names = titles(rng, len(contains))
+    for i, row in enumerate(contains):
+        item = f"x{i + 1:04d}"
+        present = [j for j in np.flatnonzero(row)]
+        clip = sounds.instrument_excerpt([leaves[j] for j in present],
+                                         [float(salience[i, j]) for j in present], rng)
+        sounds.write_wav(folder / "audio" / f"{item}.wav", clip)
+        rows.append([item, names[i], artist(rng), "; ".join(leaves[j] for j in present),
+                     f"audio/{item}.wav"])
+    write_csv(folder / "items.csv", ["item_id", "title", "artist", "instruments", "audio"], rows)
+
+
+def describe_text2music(item_attr: list) -> None:
+    """Titles and attributes of the music items (no clips: the queries are texts)."""
+    rng = rng_for(15)
+    names = titles(rng, len(item_attr))
+    rows = [[f"m{i + 1:04d}", names[i], artist(rng), GENRES[g], MOODS[m], INSTRUMENTS[ins]]
+            for i, (g, m, ins) in enumerate(item_attr)]
+    write_csv(OUT / "text2music" / "items.csv",
+              ["item_id", "title", "artist", "genre", "mood", "instrument"], rows)
+
+
+def describe_versions(work_of: np.ndarray) -> None:
+    """Each recording's work title and performer (versions of one work share the title)."""
+    rng = rng_for(16)
+    work_titles = titles(rng, int(work_of.max()) + 1)
+    rows = [[f"rec{i:03d}", work_titles[w], artist(rng)] for i, w in enumerate(work_of)]
+    write_csv(OUT / "versions" / "items.csv", ["item_id", "title", "artist"], rows)
 
 
 def main() -> None:
     make_fmp()
     make_serra()
-    make_covers()
-    make_instruments()
-    make_text2music()
-    make_versions()
+    listen_covers(*make_covers())
+    listen_instruments(*make_instruments())
+    describe_text2music(make_text2music()[1])
+    describe_versions(make_versions())
+    make_tinysol()
     total = 0
     for path in sorted(OUT.rglob("*")):
         if path.is_file() and path.suffix not in (".py", ".md") and "__pycache__" not in path.parts:

@@ -74,7 +74,10 @@ def test_data_page_shows_the_means():
 def test_bad_measure_shows_an_error_not_a_traceback():
     at = app(measures="AP,Nope@3")
     assert not at.exception
-    assert "unknown measure 'Nope'" in at.error[0].value.replace("\\", "")
+    shown = at.error[0].value.replace("\\", "")
+    assert "unknown measure 'Nope'" in shown
+    # the app names its own list of names, the picker beside the box, not a command
+    assert "Pick a measure from the list" in shown and "python -m" not in shown
 
 
 def _chart_data(at) -> dict:
@@ -198,7 +201,7 @@ def test_an_upload_without_collection_size_says_where_to_give_it():
     shown = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "TN@3 needs the collection size |D|" in shown and "On the Data page" in shown
     assert "--collection-size" not in shown                # the app names its own control
-    curves = app("pages/curves.py", upload=_small_upload(None), sample="upload")
+    curves = app("pages/curves.py", upload=_small_upload(None), sample="upload", curve_tab="ROC")
     info = " ".join(i.value for i in curves.info)
     assert "ROC needs the collection size |D|" in info and "--collection-size" not in info
     explorer = app("pages/explorer.py", upload=_small_upload(None), sample="upload", cutoff=3)
@@ -220,7 +223,7 @@ def test_an_upload_whose_qrels_judge_every_item_has_its_collection_size():
 def test_fmp_curves_draw_roc_with_each_toys_collection():
     import json
 
-    at = app("pages/curves.py", sample="fmp")
+    at = app("pages/curves.py", sample="fmp", curve_tab="ROC")
     assert not at.exception and not at.error
     assert not [i.value for i in at.info if "collection size" in i.value]
     roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
@@ -322,7 +325,13 @@ def test_compare_page_statistics_match_scipy():
     assert tests.loc["t", "p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
     assert tests.loc["wilcoxon", "p"] == pytest.approx(stats.wilcoxon(b, a).pvalue)
     assert tests.loc["t", "mean B − A"] == pytest.approx((b - a).mean())
-    assert tests.loc["t", "wins"] + tests.loc["t", "ties"] + tests.loc["t", "losses"] == len(a)
+    wins, ties, losses = map(int, tests.loc["t", "wins / ties / losses"].split(" / "))
+    assert wins + ties + losses == len(a) and wins == int((b > a).sum())
+    # each test in words above the table, its p from scipy
+    words = [m.value.replace("\\", "") for m in at.markdown if "average" in m.value]
+    [t_test] = [line for line in words[0].splitlines() if "(paired t-test)" in line]
+    assert stats.ttest_rel(b, a).pvalue < 0.001 and "p < 0.001" in t_test
+    assert f"system_b is {(b - a).mean():.3g} AP better than system_a" in t_test
 
 
 def test_compare_side_by_side_changes_with_the_query():
@@ -331,7 +340,7 @@ def test_compare_side_by_side_changes_with_the_query():
     tables = at.main.dataframe
     left, right = tables[-2].value, tables[-1].value
     assert "rank in other" in left.columns and len(left) == len(right) == 299
-    other = at.selectbox(key="compare_query_box").options[1]
+    other = "c0001" if first != "c0001" else "c0002"   # the options' labels hold the titles
     at.selectbox(key="compare_query_box").set_value(other).run()
     assert at.selectbox(key="compare_query_box").value == other != first
 
@@ -411,7 +420,11 @@ def linked(page: str, **params) -> AppTest:
 
 
 def _params(at) -> dict[str, list[str]]:
-    return {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}
+    """The query string the frame put in the address bar (dashboard.in_page.show_address)."""
+    addresses = {json.loads(c.proto.json)["address"] for c in at.get("bidi_component")
+                 if c.proto.component_name == "address_bar"}
+    [address] = addresses    # the frame's, and the explorer's fragment's when it writes one
+    return parse_qs(address)
 
 
 def test_a_permalink_restores_dataset_query_and_k():
@@ -447,7 +460,7 @@ def test_the_explorers_chart_carries_the_permalink():
     _query_box(at).set_value(query).run()
     address = parse_qs(_chart_data(at)["address"])
     assert address["k"] == ["7"] and address["query"] == [query]
-    assert address == _params(at)   # what a full run writes through st.query_params
+    assert address == _params(at)   # what the frame writes after a full run
 
 
 def test_teaching_an_empty_list_has_no_chart_and_still_links_the_query():
@@ -460,7 +473,7 @@ def test_teaching_an_empty_list_has_no_chart_and_still_links_the_query():
     at = app("pages/explorer.py", upload=candidate, sample="upload", query="q3", teaching=True)
     assert not at.exception
     assert any("nothing to step through" in i.value for i in at.info)
-    assert not at.get("bidi_component")
+    assert not [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]
     assert _params(at)["query"] == ["q3"]
 
 
@@ -603,7 +616,9 @@ def test_tie_report_shows_how_far_ties_move_each_query():
 
 
 def test_data_page_shows_each_mean_with_its_interval():
-    at = app(sample="covers", measures="AP,P@10")
+    closed = app(sample="covers", measures="AP,P@10")   # closed: no bootstrap on a first page
+    assert not any("CI low" in d.value.columns for d in closed.main.dataframe)
+    at = app(sample="covers", measures="AP,P@10", intervals_open=True)
     assert not at.exception, at.exception
     table = next(d.value for d in at.main.dataframe if "CI low" in d.value.columns)
     assert set(table["measure"]) == {"AP", "P@10"} and len(table) == 2 * table["system"].nunique()
@@ -631,11 +646,14 @@ def test_conventions_page_shows_every_protocol_and_tie_policy():
     # (lists of at least 10) fail on them: empty, with the reason
     for name in ("muscall", "muscall-text-to-music", "ttmr"):
         assert grid.loc[name, list(TIE_POLICIES)].isna().all().all(), name
-    assert grid.loc[("clap", "median_rank"), "stable"] == 1        # floor(median(0, 1)) + 1
-    assert grid.loc[("ttmr", "R@5"), "ours"] == pytest.approx((3 / 4 + 3 / 4) / 2)
-    assert grid.loc[("clap", "median_rank"), "ours"] == 1.5        # median of 1 and 2
+    assert grid.loc[("clap", "median_rank"), "stable"] == "1"      # floor(median(0, 1)) + 1
+    assert grid.loc[("ttmr", "R@5"), "ours"] == "0.7500"           # (3/4 + 3/4)/2
+    assert grid.loc[("clap", "median_rank"), "ours"] == "1.5000"   # median of 1 and 2
+    # a count as an integer: toy1 has 4 relevant in its top 10 (ranks 1, 2, 4, 8), toy2 all 4
+    # of its 8 items' relevant ones
+    assert grid.loc[("mirex-cover", "Total covers in top 10"), "stable"] == "8"
     ties = tables[-1].set_index("measure")
-    assert ties.loc["AP", "stable"] == 0.7104      # (0.8125 + 0.60833…)/2, as printed
+    assert ties.loc["AP", "stable"] == "0.7104"    # (0.8125 + 0.60833…)/2, as printed
     assert not ties["changes with ties"].any()
     notes = " ".join(m.value for m in at.markdown)
     assert all(p in notes for p in TIE_POLICIES)
@@ -683,7 +701,7 @@ def test_teaching_mode_steps_through_the_ranking():
     assert _values(traces["rank r = 7"]["x"]) == [0.75]
     assert _values(traces["rank r = 7"]["y"]) == [3 / 7]
     assert _values(traces["cutoff K = 4"]["y"]) == [0.75]
-    exact = _values(traces["exact interpolated: max P at recall ≥ R(r)"]["y"])
+    exact = _values(traces["interpolated P (exact)"]["y"])
     # max precision at recall >= R(r): R = 0.25, 0.5, 0.5, 0.75 (ranks 4-7), 1 (ranks 8-10);
     # P at the relevant ranks 1, 2, 4, 8 is 1, 1, 0.75, 0.5 and falls after each
     assert exact == pytest.approx([1, 1, 1, 0.75, 0.75, 0.75, 0.75, 0.5, 0.5, 0.5])
@@ -805,7 +823,7 @@ def test_a_list_of_a_million_items_is_shown_a_page_at_a_time(tmp_path):
 def test_curves_draw_each_systems_mean_roc_and_say_only_what_is_drawn():
     import json
 
-    at = app("pages/curves.py", sample="instruments")
+    at = app("pages/curves.py", sample="instruments", curve_tab="ROC")
     assert not at.exception and not at.error
     roc = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
            if "ROC along the ranking" in c.proto.spec][0]
@@ -1073,7 +1091,8 @@ def test_one_rounding_in_every_table_and_on_the_command_line(tmp_path):
                              cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert "0.6562" in printed and "0.6563" not in printed, printed
     upload = _upload({"mine.run": run.encode()}, qrels.encode())
-    data = app("pages/data.py", upload=upload, sample="upload", measures="P@32")
+    data = app("pages/data.py", upload=upload, sample="upload", measures="P@32",
+               intervals_open=True)
     means = next(d for d in data.main.dataframe if "P@32" in d.value.columns)
     assert _cell_shown(means, 0, "P@32") == "0.6562"
     bounds = next(d for d in data.main.dataframe if "CI low" in d.value.columns)
@@ -1170,7 +1189,7 @@ def test_leaderboard_correction_baseline_and_alpha_change_the_tests_and_the_capt
     assert moved.loc[("baseline", "AP"), "− baseline"] < 0
     at.number_input(key="leaderboard_alpha").set_value(0.01).run()
     assert "α = 0.01" in _leaderboard_caption(at)
-    assert at.query_params["systems"] in ("cqt_net", ["cqt_net"])   # the baseline: in the link
+    assert _params(at)["systems"] == ["cqt_net"]   # the baseline: in the link
 
 
 def test_leaderboard_of_two_systems_and_of_one():
@@ -1334,3 +1353,76 @@ def test_a_system_renamed_on_the_data_page_is_named_so_and_a_duplicate_is_refuse
     at.text_input(key="system_name_0").input("  ")
     next(b for b in at.button if b.label == "Use these names").click().run()
     assert any("the name of 'bm25' is empty" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("page,params,said", [
+    ("pages/explorer.py", {"dataset": "instruments", "query": "kazoo"},
+     "The link's query 'kazoo' cannot be shown here: this data has no such query"),
+    ("pages/explorer.py", {"dataset": "fmp", "k": "50"},
+     "The link's k = 50 cannot be shown here: the longest list has 10 items, so K = 10"),
+    ("pages/compare.py", {"dataset": "instruments", "systems": ["system_a", "nobody"]},
+     "The link's systems 'nobody' cannot be shown here: this data has no such system"),
+    ("pages/leaderboard.py", {"dataset": "versions", "systems": "nobody"},
+     "The link's systems 'nobody' cannot be shown here"),
+    ("pages/curves.py", {"dataset": "instruments", "systems": ["system_a", "nobody"]},
+     "The link's systems ['system_a', 'nobody'] cannot be shown here: this data has only "
+     "system_a of them"),
+])
+def test_a_links_unusable_value_gets_a_note(page, params, said):
+    at = linked(page, **params)
+    assert not at.exception and not at.error
+    notes = [w.value.replace("\\", "") for w in at.warning]
+    assert any(said in n for n in notes), notes
+    at.run()                       # said once: the next run has nothing left to say
+    assert not any("The link's" in w.value.replace("\\", "") for w in at.warning)
+
+
+def test_a_links_usable_values_get_no_note():
+    at = linked("pages/explorer.py", dataset="instruments", k="3", query="violin")
+    assert not at.exception and not [w.value for w in at.warning if "link" in w.value]
+
+
+def _runs_and_qrels(run: bytes, qrels: bytes) -> DataSource:
+    return DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                               ("qrels", "q.qrels", qrels)), None, False, "cosine")
+
+
+def test_a_query_that_does_not_fail_is_not_said_to_fail():
+    # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10: all four found, the first at rank 1
+    at = app("pages/explorer.py", sample="fmp", query="toy1")
+    assert not at.exception
+    headings = [h.value for h in at.subheader]
+    assert "What this query's list found" in headings and "Why this query fails" not in headings
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**Found all 4 of its relevant items**, the first at rank 1." in text
+    # toy 2 starts with a non-relevant item (relevant at 2, 3, 5, 6): it fails
+    at = app("pages/explorer.py", sample="fmp", query="toy2")
+    assert "Why this query fails" in [h.value for h in at.subheader]
+
+
+def test_a_query_that_found_nothing_says_so_in_one_phrase():
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = b"q1 0 x1 1\nq1 0 x2 1\nq1 0 d3 0\n"
+    at = app("pages/explorer.py", upload=_runs_and_qrels(run, qrels), sample="upload",
+             query="q1", measures="AP")
+    assert not at.exception and "Why this query fails" in [h.value for h in at.subheader]
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**None of its 2 relevant items was retrieved.**" in text
+    assert "none of them" not in text and "Found 0" not in text
+
+
+def test_bpref_of_a_query_with_nothing_judged_non_relevant_gets_its_reason():
+    # d2 and d5 relevant, nothing judged non-relevant: Bpref = 1 (every n_r = 0), while
+    # AP = (1/2 + 2/5)/2 = 0.45 counts the unjudged d1, d3, d4 above them
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} s\n".encode() for i in range(1, 6))
+    qrels = b"q1 0 d2 1\nq1 0 d5 1\n"
+    upload = _runs_and_qrels(run, qrels)
+    at = app("pages/explorer.py", upload=upload, sample="upload", query="q1",
+             measures="AP,Bpref")
+    assert not at.exception
+    per_query = {o.split()[0]: o for o in _query_box(at).options}
+    assert "(AP = 0.4500)" in per_query["q1"]
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "**Nothing judged non-relevant**: Bpref counts only judged non-relevant" in text
+    at = app("pages/explorer.py", upload=upload, sample="upload", query="q1", measures="AP")
+    assert "Nothing judged non-relevant" not in " ".join(m.value for m in at.markdown)

@@ -74,7 +74,7 @@ def test_collection_size_and_ties(files):
 
 
 @pytest.mark.parametrize("args,words", [
-    (["-m", "AP,Bogus@3"], "unknown measure 'Bogus'"),
+    (["-m", "AP,Bogus@3"], "unknown measure 'Bogus'; 'python -m metrics measures' lists"),
     (["-m", "TN@5"], "needs the collection size"),
     (["-m", "AP", "--ties", "random"], "invalid choice"),
     (["-m", "AP", "--collection-size", "x"], "not a whole number"),

@@ -84,3 +84,50 @@ def test_undefined_queries_are_left_out():
     b = np.array([0.2, 0.5, np.nan, 0.6])
     row = compare_systems({"a": {"m": a}, "b": {"m": b}}, ["m"], ["t"])[0]
     assert row.n == 2 and row.mean_diff == pytest.approx(0.15)
+
+
+# --- a paired test in words (metrics.explain.verdicts) -----------------------------------------
+
+def _paired(mean_diff, ci, p, p_holm=None, test="t"):
+    from metrics.evaluation.stats import PairedTest
+
+    return PairedTest("AP", "A", "B", test, 1.0, p, p if p_holm is None else p_holm, mean_diff,
+                      ci, 0.2, 30, 10, 5, 15, 1)
+
+
+def test_a_test_in_words_as_the_issue_words_it():
+    from metrics.explain.verdicts import test_sentence
+
+    assert test_sentence(_paired(0.024, (-0.011, 0.06), 0.34)) == (
+        "B is 0.024 AP better than A on average; the 95% interval [−0.011, 0.06] includes 0 "
+        "and p = 0.34 (paired t-test): this collection does not show a difference.")
+    # worse, and an interval that excludes 0 while p says otherwise: they disagree
+    worse = test_sentence(_paired(-0.05, (-0.09, -0.01), 0.2, test="wilcoxon"))
+    assert worse.startswith("B is 0.05 AP worse than A on average; the 95% interval "
+                            "[−0.09, −0.01] excludes 0 and p = 0.2 (Wilcoxon signed-rank test)")
+    assert worse.endswith("the interval and the test disagree: the difference is borderline "
+                          "on this collection.")
+    holm = test_sentence(_paired(0.1, (0.02, 0.2), 0.01, p_holm=0.03))
+    assert "p = 0.03 after Holm's correction" in holm and holm.endswith("shows a difference.")
+
+
+def test_a_test_in_words_on_the_instruments_sample_agrees_with_scipy():
+    from scipy import stats
+
+    from metrics import evaluate
+    from metrics.evaluation.stats import compare_systems
+    from metrics.explain.samples import load_sample
+    from metrics.explain.verdicts import test_sentence
+
+    data = load_sample("instruments")
+    a = evaluate(data["system_a"], "AP").results["AP"].values
+    b = evaluate(data["system_b"], "AP").results["AP"].values
+    tests = {t.test: t for t in compare_systems({"system_a": {"AP": a}, "system_b": {"AP": b}},
+                                                ["AP"], resamples=2000)}
+    p = stats.ttest_rel(b, a).pvalue
+    words = test_sentence(tests["t"])
+    assert words.startswith(f"system_b is {(b - a).mean():.3g} AP better than system_a")
+    assert (f"p = {p:.2g}" if p >= 0.001 else "p < 0.001") in words
+    low, high = stats.bootstrap(((b - a),), np.mean, n_resamples=2000, method="BCa",
+                                random_state=1).confidence_interval
+    assert low > 0 and "excludes 0" in words and words.endswith("shows a difference.")

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Sequence
 
-from metrics.errors import CollectionSizeNeeded, InputError
+from metrics.errors import CollectionSizeNeeded, InputError, UnknownMeasure
 from metrics.ranking.rank import JUDGED
 
 from metrics.cli.commands import run
@@ -51,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CollectionSizeNeeded as exc:
         sys.stderr.write(f"error: {exc}: give it with --collection-size N, or --collection-size "
                          f"{JUDGED} when the ground truth judges every item of each query\n")
+        return 2
+    except UnknownMeasure as exc:
+        sys.stderr.write(f"error: {exc}; 'python -m metrics measures' lists every measure and "
+                         f"alias\n")
         return 2
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from metrics.errors import InputError
-from metrics.evaluation.cells import fixed
+from metrics.evaluation.cells import printed
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.protocols import PROTOCOLS
 from metrics.evaluation.provenance import comment_lines
@@ -37,8 +37,7 @@ def text_number(value) -> str:
     decimals."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    value = float(value)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else fixed(value)
+    return printed(value)
 
 
 def csv_number(value) -> str:

@@ -1,7 +1,7 @@
 """How a value is written into a table cell that people read or open: one rounding for every
 number shown, and text that a spreadsheet opens as text.
 
-* **Numbers** are shown to four decimals as trec_eval prints them: C's ``printf("%.4f")``,
+* **Numbers** are shown to four decimals (a whole number, such as a count, as an integer) as trec_eval prints them: C's ``printf("%.4f")``,
   rounded from the exact binary value with ties to even (Bpref = 0.65625, exactly representable,
   prints as 0.6562). Python's ``format`` rounds the same way. A browser's ``toFixed`` (and so
   a table drawn in the browser with a "%.4f" format) rounds such a tie up, to 0.6563:
@@ -35,6 +35,14 @@ _UNSAFE_IN_STRING = re.compile(r'(?<=^")[=+\-@]|,')
 def fixed(value: float, digits: int = DECIMALS) -> str:
     """``value`` as ``printf("%.<digits>f")`` writes it (trec_eval: four decimals)."""
     return f"{float(value):.{digits}f}"
+
+
+def printed(value: float) -> str:
+    """A defined number as every table prints it: a whole number as an integer (a count: 8, not
+    8.0000; below 10^15, where a double still holds each whole number and its ones digit means
+    something), any other as :func:`fixed`."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else fixed(value)
 
 
 def as_printed(values, digits: int = DECIMALS) -> np.ndarray:

@@ -42,10 +42,18 @@ def _covers(ties):
             ("system_a", "system_b")}
 
 
-def _instruments(ties):
-    d = SAMPLE_DIR / "instruments"
+def _taxonomy_runs(folder: str, ties):
+    d = SAMPLE_DIR / folder
     truth = load_taxonomy(d / "taxonomy.csv", d / "annotations.csv")
     return {s: judge_run_file(d / f"{s}.run", truth, ties) for s in ("system_a", "system_b")}
+
+
+def _instruments(ties):
+    return _taxonomy_runs("instruments", ties)
+
+
+def _tinysol(ties):
+    return _taxonomy_runs("tinysol", ties)
 
 
 def _text2music(ties):
@@ -82,6 +90,9 @@ SAMPLES = {s.key: s for s in [
     Sample("versions", "Version identification: five systems",
            "60 query recordings, 2–7 versions each (grade 2 for the original); five systems' "
            "TREC runs on one ground truth, for the leaderboard.", _versions),
+    Sample("tinysol", "TinySOL: a real instrument taxonomy",
+           "TinySOL's 2,913 notes in 4 families and 14 instruments (CC BY 4.0, from mirdata's "
+           "index); two synthetic systems rank the notes for each instrument.", _tinysol),
 ]}
 
 

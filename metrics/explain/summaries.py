@@ -161,11 +161,22 @@ class FailureReport:
     first_relevant: int | None        # rank of the first relevant item, None when none retrieved
     missed: pd.DataFrame              # item, grade[, rank in <other>]; empty when ids are unknown
     missed_ids_known: bool            # False when the ground truth has no item ids (answer sets)
+    judged_nonrelevant: int = 0       # N: items judged, below the threshold (Bpref's N)
 
     @property
     def num_missed(self) -> int:
         """How many relevant items the list did not retrieve at all."""
         return self.num_relevant - self.found
+
+    @property
+    def fails(self) -> bool:
+        """Whether the query fails: it has relevant items, and its list misses one of them or
+        does not start with one (:data:`FAILS_MEANS` says it in words)."""
+        return self.num_relevant > 0 and (self.num_missed > 0 or self.first_relevant != 1)
+
+
+FAILS_MEANS = ("A query fails when its list misses a relevant item or does not start with "
+               "one.")
 
 
 def query_index(judged: JudgedRanking, query_id: str) -> int | None:
@@ -236,4 +247,4 @@ def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
                 [int(r) if r > 0 else None for r in other_ranks], dtype="Int64")
     return FailureReport(r_q, len(relevant_ranks),
                          int(relevant_ranks[0]) if len(relevant_ranks) else None, missed,
-                         truth is not None)
+                         truth is not None, int(judged.num_judged_nonrelevant(threshold)[query]))

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.errors import MeasureError
+from metrics.errors import MeasureError, UnknownMeasure
 from metrics.measures.aliases import ALIASES, NAME_ALIASES
 from metrics.measures.registry import (NAME_SYNTAX, REGISTRY, MeasureDef, format_value,
                                        positive_int, recall_level)
@@ -176,8 +176,7 @@ def _parse(compact: str, text: str, label: str | None = None) -> Measure:
     if name not in REGISTRY:
         close = suggestions(name, compact[len(name):])
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise MeasureError(f"unknown measure {name!r}{hint}; 'python -m metrics measures' lists "
-                           f"every measure and alias")
+        raise UnknownMeasure(f"unknown measure {name!r}{hint}")
     definition = REGISTRY[name]
     params: list[tuple[str, Any]] = []
     if param_text:

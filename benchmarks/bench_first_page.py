@@ -1,0 +1,129 @@
+"""A fresh server's first page (first-page): the time from a page's request, as a server's very
+first, to the end of its run with its figures drawn, in headless Chromium; and where the server
+spends a first page's time, phase by phase, in a fresh process as the server's is."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+from browser import streamlit_server
+from harness import ROOT, fmt
+from report import TARGETS
+
+# the README's first page, and the pages a shared link opens first (the slowest sample's Curves)
+FIRST_PAGES = ("/", "/explorer", "/curves?dataset=text2music", "/compare?dataset=covers",
+               "/conventions?dataset=covers&ties=trec9")
+FIRST_PAGE_TARGET = 3.0   # seconds (issue 33)
+
+# done: the script has run, the page has its title, and every Plotly chart in view has drawn
+_DONE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+  return Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'))
+    .every(c => c.querySelector('.main-svg'));
+}"""
+
+
+def _phases(sample: str) -> dict[str, float]:
+    """Seconds of each step of a first page's server work, in this (fresh) process: Streamlit
+    itself (which the server imports before any request), the frame's imports (app.py: the
+    navigation, the sidebar), the pages' imports (the engine, the charts), loading the sample
+    and its first evaluation with the default measures."""
+    sys.path.insert(0, str(ROOT))
+    out, t = {}, time.perf_counter()
+
+    def lap(name):
+        nonlocal t
+        now = time.perf_counter()
+        out[name], t = now - t, now
+
+    import streamlit  # noqa: F401
+    lap("streamlit")
+    import dashboard.frame  # noqa: F401
+    import dashboard.permalink  # noqa: F401
+    import dashboard.sidebar  # noqa: F401
+    lap("frame imports")
+    import charts  # noqa: F401
+    import dashboard.computed  # noqa: F401
+    import dashboard.failure  # noqa: F401
+    import dashboard.query_view  # noqa: F401
+    import metrics.ranking.pipelines  # noqa: F401
+    lap("page imports")
+    from metrics.explain.samples import load_sample
+    data = load_sample(sample)
+    lap("sample loading")
+    from metrics import evaluate
+    from metrics.measures.registry import DEFAULT_MEASURES
+    for judged in data.values():
+        evaluate(judged, DEFAULT_MEASURES)
+    lap("first evaluation")
+    heavy = sorted({m.split(".")[0] for m in sys.modules} & {
+        "scipy", "statsmodels", "dask", "distributed", "polars", "numba", "matplotlib"})
+    out["heavy modules imported"] = ", ".join(heavy) or "none"
+    return out
+
+
+def job_first_page(out, repeats="3", sample="fmp"):
+    """Each page of FIRST_PAGES ``repeats`` times, each time as the first request of a new
+    server (Chromium, 1400 × 1000, a new page); then the server phases of ``sample``'s first
+    page."""
+    from playwright.sync_api import sync_playwright
+
+    times: dict[str, list[float]] = {path: [] for path in FIRST_PAGES}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"])
+        for _ in range(int(repeats)):
+            for path in FIRST_PAGES:
+                with streamlit_server("app.py") as (url, _):
+                    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                    start = time.perf_counter()
+                    page.goto(url + path)
+                    page.wait_for_function(_DONE, polling="raf", timeout=120_000)
+                    times[path].append(time.perf_counter() - start)
+                    page.close()
+        browser.close()
+    load = os.getloadavg()[0]
+    return {"times": times, "phases": _phases(sample), "sample": sample, "load": load}
+
+
+def report_first_page(result: dict) -> list[str]:
+    lines = ["## A fresh server's first page", ""]
+    if result.get("failed"):
+        TARGETS.append(("First page of a fresh server (issue 33)", f"< {FIRST_PAGE_TARGET:g} s",
+                        f"failed: {result['failed']}", "no"))
+        return lines + [f"The measurement failed: {result['failed']}.", ""]
+    times = result["times"]
+    lines += [
+        "Each page as the very first request of a new `streamlit run app.py` server (started and "
+        "healthy before the clock starts), in a new headless Chromium page at 1400 × 1000: from "
+        "`page.goto` to the first animation frame at which the script has run, the page shows "
+        "its title and every Plotly chart has drawn. The browser's load of Streamlit's own "
+        "files is included. Load average (1 min) at the end: "
+        f"{result['load']:.1f} on this machine's {os.cpu_count()} cores.", "",
+        "| page | median (s) | max (s) | target (s) | met? |", "| --- | --- | --- | --- | --- |"]
+    met_all = []
+    for path, values in times.items():
+        median = statistics.median(values)
+        met_all.append(median < FIRST_PAGE_TARGET)
+        lines.append(f"| `{path}` | {fmt(median)} | {fmt(max(values))} | "
+                     f"< {FIRST_PAGE_TARGET:g} | {'yes' if met_all[-1] else 'no'} |")
+    phases = result["phases"]
+    lines += ["", f"Where a first page's server time goes ({result['sample']} sample), in a "
+                  "fresh process: Streamlit itself is imported by the server before any "
+                  "request; the rest is the first page's.", "",
+              "| phase | seconds |", "| --- | --- |"]
+    lines += [f"| {name} | {fmt(value)} |" for name, value in phases.items()
+              if isinstance(value, float)]
+    lines += ["", f"Modules imported by then that a first page does not need: "
+                  f"{phases['heavy modules imported']}.", ""]
+    TARGETS.append(("First page of a fresh server (issue 33)", f"median < {FIRST_PAGE_TARGET:g} s",
+                    ", ".join(f"{p} {fmt(statistics.median(v))} s" for p, v in times.items()),
+                    "yes" if all(met_all) else "no"))
+    return lines

@@ -1,0 +1,157 @@
+"""Audio players for an item or a query whose metadata row has an ``audio`` cell.
+
+A player is built only where it is called: the pages call it for the rows on screen (a page of
+the ranked list, the one item chosen), never for a whole list. A refused path (see
+``dashboard/media.py``) is a warning naming the item, and nothing is read.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.media import folder_for, resolve
+from dashboard.safe import md
+from dashboard.settings import source
+from metrics.errors import InputError
+
+TOP_PLAYERS = 3   # a list's first ranks get a player each; any other item of the page on request
+CHOICES = 200     # the items offered for that request, at most (a page of the ranked list)
+
+
+def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
+    """The ``start``/``end`` seconds of the excerpt to play (0 and None: the whole clip);
+    InputError for a value that is not a number of seconds, a negative one, or an end that is
+    not after the start."""
+    bounds = []
+    for column in ("start", "end"):
+        value = _cell(row, column)
+        if not value:
+            bounds.append(None)
+            continue
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"item {item!r}, {column} {value!r}: not a number of seconds; "
+                             f"playing the whole clip") from None
+        if not math.isfinite(seconds) or seconds < 0:
+            raise InputError(f"item {item!r}, {column} {value!r}: seconds must be a finite "
+                             f"number ≥ 0; playing the whole clip")
+        bounds.append(seconds)
+    start, end = bounds
+    if start is not None and end is not None and end <= start:
+        raise InputError(f"item {item!r}: end {end:g} s is not after start {start:g} s; playing "
+                         f"the whole clip")
+    return start or 0.0, end
+
+
+def audio_player(row: pd.Series | None, key: str) -> None:
+    """A player for ``row``'s ``audio`` (nothing when there is none), playing its ``start``..
+    ``end`` excerpt when given. The browser's player seeks in whole seconds, so a fractional
+    excerpt is widened to the whole seconds around it, and the caption says so. ``key`` (unique
+    on the page: ``"query"``, ``"ranked_3"``…) keys the player's container, whose CSS class
+    ``st-key-audio_<key>`` finds it."""
+    if row is None or "audio" not in row.index:
+        return
+    with st.container(key=f"audio_{re.sub(r'[^A-Za-z0-9_-]', '_', key)}"):
+        _player(row)
+
+
+def _player(row: pd.Series) -> None:
+    item = str(row.name)
+    src = source()
+    try:
+        clip = resolve(row.get("audio"), folder_for(src.sample if src.is_sample else None), item)
+    except InputError as exc:
+        st.warning(f"Not played: {md(exc)}")
+        return
+    if clip is None:
+        return
+    try:
+        start, end = excerpt(row, item)
+    except InputError as exc:
+        st.warning(md(exc))
+        start, end = 0.0, None
+    first, last = math.floor(start), (math.ceil(end) if end is not None else None)
+    st.audio(clip.location, format=clip.mimetype or "audio/wav", start_time=first,
+             end_time=last)
+    if start or end is not None:
+        span = f"{start:g}–{end:g} s" if end is not None else f"from {start:g} s"
+        widened = ""
+        if first != start or (end is not None and last != end):
+            played = f"{first}–{last} s" if last is not None else f"from {first} s"
+            widened = f" (played {played}: the player seeks in whole seconds)"
+        st.caption(md(f"Excerpt {span}{widened}"))
+
+
+# ---- what the pages call, with the tables of dashboard.metadata.current_metadata() ------------
+
+def _row(table: pd.DataFrame | None, key: str) -> pd.Series | None:
+    if table is None or key not in table.index:
+        return None
+    return table.loc[key]
+
+
+def _has_audio(table: pd.DataFrame | None) -> bool:
+    return table is not None and "audio" in table.columns
+
+
+def _cell(row: pd.Series | None, column: str) -> str:
+    """A cell as text; empty where the row, the column or the value is missing."""
+    value = None if row is None else row.get(column)
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else str(value).strip()
+
+
+def label(item: str, row: pd.Series | None) -> str:
+    """``c0123 · Bright Tides — Ana Ruiz`` (what of title and artist the table gives)."""
+    said = [_cell(row, c) for c in ("title", "artist") if _cell(row, c)]
+    return " · ".join([item, " — ".join(said)] if said else [item])
+
+
+def query_player(query_id: str, items: pd.DataFrame | None,
+                 queries: pd.DataFrame | None) -> None:
+    """The query's own clip (query-by-example, cover songs): from the query table, else from the
+    item table when the query is an item."""
+    row = _row(queries, query_id) if _has_audio(queries) else None
+    if row is None and _has_audio(items):
+        row = _row(items, query_id)
+    if not _cell(row, "audio"):
+        return
+    st.markdown("**Listen to the query**")   # its title is in the query's description above
+    audio_player(row, "query")
+
+
+def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None) -> None:
+    """Players for the first :data:`TOP_PLAYERS` items of ``table`` (a page of a ranked list, or
+    the missed items) and, on request, for one other item of it, from the item table ``items``.
+    Nothing when the items have no ``audio`` column."""
+    if not _has_audio(items) or table.empty:
+        return
+    ids = [str(i) for i in table["item"]]
+    ranks = [int(r) for r in table["rank"]] if "rank" in table else [None] * len(ids)
+    relevant = [bool(c) for c in table["χ"]] if "χ" in table else [None] * len(ids)
+
+    def heading(i: int) -> str:
+        where = f"rank {ranks[i]} · " if ranks[i] is not None else ""
+        mark = {True: " · relevant", False: " · not relevant", None: ""}[relevant[i]]
+        return where + label(ids[i], _row(items, ids[i])) + mark
+
+    st.markdown("**Listen**")
+    for i in range(min(TOP_PLAYERS, len(ids))):
+        st.caption(md(heading(i)))
+        audio_player(_row(items, ids[i]), f"{key}_{i}")
+    if len(ids) > TOP_PLAYERS:
+        choices = range(TOP_PLAYERS, min(len(ids), CHOICES))
+        # keyed on the list: another query's or page's list starts with nothing chosen
+        chosen = st.selectbox(
+            "Another item of this list" if len(ids) <= CHOICES else
+            f"Another of this list's first {CHOICES} items", choices, index=None,
+            format_func=heading, placeholder="Choose an item to hear it",
+            key=f"listen_{key}_{zlib.crc32(chr(10).join(ids).encode()):08x}")
+        if chosen is not None:
+            audio_player(_row(items, ids[chosen]), f"{key}_chosen")

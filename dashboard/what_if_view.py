@@ -1,0 +1,122 @@
+"""The teaching mode's "what if": the lecturer edits the query's ranking (an item's relevance or
+grade, its rank) and every number of the page follows, with the change from the original.
+
+The edits are a setting (``whatif_edits``, in the form :func:`metrics.explain.what_if.parse_edits`
+reads) and part of the page's link (``edits=``), so a prepared example opens with one link. They
+belong to one system's query (``whatif_for``); another query or system starts unedited. The
+edited query and its values are the engine's (:mod:`metrics.explain.what_if`)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.safe import md
+from dashboard.settings import WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
+from metrics import InputError
+from metrics.data.judged import JudgedRanking
+from metrics.evaluation.cells import fixed
+from metrics.explain.what_if import (GRADE, MOVE, Edit, WhatIf, edits_text, parse_edits,
+                                     what_if)
+
+
+def _edits() -> list[Edit]:
+    return parse_edits(st.session_state.get(EDITS) or "")
+
+
+def edited_query(judged: JudgedRanking, query: int, system: str, measures) -> WhatIf | None:
+    """The query with the session's edits applied and the measures' values before and after, or
+    None when it has no edit. Edits made for another system's or query's list are dropped; a link's
+    edit that cannot be read or applied is noted (what is wrong, and that the list is shown
+    unedited), never a traceback."""
+    state = st.session_state
+    owner = f"{system}\x1f{judged.query_ids[query]}"
+    if state.get(EDITED_FOR) is None:        # a link's edits: for the query the link opens
+        state[EDITED_FOR] = owner
+    elif state[EDITED_FOR] != owner:
+        state[EDITS], state[EDITED_FOR] = "", owner
+    if not state.get(EDITS):
+        return None
+    try:
+        return what_if(judged, query, _edits(), measures)
+    except InputError as exc:
+        st.warning(md(f"The what-if edits {state[EDITS]!r} cannot be applied, so the list is "
+                      f"shown as it is: {exc}"))
+        state[EDITS] = ""
+        return None
+
+
+def _add(edit: Edit, follow: int | None = None) -> None:
+    """Callback: one more edit; ``follow``: the rank r moves with the item moved. The whole page
+    reruns (the stepper's flag), so that everything below the stepper follows too."""
+    state = st.session_state
+    state[EDITS] = edits_text(_edits() + [edit])
+    if follow is not None:
+        state["teach_rank"] = follow
+    state["_teach_toggled"] = True
+
+
+def _reset() -> None:
+    st.session_state[EDITS] = ""
+    st.session_state["_teach_toggled"] = True
+
+
+def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None:
+    """The edits of the item at rank r: its relevance toggled (or a grade typed, for graded
+    data), a step up or down, or a typed rank; and one button back to the original list.
+    ``judged``: the query as shown (edited), query 0."""
+    r = min(max(int(st.session_state.get("teach_rank", 1)), 1), length)
+    grades, _ = judged.dense_grades(0)
+    relevant = grades[r - 1] >= max(threshold, 1)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.button(f"Make rank {r} {'not relevant' if relevant else 'relevant'}",
+                  key="whatif_toggle", on_click=_add,
+                  args=(Edit(GRADE, r, 0 if relevant else max(threshold, 1)),),
+                  help="changes the item's judgement: R_q changes with it")
+        st.button("↑ Up", key="whatif_up", disabled=r == 1, on_click=_add,
+                  args=(Edit(MOVE, r, max(r - 1, 1)), max(r - 1, 1)),
+                  help=f"moves the item at rank {r} one rank up; r follows it")
+        st.button("↓ Down", key="whatif_down", disabled=r == length, on_click=_add,
+                  args=(Edit(MOVE, r, min(r + 1, length)), min(r + 1, length)),
+                  help=f"moves the item at rank {r} one rank down; r follows it")
+        to = st.number_input("Move to rank", min_value=1, max_value=length, value=r, step=1,
+                             key="whatif_to", width=150)
+        st.button("Move", key="whatif_move", on_click=_add, args=(Edit(MOVE, r, int(to)), int(to)))
+        if judged.max_grade > 1:
+            grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
+                                    value=int(grades[r - 1]), step=1, key="whatif_grade",
+                                    width=130)
+            st.button("Set grade", key="whatif_set_grade", on_click=_add,
+                      args=(Edit(GRADE, r, int(grade)),))
+        st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
+                  disabled=not st.session_state.get(EDITS), type="primary")
+
+
+def signed(x: float, whole: bool = False, minus: str = "−") -> str:
+    """A change as the page prints it: +0.083, −0.125 (``whole``: +1, −2), 0, or "—" where
+    undefined. ``minus``: "-" for st.metric, which reads only that as a fall."""
+    if not math.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    return ("+" if x > 0 else minus) + (f"{abs(x):g}" if whole else fixed(abs(x), 3))
+
+
+def show_changes(result: WhatIf, headline: str) -> None:
+    """What the edits changed: the edits in words, the change of ``headline`` (ΔAP = +0.083)
+    and a table of every measure before and after."""
+    edits = _edits()
+    st.markdown(f"**What if:** {md('; '.join(e.describe() for e in edits))}. "
+                + (f"**Δ{md(headline)} = {signed(result.change(headline))}** "
+                   f"({fixed(result.before[headline], 3)} → {fixed(result.after[headline], 3)})"
+                   if headline in result.after else ""))
+    table = pd.DataFrame({
+        "measure": list(result.after),
+        "original": [result.before[m] for m in result.after],
+        "edited": list(result.after.values()),
+        "change": [signed(result.change(m)) for m in result.after]})
+    st.dataframe(table, hide_index=True, width="stretch", placeholder="undefined",
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("original", "edited")})

@@ -1,0 +1,266 @@
+"""The teaching mode on a projector and its "what if" edits: the Query explorer with AppTest (the
+logic), and the query figure's coinciding markers, 11-point curve and legend (its JSON).
+Expected values come from pytrec_eval on edited run and qrels dicts built here, and from FMP
+C7S3's toy 1 by hand (relevant at ranks 1, 2, 4 and 8 of 10)."""
+
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from charts import Confusion, PRCurve, StripRow, query_figure
+from test_app import _chart_data, _confusion, _panel, _params, _values, app, linked
+
+TOY1 = ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]   # sample_data/fmp/toys.run
+TOY1_RELEVANT = {"9", "2", "8", "7"}
+
+
+def _trec_ap(items: list[str], relevant: set[str]) -> dict[str, float]:
+    run = {"toy1": {item: float(len(items) - i) for i, item in enumerate(items)}}
+    qrels = {"toy1": {item: int(item in relevant) for item in TOY1}}
+    return pytrec_eval.RelevanceEvaluator(qrels, {"map", "Rprec", "P.10"}).evaluate(run)["toy1"]
+
+
+def _metrics(at) -> dict[str, tuple[str, str | None]]:
+    return {m.label: (m.value, m.proto.delta or None) for m in at.metric}
+
+
+def _changes(at):
+    [table] = [d.value for d in at.dataframe if "change" in d.value.columns]
+    return table.set_index("measure")
+
+
+def _teaching(**params):
+    at = app("pages/explorer.py", sample="fmp", query="toy1", cutoff=4, teaching=True, **params)
+    assert not at.exception, at.exception
+    return at
+
+
+def test_toggling_relevance_moves_every_number_and_one_button_goes_back():
+    at = _teaching()
+    at.number_input(key="teach_rank_box").set_value(3).run()
+    at.button(key="whatif_toggle").click().run()          # rank 3 (item 6) judged relevant
+    assert not at.exception, at.exception
+    assert at.session_state["whatif_edits"] == "g3:1"
+    expected = _trec_ap(TOY1, TOY1_RELEVANT | {"6"})
+    changes = _changes(at)
+    assert changes.loc["AP", "edited"] == pytest.approx(expected["map"], abs=1e-12)
+    assert changes.loc["Rprec", "edited"] == pytest.approx(expected["Rprec"], abs=1e-12)
+    assert changes.loc["AP", "original"] == pytest.approx(0.8125)   # FMP: AP of toy 1
+    # relevant at 1, 2, 3, 4, 8 of R_q = 5: AP = (1 + 1 + 1 + 1 + 5/8)/5 = 0.925
+    assert expected["map"] == pytest.approx(0.925)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "ΔAP = +0.113" in shown and "rank 3 judged grade 1" in shown
+    # the row's numbers at r = 3 follow, with their change: χ 0 → 1, TP 2 → 3, P 2/3 → 1,
+    # R 2/4 → 3/5
+    metrics = _metrics(at)
+    assert metrics["χ(r), r = 3"] == ("1", "+1")
+    assert metrics["P(r), r = 3"] == ("1.000", "+0.333")
+    assert metrics["R(r), r = 3"] == ("0.600", "+0.100")
+    # the confusion matrix (|D| = 10, R_q = 5) and the PR curve's break-even point follow
+    assert _confusion(at) == [["TP = 3", "FN = 2"], ["FP = 0", "TN = 5"]]
+    bep = next(t for t in _panel(at, "x2") if t["name"].startswith("break-even"))
+    assert _values(bep["y"]) == [0.8]                      # P(5) = 4/5 at r = R_q = 5
+    # the link carries the edit; the chart puts it in the address bar
+    assert parse_qs(_chart_data(at)["address"])["edits"] == ["g3:1"]
+    at.button(key="whatif_reset").click().run()
+    assert at.session_state["whatif_edits"] == ""
+    assert not [d for d in at.dataframe if "change" in d.value.columns]
+    assert _confusion(at) == [["TP = 2", "FN = 2"], ["FP = 1", "TN = 5"]]
+
+
+def test_moving_an_item_up_and_to_a_typed_rank():
+    at = _teaching()
+    at.number_input(key="teach_rank_box").set_value(8).run()
+    at.button(key="whatif_up").click().run()                # item 7: rank 8 -> 7; r follows it
+    assert at.session_state["teach_rank"] == 7
+    at.number_input(key="whatif_to").set_value(3).run()
+    at.button(key="whatif_move").click().run()              # then to rank 3
+    assert not at.exception, at.exception
+    assert at.session_state["whatif_edits"] == "m8:7,m7:3"
+    items = TOY1[:]
+    items.insert(2, items.pop(7))
+    expected = _trec_ap(items, TOY1_RELEVANT)
+    changes = _changes(at)
+    assert changes.loc["AP", "edited"] == pytest.approx(expected["map"], abs=1e-12)
+    assert changes.loc["P@10", "edited"] == pytest.approx(expected["P_10"], abs=1e-12)
+    # the worked measures read the edited list too
+    at.segmented_control(key="explorer_view").set_value("Worked measures at K").run()
+    assert any(r"\tfrac{3}{3}" in latex.value for latex in at.latex)   # 3rd relevant at rank 3
+
+
+def test_a_link_with_edits_opens_them_in_teaching_mode():
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", k="4", edits="g3:1,m8:5")
+    assert not at.exception, at.exception
+    assert at.session_state["teaching"] and at.session_state["whatif_edits"] == "g3:1,m8:5"
+    assert _changes(at).loc["AP", "edited"] == pytest.approx(1.0)    # relevant at ranks 1–5
+    assert _params(at)["edits"] == ["g3:1,m8:5"]           # the address bar keeps them
+
+
+@pytest.mark.parametrize("edits,message", [
+    ("g3:1,banana", "'banana', is not g<rank>:<grade>"),
+    ("m12:1", "rank 12 is not in the list, which has ranks 1 to 10"),
+])
+def test_a_malformed_edit_in_a_link_gets_a_note_not_a_traceback(edits, message):
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", edits=edits)
+    assert not at.exception, at.exception
+    notes = " ".join(w.value for w in at.warning)
+    assert message in notes.replace("\\", "") and "shown as it is" in notes
+    assert not [d for d in at.dataframe if "change" in d.value.columns]
+    assert "edits" not in _params(at)                      # the link drops what it cannot show
+
+
+def test_edits_belong_to_their_query():
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", edits="g3:1")
+    assert at.session_state["whatif_edits"] == "g3:1"
+    at.session_state["query"] = "toy2"                      # another query: unedited
+    at.run()
+    assert not at.exception and at.session_state["whatif_edits"] == ""
+    assert not [d for d in at.dataframe if "change" in d.value.columns]
+
+
+# --- the query figure ---------------------------------------------------------------------------
+
+def _figure(pr: PRCurve, width_rows=1, **options):
+    rows = [StripRow(f"s{i}", [1, 2, 4, 8], [1, 1, 1, 1], 10, 4) for i in range(width_rows)]
+    return query_figure(rows, pr, Confusion(3, 1, 1, 5, k=4), query="toy1", cutoff=4, **options)
+
+
+TOY1_PR = PRCurve([0.25, 0.5, 0.5, 0.75, 0.75, 0.75, 0.75, 1, 1, 1],
+                  [1, 1, 2 / 3, 0.75, 0.6, 0.5, 3 / 7, 0.5, 4 / 9, 0.4],
+                  bep=0.75, fmax=(0.75, 0.75, 4), cutoff=(0.75, 0.75, 4),
+                  interpolated=[1, 1, 1, 1, 1, 1, 0.75, 0.75, 0.5, 0.5, 0.5],
+                  exact=[1, 1, 1, 0.75, 0.75, 0.75, 0.75, 0.5, 0.5, 0.5])
+
+
+def test_coinciding_markers_stay_visible_as_nested_outlines_with_one_label():
+    # toy 1 at K = R_q = 4: the K square, the F_max star and the break-even circle share (0.75,
+    # 0.75)
+    fig = _figure(TOY1_PR)
+    marks = [t for t in fig.data if t.xaxis == "x2" and t.mode == "markers"]
+    at_point = [t for t in marks if (t.x[0], t.y[0]) == (0.75, 0.75)]
+    assert len(at_point) == 3
+    # nested outlines, innermost first: the star (whose points reach 1.4 times its size), the
+    # break-even circle, the K square; each reaches at least 8 px beyond the one inside it
+    nested = sorted(at_point, key=lambda t: t.marker.size)
+    assert [t.marker.symbol for t in nested] == ["star-open", "circle-open", "square-open"]
+    reach = [t.marker.size * (1.4 if t.marker.symbol == "star-open" else 1) for t in nested]
+    assert all(outer - inner >= 8 for inner, outer in zip(reach, reach[1:])), reach
+    assert all(t.cliponaxis is False for t in at_point)          # not cut at the axes' edge
+    labels = [a.text for a in fig.layout.annotations if a.xref == "x2"]
+    assert labels == ["break-even = F_max = K = 4 here"]
+    apart = _figure(PRCurve(TOY1_PR.recall, TOY1_PR.precision, bep=0.75,
+                            cutoff=(0.5, 2 / 3, 3)))
+    assert not [a for a in apart.layout.annotations if a.xref == "x2"]
+
+
+def test_the_11_point_curve_is_points_joined_straight_and_named_as_samples():
+    fig = _figure(TOY1_PR)
+    pr = {t.name: t for t in fig.data if t.xaxis == "x2"}
+    eleven = pr["its 11-point samples"]
+    assert "markers" in eleven.mode and eleven.line.shape in (None, "linear")
+    assert list(eleven.x) == pytest.approx(np.linspace(0, 1, 11))
+    assert "interpolated P (exact)" in pr
+
+
+@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize("rows", [1, 2])
+def test_the_pr_legend_sits_below_the_axis_title_within_the_margin(compact, rows):
+    fig = _figure(TOY1_PR, width_rows=rows, compact=compact)
+    layout = fig.layout
+    plot = layout.height - layout.margin.t - layout.margin.b
+    legend_top = -layout.legend2.y * plot                     # pixels below the plot area
+    assert legend_top >= 55                                    # below ticks and "recall R(r)"
+    # three columns of the eight entries: three rows, all inside the bottom margin (a legend
+    # that overflowed it would push the plot up under it)
+    assert layout.legend2.entrywidthmode == "fraction" and layout.legend2.entrywidth <= 1 / 3
+    assert layout.margin.b >= legend_top + 3 * 20
+    if compact:     # the teaching figure fits a projector's screen under the rank controls
+        assert layout.height <= 530
+
+
+# --- per-query curves on a projector, the precision axis, the K label ---------------------------
+
+@pytest.mark.parametrize("make", ["pr", "interpolated", "lift", "roc"])
+def test_per_query_curves_are_solid_thick_and_nearly_opaque(make):
+    from charts import (interpolated_pr_figure, lift_curves_figure, pr_curves_figure,
+                        roc_figure)
+
+    curve = ([0, 0.5, 1], [1, 0.5, 0.2])
+    fig = {"pr": lambda: pr_curves_figure({"q1": curve, "q2": curve}),
+           "interpolated": lambda: interpolated_pr_figure(np.linspace(0, 1, 11),
+                                                          {"q1": np.ones(11)}),
+           "lift": lambda: lift_curves_figure({"A1": curve}),
+           "roc": lambda: roc_figure({"q": (*curve, 0.5)})}[make]()
+    lines = [t for t in fig.data if t.name not in ("chance",)]
+    for line in lines:   # Serrà's thin translucent dash-dots vanished on a projector
+        assert line.line.dash in (None, "solid") and line.line.width >= 2.5
+        assert line.opacity >= 0.8
+
+
+def test_the_precision_axis_can_fit_the_data():
+    from charts import interpolated_pr_figure, pr_curves_figure
+
+    failing = {"q": ([0.1, 0.2], [0.03, 0.02])}    # a query that fails: precision <= 0.03
+    assert list(pr_curves_figure(failing).layout.yaxis.range) == [-0.02, 1.05]
+    fitted = pr_curves_figure(failing, fit=True).layout.yaxis
+    assert fitted.range is None and fitted.autorange is True and fitted.rangemode == "tozero"
+    fitted = interpolated_pr_figure(np.linspace(0, 1, 11), {"q": np.full(11, 0.03)},
+                                    fit=True).layout.yaxis
+    assert fitted.range is None and fitted.autorange is True
+
+
+@pytest.mark.parametrize("cutoff,anchor", [(4, "left"), (1000, "right"), (990, "right")])
+def test_the_k_label_stays_inside_the_rank_strip(cutoff, anchor):
+    fig = query_figure([StripRow("s", [3, 7], [1, 1], 1000, 2)], TOY1_PR,
+                       Confusion(2, 0, 0, None, k=cutoff), query="q", cutoff=cutoff)
+    [label] = [a for a in fig.layout.annotations if a.text == f"K = {cutoff}"]
+    assert label.xanchor == anchor     # at the right edge the label is left of the line
+
+
+def test_the_curves_page_fits_the_precision_axis_when_asked():
+    import json
+
+    def axis(at, title):
+        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                  if title in c.proto.spec]
+        return spec["layout"]["yaxis"]
+
+    at = app("pages/curves.py", sample="covers")
+    assert axis(at, "Precision–recall")["range"] == [-0.02, 1.05]
+    at.toggle(key="pr_fit").set_value(True).run()
+    assert not at.exception
+    fitted = axis(at, "Precision–recall")
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
+    # the 11-point tab, built when open, fits too
+    at = app("pages/curves.py", sample="covers", curve_tab="11-point interpolated", pr_fit=True)
+    fitted = axis(at, "Interpolated precision at 11 recall levels")
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
+
+
+@pytest.mark.parametrize("point,anchor,below", [((0.75, 0.75), "right", True),
+                                                ((0.1, 0.9), "left", True),
+                                                ((0.2, 0.1), "left", False)])
+def test_the_combined_label_points_into_the_panel(point, anchor, below):
+    fig = _figure(PRCurve([point[0]], [point[1]], bep=point[1] if point[0] == point[1] else None,
+                          fmax=(*point, 1), cutoff=(*point, 1)))
+    [label] = [a for a in fig.layout.annotations if a.xref == "x2"]
+    assert label.xanchor == anchor and (label.ay > 0) == below
+
+
+def test_the_explorers_precision_axis_fits_a_failing_query():
+    # a query whose precision never exceeds 0.05: its curve lay flat along an axis to 1
+    failing = PRCurve([0.5, 0.5, 1.0], [1 / 20, 1 / 40, 2 / 60], bep=0.0, cutoff=(0.5, 0.05, 20))
+    assert list(_figure(failing).layout.yaxis2.range) == [-0.02, 1.05]
+    fitted = _figure(failing, fit_precision=True).layout.yaxis2.range
+    assert fitted[1] == pytest.approx(0.05 * 1.05) and fitted[0] < 0
+    from test_app import _query_figure
+
+    # covers, system_a, c0047: its first relevant item comes late, precision stays below 0.01
+    at = app("pages/explorer.py", sample="covers", system="system_a", query="c0047")
+    assert _query_figure(at)["layout"]["yaxis2"]["range"] == [-0.02, 1.05]
+    at.toggle(key="explorer_pr_fit").set_value(True).run()
+    assert not at.exception
+    low, high = _query_figure(at)["layout"]["yaxis2"]["range"]
+    assert low < 0 < high < 0.01
