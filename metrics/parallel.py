@@ -9,9 +9,10 @@ small inputs stay in one part, on the calling thread.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
@@ -67,3 +68,53 @@ def repeat_in_parts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if len(counts):
         over_parts(fill, len(counts), width=max(total // len(counts), 1))
     return out
+
+
+_DONE = object()
+
+
+def read_ahead(produce: Callable[[], Iterator[T]]) -> Iterator[T]:
+    """The items of ``produce()``, made one item ahead on a thread of their own: reading and
+    parsing the next block of a file (polars and NumPy release the GIL) overlaps the work on
+    this one, at the cost of one more item held. An exception of the producer comes out here, at
+    the item where it happened; when the consumer stops early, the producer stops at its next
+    item (it is closed, so its files are)."""
+    handoff: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def give(item) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run() -> None:
+        items = produce()
+        try:
+            for item in items:
+                if not give((True, item)):
+                    return
+            give((True, _DONE))
+        except BaseException as exc:   # handed over, raised again on the consumer's side
+            give((False, exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=run, name="metrics-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            ok, item = handoff.get()
+            if not ok:
+                raise item
+            if item is _DONE:
+                return
+            yield item
+    finally:
+        stop.set()
+        worker.join()

@@ -38,6 +38,7 @@ from metrics.data.truth import GroundTruth
 from metrics.loaders.run_blocks import NotStreamable, RunBlock, run_blocks
 from metrics.loaders.runs import run_name
 from metrics.loaders.text import Source, source_name
+from metrics.parallel import read_ahead
 from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_keys,
                                   judged_ranking, rank_run)
 from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
@@ -81,14 +82,18 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
         return None
     label = source_name(path, name)
     state = _Judging(truth, collection_size, ties.ordering, run_name(label), label)
+    # the next block is read and parsed on a thread while this one is judged
+    blocks = read_ahead(lambda: run_blocks(path, label, block or block_bytes(memory),
+                                           tags=by_tag))
     try:
-        blocks = run_blocks(path, label, block or block_bytes(memory), tags=by_tag)
         for part in _whole_queries(blocks, state):
             state.add(part)
             if progress is not None:
                 progress(len(part))
     except (NotStreamable, _Unsorted):
         return None
+    finally:
+        blocks.close()   # stops the reading thread when judging stopped early
     if by_tag and state.tag:
         state.name = state.tag
     return StreamedRun(state.finish(ties), state.tag)
