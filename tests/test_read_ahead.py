@@ -37,7 +37,7 @@ def test_producer_runs_at_most_one_item_ahead():
 
     items = read_ahead(produce)
     assert next(items) == 0
-    time.sleep(0.3)   # time enough for a producer without a bound to make them all
+    time.sleep(0.5)   # time enough for a producer without a bound to make them all
     # at most: 0 taken, 1 waiting in the hand-over, 2 made and waiting to be handed over
     assert made[:2] == [0, 1] and len(made) <= 3
     items.close()
