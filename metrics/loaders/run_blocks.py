@@ -13,6 +13,7 @@ changes memory and speed, never results or messages.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Iterator
@@ -23,9 +24,11 @@ from metrics.data.rows import WHOLE_FLOAT
 from metrics.loaders.fast import single_last_field
 from metrics.loaders.runs import RUN, fast_trec
 from metrics.loaders.tables import resolve_header
-from metrics.loaders.text import BLOCK, PARQUET_MAGIC, Source, byte_blocks, open_regular
+from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
+                                  open_regular, read_some)
 
 SMALLEST_BLOCK = 1   # bytes: tests use blocks of a few lines to put many edges in a small run
+_PEEK = 1 << 16      # bytes looked at where a block would end, for its last line end
 
 
 class NotStreamable(Exception):
@@ -53,32 +56,77 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
     :class:`NotStreamable` at the first block the fast reader refuses. Without ``tags`` the
     blocks' tags are not looked for (None)."""
     with open_regular(path, label) as handle:
-        parquet = handle.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
-    if parquet:
+        head = handle.read(len(PARQUET_MAGIC))
+    if head == PARQUET_MAGIC:
         yield from _parquet_blocks(path, label, block_bytes, tags)
         return
-    pieces: list[bytes] = []
-    held = 0
+    if head[:len(GZIP_MAGIC)] == GZIP_MAGIC:
+        texts = _cut_at_line_ends(byte_blocks(path, label, min(BLOCK, max(block_bytes,
+                                                                            SMALLEST_BLOCK))),
+                                  block_bytes)
+    else:
+        texts = _plain_line_blocks(path, label, block_bytes)
     read_any = False
-    read = min(BLOCK, max(block_bytes, SMALLEST_BLOCK))
-    for piece in byte_blocks(path, label, read):
+    for text in texts:
+        block = _parse(text, tags)
+        del text   # held no longer than it is parsed
+        yield block
+        read_any = True
+    if not read_any:
+        raise NotStreamable()   # an empty file: the whole-file loader says so
+
+
+def _cut_at_line_ends(pieces: Iterator[bytes], block_bytes: int) -> Iterator[bytes]:
+    """Pieces of text (decompressed gzip) joined into blocks of whole lines of about
+    ``block_bytes`` bytes; none empty."""
+    kept: list[bytes] = []
+    held = 0
+    for piece in pieces:
         held += len(piece)
         cut = piece.rfind(b"\n") + 1 if held >= block_bytes else 0
         if not cut:
-            pieces.append(piece)
+            kept.append(piece)
             continue
         # one copy: the pieces before and the last one up to its last line end
-        pieces.append(piece[:cut] if cut < len(piece) else piece)
-        text = b"".join(pieces)
-        pieces, held = ([piece[cut:]] if cut < len(piece) else []), len(piece) - cut
-        yield _parse(text, tags)
-        read_any = True
+        kept.append(piece[:cut] if cut < len(piece) else piece)
+        text = b"".join(kept)
+        kept, held = ([piece[cut:]] if cut < len(piece) else []), len(piece) - cut
+        yield text
         del text
-    text = b"".join(pieces)
+    text = b"".join(kept)
     if text:
-        yield _parse(text, tags)
-    elif not read_any:
-        raise NotStreamable()   # an empty file: the whole-file loader says so
+        yield text
+
+
+def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[bytes]:
+    """A plain file's text in blocks of whole lines of about ``block_bytes`` bytes, each read by
+    one call into bytes of its own: where the block would end is looked at first (the last
+    :data:`_PEEK` bytes before it), so that it is read up to its last line end and nothing is
+    copied or joined. A line that goes on past the block (longer than the look) is read on to its
+    end, in pieces joined, and the file set back to the next line's start. None empty."""
+    with open_regular(path, label) as handle:
+        peek = min(_PEEK, block_bytes)
+        while True:
+            start = handle.tell()
+            tail = read_some(handle, label, peek, at=start + block_bytes - peek)
+            cut = tail.rfind(b"\n") + 1
+            # up to the last line end seen, or (the file ends sooner, or no line end was seen)
+            # a whole block, continued below to its line end
+            text = read_some(handle, label, block_bytes - peek + cut
+                             if cut and len(tail) == peek else block_bytes)
+            if not text:
+                return
+            if not text.endswith(b"\n"):
+                pieces = [text]
+                while (piece := read_some(handle, label, BLOCK)) and b"\n" not in piece:
+                    pieces.append(piece)
+                if piece:
+                    end = piece.find(b"\n") + 1
+                    pieces.append(piece[:end])
+                    handle.seek(end - len(piece), os.SEEK_CUR)
+                text = b"".join(pieces)
+            yield text
+            del text
 
 
 def _parse(data: bytes, tags: bool) -> RunBlock:

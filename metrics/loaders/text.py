@@ -275,6 +275,15 @@ def _gunzip(compressed: bytes, label: str, binary: bool) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
+def read_some(handle, label: str, count: int, at: int | None = None) -> bytes:
+    """Up to ``count`` bytes of an open file, from where it stands or (``at``) from that offset
+    without moving; an error of the system is an :class:`InputError` naming the file."""
+    try:
+        return handle.read(count) if at is None else os.pread(handle.fileno(), count, at)
+    except OSError as exc:
+        raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+
+
 def byte_blocks(path: Source, label: str, size: int = BLOCK) -> Iterator[bytes]:
     """A file's bytes a block of at most ``size`` bytes at a time, gunzipped as a stream when it
     is gzip (the blocks are then the decompressed bytes): for readers that never hold the whole
@@ -282,10 +291,7 @@ def byte_blocks(path: Source, label: str, size: int = BLOCK) -> Iterator[bytes]:
     nothing is kept: the reader checks each block (see :mod:`metrics.loaders.run_blocks`)."""
     with open_regular(path, label) as handle:
         def read(count: int) -> bytes:
-            try:
-                return handle.read(count)
-            except OSError as exc:
-                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+            return read_some(handle, label, count)
 
         head = read(size)
         if head[:2] != GZIP_MAGIC:

@@ -1,6 +1,7 @@
-"""metrics.parallel.read_ahead: the next block of a streamed run made on a thread of its own
-while this one is judged — same items in the same order, the producer's errors where they
-happened, and no thread left behind when the consumer stops early."""
+"""How a streamed run is read fast: metrics.parallel.read_ahead makes the next block on a thread
+of its own while this one is judged (same items in the same order, the producer's errors where
+they happened, no thread left behind when the consumer stops early), and a plain file is read a
+block of whole lines at a time, each by one read (metrics.loaders.run_blocks)."""
 
 import threading
 import time
@@ -87,3 +88,28 @@ def test_unsorted_streamed_run_gives_way_without_a_thread_left(tmp_path):
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\n")
     assert judge_run_stream(run, load_qrels(qrels), block=40) is None
     assert not _threads()
+
+
+@pytest.mark.parametrize("peek", [1, 7, 64, 1 << 16])
+@pytest.mark.parametrize("block", [1, 10, 40, 333, 1 << 20])
+@pytest.mark.parametrize("last_line_end", [True, False])
+def test_plain_blocks_are_whole_lines_of_the_file(tmp_path, monkeypatch, peek, block,
+                                                  last_line_end):
+    """A plain run is read a block at a time by looking where a block would end: every block is
+    whole lines, together they are the file, and a line longer than the look or the block is read
+    on to its end (lines here of 1 to 300 bytes)."""
+    from metrics.loaders import run_blocks
+
+    monkeypatch.setattr(run_blocks, "_PEEK", peek)
+    lines = [b"x" * (1 + (i * 37) % 300) for i in range(200)]
+    text = b"\n".join(lines) + (b"\n" if last_line_end else b"")
+    path = tmp_path / "run.trec"
+    path.write_bytes(text)
+    blocks = list(run_blocks._plain_line_blocks(path, "run.trec", block))
+    assert b"".join(blocks) == text
+    assert all(b.endswith(b"\n") for b in blocks[:-1]) and all(blocks)
+    longest = max(map(len, lines)) + 1
+    assert all(len(b) <= max(block, 1) + longest for b in blocks)
+    if block >= longest:   # each block holds the lines that fit, not a line more or less
+        ends = [len(b) for b in blocks]
+        assert all(size > block - longest for size in ends[:-1])
