@@ -37,13 +37,18 @@ class NotStreamable(Exception):
 
 @dataclass(frozen=True, eq=False)
 class RunBlock:
-    """Consecutive lines of a TREC run: query and item ids (polars string Series), scores, and
-    the tag when every line of the block has the same one (else None)."""
+    """Consecutive lines of a TREC run: query and item ids (polars string Series), scores, the
+    tag when every line of the block has the same one (else None), and the query column's runs of
+    equal ids (their ids and lengths)."""
 
     query_ids: object
     item_ids: object
     scores: np.ndarray
     tag: str | None
+    # the query column's runs of equal ids (each query's lines stand together in a sorted run):
+    # found here, on the reading thread, so that judging need not look for them
+    query_names: list
+    query_lengths: np.ndarray
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -137,7 +142,19 @@ def _parse(data: bytes, tags: bool) -> RunBlock:
     if any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
     return RunBlock(queries, items, fast["score"],
-                    single_last_field(data, len(fast["score"])) if tags else None)
+                    single_last_field(data, len(fast["score"])) if tags else None,
+                    *query_runs(queries))
+
+
+def query_runs(queries) -> tuple[list, np.ndarray]:
+    """(ids, lengths) of the runs of equal ids of a polars string Series."""
+    import polars as pl
+
+    try:
+        runs = queries.rle().struct.unnest()
+    except pl.exceptions.PanicException:   # see metrics.loaders.fast.read_columns
+        raise NotStreamable() from None
+    return runs.get_column("value").to_list(), runs.get_column("len").to_numpy().astype(np.int64)
 
 
 # bytes a Parquet row takes once read (ids as polars strings, the score, the tag): rows per batch
@@ -182,4 +199,4 @@ def _parquet_blocks(path: Source, label: str, block_bytes: int, tags: bool
         if tags and "tag" in kept:
             column = frame.get_column(kept["tag"]).cast(pl.String)
             tag = column[0] if column[0] and (column == column[0]).all() else None
-        yield RunBlock(queries, items, scores.to_numpy(), tag)
+        yield RunBlock(queries, items, scores.to_numpy(), tag, *query_runs(queries))

@@ -38,7 +38,7 @@ from metrics.data.truth import GroundTruth
 from metrics.loaders.run_blocks import NotStreamable, RunBlock, run_blocks
 from metrics.loaders.runs import run_name
 from metrics.loaders.text import Source, source_name
-from metrics.parallel import read_ahead
+from metrics.parallel import read_ahead, repeat_in_parts
 from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_keys,
                                   judged_ranking, rank_run)
 from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
@@ -114,39 +114,49 @@ def _whole_queries(blocks, state: "_Judging"):
     waiting: list[RunBlock] = []
     for part in blocks:
         state.note_tag(part.tag)
-        runs = part.query_ids.rle().struct.unnest()
-        values = runs.get_column("value")
-        if values.n_unique() != len(values):
+        names = part.query_names
+        if len(set(names)) != len(names):
             raise _Unsorted()
-        first, names = values[0], values.to_list()
-        if not state.done.isdisjoint(names) or (waiting and first != waiting[0].query_ids[0]
-                                                 and waiting[0].query_ids[0] in names):
+        first = names[0]
+        if not state.done.isdisjoint(names) or (waiting and first != waiting[0].query_names[0]
+                                                 and waiting[0].query_names[0] in names):
             raise _Unsorted()
-        if len(values) == 1 and (not waiting or first == waiting[0].query_ids[0]):
+        if len(names) == 1 and (not waiting or first == waiting[0].query_names[0]):
             waiting.append(part)
             continue
-        last_start = len(part) - int(runs.get_column("len")[-1])
-        head = _slice(part, 0, last_start)
+        last_start = len(part) - int(part.query_lengths[-1])
+        head = _slice(part, 0, last_start, 0, len(names) - 1)
         yield _concat(waiting + [head], pl)
         state.done.update(names[:-1])
         if waiting:
-            state.done.add(waiting[0].query_ids[0])
-        waiting = [_slice(part, last_start, len(part))]
+            state.done.add(waiting[0].query_names[0])
+        waiting = [_slice(part, last_start, len(part), len(names) - 1, len(names))]
     if waiting:
         yield _concat(waiting, pl)
 
 
-def _slice(part: RunBlock, start: int, stop: int) -> RunBlock:
+def _slice(part: RunBlock, start: int, stop: int, first_run: int, last_run: int) -> RunBlock:
+    """Lines ``start:stop`` of a block, which are its query runs ``first_run:last_run``."""
     return RunBlock(part.query_ids.slice(start, stop - start), part.item_ids.slice(start,
-                    stop - start), part.scores[start:stop], part.tag)
+                    stop - start), part.scores[start:stop], part.tag,
+                    part.query_names[first_run:last_run], part.query_lengths[first_run:last_run])
 
 
 def _concat(parts: list[RunBlock], pl) -> RunBlock:
     parts = [p for p in parts if len(p)]
     if len(parts) == 1:
         return parts[0]
+    names, lengths = [], []
+    for part in parts:   # a query's lines that go on into the next part make one run
+        for name, length in zip(part.query_names, part.query_lengths.tolist()):
+            if names and names[-1] == name:
+                lengths[-1] += length
+            else:
+                names.append(name)
+                lengths.append(length)
     return RunBlock(pl.concat([p.query_ids for p in parts]), pl.concat([p.item_ids for p in parts]),
-                    np.concatenate([p.scores for p in parts]), None)
+                    np.concatenate([p.scores for p in parts]), None, names,
+                    np.array(lengths, dtype=np.int64))
 
 
 @dataclass
@@ -200,10 +210,10 @@ class _Judging:
 
     def add(self, part: RunBlock) -> None:
         """Judge lines that hold whole queries, and keep what the measures need."""
-        from metrics.loaders.fast import encode_grouped
-
         self._start()
-        codes, vocab = encode_grouped(part.query_ids)
+        # each query's lines stand together (see _whole_queries): codes from the runs
+        vocab = np.array(part.query_names, dtype=object)
+        codes = repeat_in_parts(np.arange(len(vocab)), part.query_lengths)
         items = IdColumn(part.item_ids)
         repeated = later_repeats(codes, items)
         scores = part.scores
