@@ -37,6 +37,14 @@ class IdColumn:
                                dtype=pl.String)
         self.series = series.rename("id")
 
+    @classmethod
+    def with_keys(cls, series, keys: np.ndarray) -> "IdColumn":
+        """A column of a polars string Series whose :attr:`keys` were already computed (on
+        another thread, as a streamed run's reader does)."""
+        column = cls(series)
+        column.__dict__["keys"] = keys   # what the cached property would compute
+        return column
+
     def __len__(self) -> int:
         return len(self.series)
 

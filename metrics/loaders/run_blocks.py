@@ -20,6 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
+from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import WHOLE_FLOAT
 from metrics.loaders.fast import single_last_field
 from metrics.loaders.runs import RUN, fast_trec
@@ -38,8 +39,8 @@ class NotStreamable(Exception):
 @dataclass(frozen=True, eq=False)
 class RunBlock:
     """Consecutive lines of a TREC run: query and item ids (polars string Series), scores, the
-    tag when every line of the block has the same one (else None), and the query column's runs of
-    equal ids (their ids and lengths)."""
+    tag when every line of the block has the same one (else None), the query column's runs of
+    equal ids (their ids and lengths) and the item ids' keys."""
 
     query_ids: object
     item_ids: object
@@ -49,6 +50,7 @@ class RunBlock:
     # found here, on the reading thread, so that judging need not look for them
     query_names: list
     query_lengths: np.ndarray
+    item_keys: np.ndarray   # the item ids' keys (IdColumn.keys), also made on the reading thread
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -143,7 +145,7 @@ def _parse(data: bytes, tags: bool) -> RunBlock:
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
     return RunBlock(queries, items, fast["score"],
                     single_last_field(data, len(fast["score"])) if tags else None,
-                    *query_runs(queries))
+                    *query_runs(queries), IdColumn(items).keys)
 
 
 def query_runs(queries) -> tuple[list, np.ndarray]:
@@ -199,4 +201,5 @@ def _parquet_blocks(path: Source, label: str, block_bytes: int, tags: bool
         if tags and "tag" in kept:
             column = frame.get_column(kept["tag"]).cast(pl.String)
             tag = column[0] if column[0] and (column == column[0]).all() else None
-        yield RunBlock(queries, items, scores.to_numpy(), tag, *query_runs(queries))
+        yield RunBlock(queries, items, scores.to_numpy(), tag, *query_runs(queries),
+                       IdColumn(items).keys)

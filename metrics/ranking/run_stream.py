@@ -139,7 +139,8 @@ def _slice(part: RunBlock, start: int, stop: int, first_run: int, last_run: int)
     """Lines ``start:stop`` of a block, which are its query runs ``first_run:last_run``."""
     return RunBlock(part.query_ids.slice(start, stop - start), part.item_ids.slice(start,
                     stop - start), part.scores[start:stop], part.tag,
-                    part.query_names[first_run:last_run], part.query_lengths[first_run:last_run])
+                    part.query_names[first_run:last_run], part.query_lengths[first_run:last_run],
+                    part.item_keys[start:stop])
 
 
 def _concat(parts: list[RunBlock], pl) -> RunBlock:
@@ -156,7 +157,8 @@ def _concat(parts: list[RunBlock], pl) -> RunBlock:
                 lengths.append(length)
     return RunBlock(pl.concat([p.query_ids for p in parts]), pl.concat([p.item_ids for p in parts]),
                     np.concatenate([p.scores for p in parts]), None, names,
-                    np.array(lengths, dtype=np.int64))
+                    np.array(lengths, dtype=np.int64),
+                    np.concatenate([p.item_keys for p in parts]))
 
 
 @dataclass
@@ -214,7 +216,7 @@ class _Judging:
         # each query's lines stand together (see _whole_queries): codes from the runs
         vocab = np.array(part.query_names, dtype=object)
         codes = repeat_in_parts(np.arange(len(vocab)), part.query_lengths)
-        items = IdColumn(part.item_ids)
+        items = IdColumn.with_keys(part.item_ids, part.item_keys)
         repeated = later_repeats(codes, items)
         scores = part.scores
         if repeated is not None:
