@@ -264,3 +264,24 @@ def test_the_explorers_precision_axis_fits_a_failing_query():
     assert not at.exception
     low, high = _query_figure(at)["layout"]["yaxis2"]["range"]
     assert low < 0 < high < 0.01
+
+
+def test_why_this_query_fails_describes_the_edited_list():
+    # toy 1's rank 1 (item 9) judged not relevant: R_q 4 -> 3, all 3 found, the first at rank 2,
+    # so the query now fails (its list does not start with a relevant item)
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", k="4", edits="g1:0")
+    assert not at.exception, at.exception
+    headings = [h.value for h in at.subheader]
+    assert "Why this query fails" in headings
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Found all 3 of its relevant items**, the first at rank 2." in shown
+    assert "before the what-if edits" not in " ".join(c.value for c in at.caption)
+    # the missed items follow too: the list keeps every relevant item
+    at.segmented_control(key="explorer_view").set_value("Relevant items not retrieved").run()
+    assert "Every relevant item of this query was retrieved." in \
+        " ".join(m.value for m in at.markdown)
+    # unedited: toy 1 starts with a relevant item, all 4 found
+    at.button(key="whatif_reset").click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Found all 4 of its relevant items**, the first at rank 1." in shown
+    assert "Why this query fails" not in [h.value for h in at.subheader]
