@@ -285,3 +285,19 @@ def test_why_this_query_fails_describes_the_edited_list():
     shown = " ".join(m.value for m in at.markdown)
     assert "Found all 4 of its relevant items**, the first at rank 1." in shown
     assert "Why this query fails" not in [h.value for h in at.subheader]
+
+
+def test_the_answer_sets_page_fits_the_precision_axis_when_asked():
+    import json
+
+    def axis(at):
+        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                  if "PR curves" in c.proto.spec]
+        return spec["layout"]["yaxis"]
+
+    at = app("pages/answer_sets.py")
+    assert axis(at)["range"] == [-0.02, 1.05]
+    at.toggle(key="answer_pr_fit").set_value(True).run()
+    assert not at.exception
+    fitted = axis(at)
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
