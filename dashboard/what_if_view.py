@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.safe import md
-from dashboard.settings import WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
+from dashboard.settings import TEACH_RANK, WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
 from metrics import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.evaluation.cells import fixed
@@ -54,7 +54,7 @@ def _add(edit: Edit, follow: int | None = None) -> None:
     state = st.session_state
     state[EDITS] = edits_text(_edits() + [edit])
     if follow is not None:
-        state["teach_rank"] = follow
+        state[TEACH_RANK] = follow
     state["_teach_toggled"] = True
 
 
@@ -67,7 +67,7 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
     """The edits of the item at rank r: its relevance toggled (or a grade typed, for graded
     data), a step up or down, or a typed rank; and one button back to the original list.
     ``judged``: the query as shown (edited), query 0."""
-    r = min(max(int(st.session_state.get("teach_rank", 1)), 1), length)
+    r = min(max(int(st.session_state.get(TEACH_RANK, 1)), 1), length)
     grades, _ = judged.dense_grades(0)
     relevant = grades[r - 1] >= max(threshold, 1)
     with st.container(horizontal=True, vertical_alignment="bottom"):

@@ -129,7 +129,9 @@ def one_query() -> None:
     # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
-        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip, address,
+        # the link made at each step of r (a step reruns the stepper only)
+        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip,
+                                     lambda: permalink_query("explorer"),
                                      original=original if whatif else None)
         if addressed:
             st.subheader("What if", help="edit the ranking at rank r: every number above and "

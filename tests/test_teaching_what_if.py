@@ -301,3 +301,34 @@ def test_the_answer_sets_page_fits_the_precision_axis_when_asked():
     assert not at.exception
     fitted = axis(at)
     assert "range" not in fitted and fitted["autorange"] is True, fitted
+
+
+def test_a_link_opens_the_teaching_mode_at_its_rank_and_follows_each_step():
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", k="4", r="5")
+    assert not at.exception, at.exception
+    assert at.session_state["teaching"] and at.session_state["teach_rank"] == 5
+    assert at.number_input(key="teach_rank_box").value == 5
+    # toy 1 at r = 5: relevant at 1, 2, 4 of the top 5, so P(5) = 3/5 (FMP C7S3, Table 7.1)
+    assert _metrics(at)["P(r), r = 5"][0] == "0.600"
+    assert _params(at)["r"] == ["5"]
+    at.button(key="teach_next").click().run()               # a step reruns the stepper only
+    assert parse_qs(_chart_data(at)["address"])["r"] == ["6"]
+    # with edits, both travel together
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", edits="g3:1", r="3")
+    assert _metrics(at)["χ(r), r = 3"] == ("1", "+1")
+    assert _params(at)["r"] == ["3"] and _params(at)["edits"] == ["g3:1"]
+
+
+@pytest.mark.parametrize("r,message", [
+    ("banana", "The link's r is not a positive whole number: 'banana'."),
+    ("0", "The link's r is not a positive whole number: '0'."),
+    ("99", "The link's r = 99 cannot be shown here: this list has 10 ranks, so r = 10 is shown."),
+])
+def test_a_links_unusable_rank_gets_a_note(r, message):
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", r=r)
+    assert not at.exception, at.exception
+    assert message in " ".join(w.value for w in at.warning).replace("\\", "")
+    if r == "99":
+        assert at.session_state["teach_rank"] == 10 and _params(at)["r"] == ["10"]
+    else:   # not a rank: the page opens as it would without one
+        assert "r" not in _params(at) and at.number_input(key="cutoff_box").value == 4
