@@ -158,11 +158,14 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
             st.session_state[TEACH_RANK] += 1
         # the stepping controls, the row's numbers and the figure first, in one screen of a
         # projector (1024 × 768); the window of the list and the captions below them
-        with st.container(horizontal=True, vertical_alignment="bottom"):
+        # "Rank r" on the controls' line, not above the box: the line above it would push the
+        # figure past the bottom of a projector once each number shows its what-if change
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown("**Rank r**", width="content",
+                        help="the rank the teaching mode is at; ▶ steps through the list, one "
+                             "rank a second")
             bound(st.number_input, "Rank r", TEACH_RANK, "teach_rank_box", min_value=1,
-                  max_value=length, step=1, width=170,
-                  help="the rank the teaching mode is at; ▶ steps through the list, one rank "
-                       "a second")
+                  max_value=length, step=1, width=150, label_visibility="collapsed")
             r = int(st.session_state[TEACH_RANK])
             st.button("← r − 1", key="teach_back", disabled=r <= 1, on_click=_step,
                       args=(length, -1), help="one rank back")

@@ -1,0 +1,41 @@
+"""The dashboard as a lecturer uses it on a projector, in a real headless Chromium: the teaching
+mode with what-if edits applied on two-system data (controls, numbers and figure in one screen),
+a link that opens at its rank r, and every page at the projector's and a wide screen's size."""
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from test_browser import SIZES, app_url, assert_healthy, browser, open_page  # noqa: F401
+from test_browser_teaching import (PLACES, RANK_BOX, SCROLL_TO_CONTROLS, collapse_sidebar,
+                                   wait_for_figure)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("sample,edits", [("instruments", "g2:1,m5:1"), ("covers", "g2:1")])
+@pytest.mark.parametrize("sidebar,scheme", [(True, "light"), (False, "dark")])
+def test_with_edits_applied_controls_numbers_and_figure_share_one_screen(
+        app_url, browser, sample, edits, sidebar, scheme):
+    # two systems: the strip has two rows; edits: each number shows its change under it
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset={sample}&edits={edits}&r=2",
+                             *SIZES["projector"], scheme)
+    if not sidebar:
+        collapse_sidebar(page)
+    page.wait_for_selector(RANK_BOX)
+    wait_for_figure(page)
+    assert parse_qs(urlparse(page.url).query)["r"] == ["2"]       # opened at the link's rank
+    page.evaluate(SCROLL_TO_CONTROLS)
+    page.wait_for_timeout(500)
+    at = page.evaluate(PLACES)
+    page.screenshot(path=f"tests/artifacts/lecture_edited_{sample}_{scheme}_"
+                         f"{'sidebar' if sidebar else 'collapsed'}.png")
+    top, bottom = at["header"] - 1, at["height"] + 1
+    for part in ("rank", "play", "chart"):
+        assert top <= at[part][0] and at[part][1] <= bottom, (part, at)
+    assert len(at["metrics"]) == 5
+    assert all(top <= m[0] and m[1] <= bottom for m in at["metrics"]), at
+    deltas = page.locator('[data-testid="stMetricDelta"]').count()
+    assert deltas >= 1                                              # the changes are shown
+    assert_healthy(page, errors, "P(r), r = 2")
+    page.close()
