@@ -50,7 +50,9 @@ def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Se
         _LAYOUT, height=height, scattermode="group",
         title=f"{_safe(measure)} by {_safe(grouping)}: mean and {level:.0%} interval per group",
         xaxis=dict(title=f"mean {_safe(measure)}"),
-        yaxis=dict(autorange="reversed", title=None, automargin=True),
+        # the groups from the top, first to last; an explicit range, since Plotly's autorange
+        # padded 137 groups with 7 empty rows above and below (200 px of nothing on each side)
+        yaxis=dict(range=[len(groups) - 0.5, -0.5], title=None, automargin=True),
         margin=dict(l=20, r=20, t=50, b=80), showlegend=len(systems) > 1))
 
 

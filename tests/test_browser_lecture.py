@@ -39,3 +39,27 @@ def test_with_edits_applied_controls_numbers_and_figure_share_one_screen(
     assert deltas >= 1                                              # the changes are shown
     assert_healthy(page, errors, "P(r), r = 2")
     page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_each_group_of_a_hundred_has_a_row_its_markers_fit(app_url, browser, scheme):
+    # covers grouped by artist: about a hundred groups, two systems' markers side by side in each
+    page, errors = open_page(browser, f"{app_url}/groups?dataset=covers&group_by=artist",
+                             *SIZES["projector"], scheme)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .ytick text')
+    found = page.evaluate("""() => {
+      const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+      const ticks = Array.from(gd.querySelectorAll('.ytick text'))
+        .map(t => t.getBoundingClientRect().top).sort((a, b) => a - b);
+      const gaps = ticks.slice(1).map((t, i) => t - ticks[i]);
+      const size = gd.data[0].marker.size;
+      return {rows: ticks.length, gap: Math.min(...gaps), size: size,
+              systems: gd.data.length, top: ticks[0] - gd.getBoundingClientRect().top};
+    }""")
+    assert found["rows"] >= 90 and found["systems"] == 2, found
+    assert found["gap"] >= found["systems"] * (found["size"] + 4), found
+    assert found["top"] <= 50 + 2 * found["gap"], found     # no empty rows above the first
+    page.locator('[data-testid="stPlotlyChart"]').first.screenshot(
+        path=f"tests/artifacts/lecture_groups_{scheme}.png")
+    assert_healthy(page, errors, "Groups of queries")
+    page.close()

@@ -220,3 +220,5 @@ def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups
     plot = fig.layout.height - margin.t - margin.b
     size = fig.data[0].marker.size
     assert plot / groups >= systems * (size + 4), (fig.layout.height, groups)
+    # no empty rows above the first group or below the last, the first on top
+    assert list(fig.layout.yaxis.range) == [groups - 0.5, -0.5]
