@@ -332,3 +332,17 @@ def test_a_links_unusable_rank_gets_a_note(r, message):
         assert at.session_state["teach_rank"] == 10 and _params(at)["r"] == ["10"]
     else:   # not a rank: the page opens as it would without one
         assert "r" not in _params(at) and at.number_input(key="cutoff_box").value == 4
+
+
+def test_the_conventions_tables_keep_their_row_names_in_view():
+    # at 1024 × 768 the seven tie policies scroll sideways: the row's name stays pinned
+    import json
+
+    at = app("pages/conventions.py", sample="instruments")
+    assert not at.exception
+    pinned = []
+    for frame in at.main.dataframe:
+        config = json.loads(frame.proto.columns)
+        pinned.append({name for name, c in config.items() if c.get("pinned")})
+    assert pinned[:-1] == [{"printed as"}] * (len(pinned) - 1)     # each protocol's tab
+    assert pinned[-1] == {"measure"}                                # the tie policies
