@@ -1,7 +1,7 @@
 """Time this project and its peers on the same workloads in one run; write BENCHMARKS.md.
 
-    python benchmarks/run_benchmarks.py --trec-eval /path/to/trec_eval   # everything but W5-big
-    python benchmarks/run_benchmarks.py --big                             # ... and W5-big (slow)
+    python benchmarks/run_benchmarks.py --trec-eval /path/to/trec_eval   # all but W5-big, W7
+    python benchmarks/run_benchmarks.py --big                       # ... and W5-big, W7 (slow)
     python benchmarks/run_benchmarks.py --quick                           # small sizes, ~3-5 min
     python benchmarks/run_benchmarks.py --only W4,W5 [--quick]            # a subset
     python benchmarks/run_benchmarks.py --only dashboard-browser --browser-slowdown 3
@@ -13,7 +13,9 @@ ir_measures and the trec_eval binary; W3 all-vs-all N×N matrices against a stre
 W4 a skewed run (10,000 × 10 plus one list of 1,000,000) against pytrec_eval and the trec_eval
 binary, per-query values compared; W5 text-to-music embeddings (2,000 × 50,000 × 128) and W6
 cover songs from embeddings (20,000 items in cliques) against a NumPy-only floor process; W5-big
-(10,000 × 200,000 × 512, with --big); W6-cluster, the same W6 job on one process and on a Dask
+(10,000 × 200,000 × 512, with --big); W7 a run larger than memory (100,000 × 1,000, 100 M lines,
+about 3.7 GB, sorted by query, and its gzip; with --big; $W7_DIR puts it elsewhere) against the
+trec_eval binary; W6-cluster, the same W6 job on one process and on a Dask
 LocalCluster of 1 and 2 workers, with a cost model for larger jobs on a cluster; the memory
 curve (peak memory against lines read, balanced and skewed runs of 1, 3 and 10 M lines); the
 dashboard (script time, AppTest); the dashboard in headless Chromium (dashboard-browser: two
@@ -75,8 +77,9 @@ JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
         "floor_embeddings": job_floor_embeddings, "first_page": job_first_page}
 
-WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "curve", "dashboard",
-             "dashboard-browser", "first-page", "scaling")
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
+             "dashboard", "dashboard-browser", "first-page", "scaling")
+BIG = ("W5-big", "W7")   # run with --big or --only
 
 
 def options() -> argparse.ArgumentParser:
@@ -86,7 +89,7 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument("--quick", action="store_true",
                         help="small versions of every workload, one repeat (a few minutes)")
     parser.add_argument("--only", help="comma-separated subset of " + ",".join(WORKLOADS))
-    parser.add_argument("--big", action="store_true", help="also run W5-big (slow)")
+    parser.add_argument("--big", action="store_true", help="also run W5-big and W7 (slow)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--trec-eval", help="the trec_eval binary (default: $TREC_EVAL, then "
                                             "trec_eval on PATH); skipped with a note if absent")
@@ -105,9 +108,9 @@ def options() -> argparse.ArgumentParser:
 
 
 def chosen_workloads(args, parser) -> set[str]:
-    chosen = set(WORKLOADS) - {"W5-big"} - ({"scaling"} if args.quick else set())
+    chosen = set(WORKLOADS) - set(BIG) - ({"scaling"} if args.quick else set())
     if args.big:
-        chosen.add("W5-big")
+        chosen.update(BIG)
     if args.only:
         lookup = {w.lower(): w for w in WORKLOADS}
         wanted = [x.strip().lower() for x in args.only.split(",") if x.strip()]
@@ -149,6 +152,13 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
         sections.append(report_skewed(bench_skewed(
             f"W4 — skewed run: {short:,} queries × 10 results plus one list of {long_depth:,}",
             short, long_depth, repeats)))
+    if "W7" in chosen:
+        from bench_trec import W7_QUERIES, bench_large, report_large
+
+        queries = 10_000 if quick else W7_QUERIES
+        sections.append(report_large(bench_large(
+            f"W7 — a run larger than memory: {queries:,} queries × 1,000 results, plain and "
+            f"gzip", queries, 1)))
     if "W5" in chosen:
         size = {"queries": 300, "items": 5_000, "dim": 64} if quick else \
             {"queries": 2_000, "items": 50_000, "dim": 128}

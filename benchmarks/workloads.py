@@ -131,6 +131,66 @@ def make_matrix_workload(folder: Path, n: int, seed: int) -> dict[str, Path]:
     return paths
 
 
+# ---- W7: a run larger than memory ---------------------------------------------------------------
+
+def make_large_run_workload(folder: Path, queries: int, seed: int, depth: int = DEPTH,
+                            chunk: int = 1000, gzipped: bool = False) -> dict[str, Path]:
+    """W7 shape: W1's (``queries`` × ``depth``, sorted by query and score, about 20 relevant
+    items per query, graded 1–2, plus judged non-relevant ones), generated and written ``chunk``
+    queries at a time so that a run of 100 M lines (about 4 GB) is made in bounded memory;
+    with ``gzipped``, also run.trec.gz (gzip's default level). Reused if present."""
+    import gzip as gzip_module
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"run": folder / "run.trec", "graded": folder / "qrels.graded"}
+    meta = folder / "meta.json"
+    expected = {"queries": queries, "seed": seed, "depth": depth, "chunk": chunk,
+                "collection": COLLECTION, "version": 1}
+    if not _up_to_date(meta, expected, paths):
+        rng = np.random.default_rng(seed)
+        width = len(str(max(queries - 1, 1)))
+        with open(paths["run"], "w") as run_out, open(paths["graded"], "w") as qrels_out:
+            for first in range(0, queries, chunk):
+                count = min(chunk, queries - first)
+                qids = np.char.add("q", np.char.zfill(np.arange(first, first + count).astype(str),
+                                                      width))
+                items = _distinct_rows(rng, count, depth + RELEVANT, COLLECTION)
+                retrieved, unretrieved = items[:, :depth], items[:, depth:depth + 8]
+                scores = np.sort(rng.random((count, depth)), axis=1)[:, ::-1] * 10
+                pd.DataFrame({"q": np.repeat(qids, depth), "z": "Q0",
+                              "d": np.char.add("d", retrieved.ravel().astype(str)),
+                              "r": np.tile(np.arange(1, depth + 1), count),
+                              "s": np.round(scores.ravel(), 6), "t": "bench"}).to_csv(
+                    run_out, sep=" ", header=False, index=False, float_format="%.6f")
+                rel_ranks = np.minimum(rng.exponential(120, (count, 12)).astype(int), depth - 1)
+                relevant = np.concatenate([np.take_along_axis(retrieved, rel_ranks, axis=1),
+                                           unretrieved], axis=1)
+                judged_non = np.take_along_axis(retrieved, rng.integers(0, depth, (count, 30)),
+                                                axis=1)
+                frame = pd.DataFrame({
+                    "q": np.concatenate([np.repeat(qids, 20), np.repeat(qids, 30)]),
+                    "d": np.concatenate([relevant.ravel(), judged_non.ravel()]),
+                    "g": np.concatenate([rng.integers(1, 3, count * 20),
+                                         np.zeros(count * 30, dtype=int)])})
+                frame = frame.drop_duplicates(["q", "d"], keep="first").sort_values(
+                    "q", kind="stable")
+                pd.DataFrame({"q": frame["q"], "z": 0,
+                              "d": np.char.add("d", frame["d"].to_numpy().astype(str)),
+                              "g": frame["g"]}).to_csv(qrels_out, sep=" ", header=False,
+                                                       index=False)
+        meta.write_text(json.dumps(expected))
+    if gzipped:
+        paths["gzip"] = folder / "run.trec.gz"
+        stamp = folder / "gzip.json"
+        if not _up_to_date(stamp, expected, {"gzip": paths["gzip"]}):
+            with open(paths["run"], "rb") as plain, \
+                    gzip_module.open(paths["gzip"], "wb", compresslevel=6) as out:
+                shutil.copyfileobj(plain, out, 1 << 20)
+            stamp.write_text(json.dumps(expected))
+    return paths
+
+
 # ---- W4 and the memory curve: skewed runs -------------------------------------------------------
 
 def _up_to_date(meta: Path, expected: dict, paths: dict) -> bool:

@@ -77,7 +77,6 @@ def page_setup() -> None:
         st.rerun()                                        # … and runs app.py for this page
     init_state()
     show_permalink_notes()
-    freeze_imported_objects()
 
 
 _frozen = False
@@ -90,8 +89,10 @@ def freeze_imported_objects() -> None:
     long as it does, and every full collection walks them all: 100–190 ms on a small machine,
     holding the GIL in the middle of somebody's click. Frozen (``gc.freeze``), they are skipped;
     a full collection then walks only what the sessions made since. Done once, at the first
-    page run, after importing what the pages draw with, and before any dataset is loaded: a
-    frozen object is never collected, so nothing a session makes may be frozen."""
+    page run, after importing what the pages draw with, and before any dataset is loaded (the
+    sidebar calls it before it loads the current one): a frozen object is never collected, so
+    nothing a session makes may be frozen. Freezing first also makes the collection that follows
+    the first load (dashboard/memory_cache.py) walk only the dataset, not the libraries."""
     global _frozen
     if not _frozen:
         import charts              # noqa: F401  Plotly, imported by the pages that draw

@@ -27,10 +27,28 @@ export default function (component) {
 
 # the anchor is the app's own (a heading's), never user text; the nonce makes each request a new
 # one (a component whose data did not change is not called again)
+# while the page goes on drawing (charts and players above the heading take their height after
+# the scroll began), the heading is put back at the top for a few seconds, unless the reader
+# scrolls first: on a loaded machine a smooth scroll otherwise ends where the heading used to be
 _SCROLL_JS = """
 export default function (component) {
   const target = document.getElementById(component.data.anchor);
-  if (target) target.scrollIntoView({behavior: "smooth"});
+  if (!target) return;
+  target.scrollIntoView({behavior: "smooth"});
+  if (typeof ResizeObserver === "undefined") return;
+  const observer = new ResizeObserver(() => target.scrollIntoView({behavior: "auto"}));
+  const stop = () => {
+    observer.disconnect();
+    for (const name of ["wheel", "touchstart", "keydown", "mousedown"]) {
+      window.removeEventListener(name, stop, true);
+    }
+  };
+  for (const name of ["wheel", "touchstart", "keydown", "mousedown"]) {
+    window.addEventListener(name, stop, true);
+  }
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  observer.observe(main || document.body);
+  setTimeout(stop, 3000);
 }
 """
 

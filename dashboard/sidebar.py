@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.datasets import load_current
+from dashboard.frame import freeze_imported_objects
 from dashboard.measure_picker import measure_picker
 from dashboard.safe import md
 from dashboard.settings import UPLOAD, init_state, source_title
@@ -32,6 +33,7 @@ def sidebar(page: str = "data") -> None:
     """Dataset, measures, relevance threshold and tie policy, each shown on the pages it changes.
     The settings live in session_state under their own names, so they survive page switches and
     pages that hide them."""
+    freeze_imported_objects()   # before the first dataset is loaded, which must not be frozen
     init_state()
     controls = PAGE_CONTROLS.get(page, PAGE_CONTROLS["data"])
     with st.sidebar:

@@ -874,6 +874,24 @@ def test_the_first_page_run_freezes_the_libraries_objects_once(monkeypatch):
     assert len(freezes) == 1                        # … and never again, whatever is loaded
 
 
+def test_the_libraries_are_frozen_before_the_first_dataset_is_loaded(monkeypatch):
+    # a frozen object is never collected: the sample the sidebar loads must come after the freeze
+    # (and the collection after that load then walks the dataset only, not the libraries)
+    import gc
+
+    import dashboard.datasets as datasets
+    import dashboard.frame as frame
+
+    events = []
+    load_source = datasets.load_source
+    monkeypatch.setattr(gc, "freeze", lambda: events.append("freeze"))
+    monkeypatch.setattr(datasets, "load_source",
+                        lambda *args, **kw: events.append("load") or load_source(*args, **kw))
+    monkeypatch.setattr(frame, "_frozen", False)
+    assert not app("pages/explorer.py", sample="covers").exception
+    assert events[0] == "freeze" and events.count("freeze") == 1 and "load" in events
+
+
 def test_a_query_without_relevant_items_shows_empty_recall_cells():
     # q2's items are all judged not relevant: R_q = 0, so R(r) and F(r) are undefined
     run = b"".join(f"{q} Q0 d{i} {i} {10 - i} s\n".encode() for q in ("q1", "q2")

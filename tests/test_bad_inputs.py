@@ -32,8 +32,13 @@ def test_documentation_is_generated_from_the_cases():
     assert (ROOT / "docs" / "bad_inputs.md").read_text() == markdown()
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.outcome == "error" and c.what == "run"],
-                         ids=lambda c: c.name)
+# a gzipped run that the command line streams holds a block at a time, so the bound on what a
+# file read whole may expand to does not apply (tests/test_run_stream.py checks it is evaluated)
+STREAMED = ("gzip expanding past the bound",)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.outcome == "error" and c.what == "run"
+                                  and c.name not in STREAMED], ids=lambda c: c.name)
 def test_cli_exits_2_with_the_same_line(tmp_path, case):
     qrels = tmp_path / "q.qrels"
     qrels.write_text("q1 0 d1 1\n")

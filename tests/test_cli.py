@@ -97,9 +97,9 @@ def test_bad_file_names_file_and_line(tmp_path, files):
     assert code == 2 and "file not found" in err
 
 
-def test_run_and_truth_load_together_but_report_in_order(tmp_path, files):
-    # the ground truth is read in a worker thread while the run is read: when both are bad, the
-    # ground truth's error is still the one reported, as when they were read one after the other
+def test_run_and_truth_errors_reported_in_order(tmp_path, files):
+    # the ground truth is read first (a run is judged against it as it is read): when both are
+    # bad, the ground truth's error is the one reported
     run, qrels = files
     bad_run = tmp_path / "bad.run"
     bad_run.write_text("Q Q0 1 0 oops fmp\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Sequence
@@ -25,8 +26,9 @@ from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
 from metrics.ranking.float32_scores import float32_run
+from metrics.ranking.run_stream import judge_run_stream
 from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file, named,
-                                       load_together, load_truth)
+                                       load_truth)
 from metrics.ranking.rank import judge
 
 from metrics.cli.grouped import (Tables, check_group_options, evaluate_groups, groups_csv_rows,
@@ -133,8 +135,8 @@ def _evaluate_runs(args, runs, truth_path, measures):
         if str(path) in map(str, runs[:len(judged)]):
             raise InputError(f"{path} is given twice; give each run once")
         # the full lists only show a query: not kept while the other runs are read
-        judged.append((replace(judge_run_file(path, truth, args.ties, args.collection_size),
-                               lists=None), str(path)))
+        judged.append((judge_run_file(path, truth, args.ties, args.collection_size,
+                                      keep_lists=False), str(path)))
     systems = named(judged)
     per_query, aggregates, warnings_list, evaluated = {}, {}, [], {}
     for name, system in systems.items():
@@ -247,8 +249,24 @@ def _judge(args, float32_scores: bool = False):
     are printed), its ground truth, a function giving the ids of the items the inputs name);
     with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
     if args.command == "evaluate":
-        truth, system = load_together(lambda: _load_truth(args.truth, args.taxonomy),
-                                      lambda: load_run(args.run))
+        # the ground truth loads in a thread while the run's first block is read; its error, if
+        # any, comes first, as when the files were read one after the other
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(_load_truth, args.truth, args.taxonomy)
+            streamed = None
+            if not float32_scores:   # a sorted run is judged as it is read, in bounded memory
+                try:
+                    with progress_bar("reading", "lines") as progress:
+                        streamed = judge_run_stream(args.run, pending.result, args.ties,
+                                                    args.collection_size, memory=args.memory,
+                                                    progress=progress)
+                except InputError:
+                    pending.result()
+                    raise
+            truth = pending.result()
+        if streamed is not None:   # the items are read again only for --item-metadata
+            return (streamed.judged, truth, lambda: _run_and_truth_items([args.run], truth))
+        system = load_run(args.run)
         if float32_scores:
             system = float32_run(system, args.run)
         return (judge(system, truth, args.ties, args.collection_size, keep_lists=False), truth,

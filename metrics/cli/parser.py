@@ -132,11 +132,11 @@ def _add_provenance_option(parser: argparse.ArgumentParser) -> None:
                              "CSV and after the table")
 
 
-def _add_memory_option(parser: argparse.ArgumentParser) -> None:
+def _add_memory_option(parser: argparse.ArgumentParser, what: str = "blocks of queries are "
+                       "sized to fit it, whatever the number of items") -> None:
     parser.add_argument("--memory", type=memory_size, default=None, metavar="SIZE",
-                        help="memory for each block of scores, e.g. 128M or 2G (default "
-                             f"{DEFAULT_MEMORY >> 20}M); blocks of queries are sized to fit it, "
-                             "whatever the number of items")
+                        help="memory for each block of work, e.g. 128M or 2G (default "
+                             f"{DEFAULT_MEMORY >> 20}M); {what}")
 
 
 def _add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -163,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "with --taxonomy the item_id,class annotations")
     ev.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     _add_measure_options(ev)
+    _add_memory_option(ev, "a TREC run sorted by query is read in blocks of lines sized to fit "
+                           "it, whatever its length (docs/performance.md)")
     _add_output_options(ev)
     add_metadata_options(ev)
 

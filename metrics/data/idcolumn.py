@@ -72,6 +72,43 @@ class IdColumn:
         return (mine == theirs).to_numpy()
 
 
+class IdArray:
+    """The ids of an :class:`IdColumn` read as a one-dimensional object array, made into Python
+    strings only for the positions asked for: a ground truth of millions of judgements keeps its
+    items in the loader's column (a Python string per judgement would cost about 60 bytes more
+    each). Indexing with a position gives the id; with positions, a slice or a mask, an object
+    array; ``numpy.asarray`` and iteration give all of them."""
+
+    ndim = 1
+    dtype = np.dtype(object)
+
+    def __init__(self, column: IdColumn):
+        self.column = column
+
+    def __len__(self) -> int:
+        return len(self.column)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self.column),)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            return self.column.series[int(key)]
+        return np.asarray(self)[key] if isinstance(key, slice) else \
+            self.column.take(np.arange(len(self.column))[key])
+
+    def __iter__(self):
+        return iter(self.column.series)
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.column.take(np.arange(len(self.column)))
+        return out if dtype is None else out.astype(dtype)
+
+    def tolist(self) -> list:
+        return self.column.series.to_list()
+
+
 def same_ids(mine: IdColumn, positions: np.ndarray, theirs: IdColumn,
              their_positions: np.ndarray) -> np.ndarray:
     """Whether ``mine`` at each position holds the same id as ``theirs`` at the matching one."""

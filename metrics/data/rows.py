@@ -17,7 +17,7 @@ from metrics.parallel import over_parts
 # A whole number written with a decimal point and zeros ("10.0") is what pandas writes for an
 # integer column that once held a missing value (the column became float).
 _INTEGER = r"[+-]?[0-9]+"
-_WHOLE_FLOAT = rf"^{_INTEGER}\.0+$"
+WHOLE_FLOAT = rf"^{_INTEGER}\.0+$"
 _WHOLE = rf"^{_INTEGER}(?:\.0+)?$"
 _POINT_ZEROS = r"\.0+$"
 # Floating point holds every whole number of smaller magnitude, but not every one from here on:
@@ -60,7 +60,7 @@ def id_strings(values: Iterable, source: str | None = None,
                                  column=column)
             return floats.astype(np.int64).astype(str).astype(object)
     strings = as_str_array(array)
-    if not len(strings) or not re.fullmatch(_WHOLE_FLOAT, strings[0]):
+    if not len(strings) or not re.fullmatch(WHOLE_FLOAT, strings[0]):
         return strings   # the usual case, decided by the first id alone
     import polars as pl
     return whole_float_ids(pl.Series(strings, dtype=pl.String)).to_numpy().astype(object)
@@ -70,8 +70,8 @@ def whole_float_ids(series):
     """A polars column of id text with :func:`id_strings`' rule: when every id is written as a
     whole number with a decimal point ('10.0'), the digits before the point ('10'); otherwise the
     column as it is."""
-    if not len(series) or not re.fullmatch(_WHOLE_FLOAT, series[0]) or \
-            not series.str.contains(_WHOLE_FLOAT).all():
+    if not len(series) or not re.fullmatch(WHOLE_FLOAT, series[0]) or \
+            not series.str.contains(WHOLE_FLOAT).all():
         return series
     return series.str.replace(_POINT_ZEROS, "")
 
@@ -233,6 +233,12 @@ def later_repeats(query_codes: np.ndarray, items: IdColumn) -> np.ndarray | None
 
 
 
+def duplicate_warning(count: int, query, item, what: str, label: str) -> str:
+    """The warning on ``count`` repeated (query, item) pairs dropped, the first one named."""
+    return (f"{label}: {count} duplicated (query, item) {what} dropped, the first occurrence "
+            f"kept (first duplicate: query {query!r}, item {item!r})")
+
+
 def first_occurrences(query_codes: np.ndarray, query_vocab: np.ndarray, items: IdColumn,
                        what: str, label: str, warnings: list[str]) -> np.ndarray | None:
     """Mask of the rows to keep when some (query, item) pair repeats — its first occurrence — with
@@ -241,7 +247,6 @@ def first_occurrences(query_codes: np.ndarray, query_vocab: np.ndarray, items: I
     if repeated is None:
         return None
     example = int(np.flatnonzero(repeated)[0])
-    warnings.append(f"{label}: {int(repeated.sum())} duplicated (query, item) {what} dropped, the "
-                    f"first occurrence kept (first duplicate: query "
-                    f"{query_vocab[query_codes[example]]!r}, item {items.take([example])[0]!r})")
+    warnings.append(duplicate_warning(int(repeated.sum()), query_vocab[query_codes[example]],
+                                      items.take([example])[0], what, label))
     return ~repeated

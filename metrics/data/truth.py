@@ -15,7 +15,7 @@ import numpy as np
 # pandas is imported inside the functions that use it (see metrics.data.run).
 
 from metrics.errors import InputError
-from metrics.data.idcolumn import IdColumn
+from metrics.data.idcolumn import IdArray, IdColumn
 from metrics.data.rows import as_str_array, first_occurrences, id_strings, whole_numbers
 
 @dataclass(frozen=True, eq=False)
@@ -131,8 +131,8 @@ class GroundTruth:
         if keep is not None:
             q, g, items = q[keep], g[keep], items.filter(keep)
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
-        truth = cls(np.asarray(query_vocab, dtype=object), q, items.take(np.arange(len(items))),
-                    g, name=name, warnings=tuple(warnings))
+        truth = cls(np.asarray(query_vocab, dtype=object), q, IdArray(items), g, name=name,
+                    warnings=tuple(warnings))
         truth.__dict__["pair_items"] = items  # the loader's column: no second hashing
         return truth
 

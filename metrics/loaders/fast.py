@@ -173,17 +173,19 @@ def encode_grouped(column) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), np.asarray(uniques, dtype=object)
 
 
-def single_last_field(data: bytes) -> str | None:
+def single_last_field(data: bytes, lines: int | None = None) -> str | None:
     """The last field of every line when all lines share it (a TREC run's tag), else None; for
-    a file that :func:`read_columns` has read. Counted on the bytes, with no column parsed: every
-    line has one delimiter between fields and ends in \\n (the last may lack it), so a line's last
-    field is ``field`` exactly when the line ends in delimiter + field."""
+    a file that :func:`read_columns` has read (``lines`` of them, when known). Counted on the
+    bytes, with no column parsed: every line has one delimiter between fields and ends in \\n (the
+    last may lack it), so a line's last field is ``field`` exactly when the line ends in
+    delimiter + field."""
     delimiter = _plain_delimiter(data)
     if delimiter is None:
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     field = first.rsplit(delimiter, 1)[-1]
     open_end = not data.endswith(b"\n")
-    lines = data.count(b"\n") + open_end
+    if lines is None:
+        lines = data.count(b"\n") + open_end
     same = data.count(delimiter + field + b"\n") + (open_end and data.endswith(delimiter + field))
     return field.decode() if same == lines else None

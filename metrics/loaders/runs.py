@@ -60,7 +60,7 @@ def load_run(source: Source, name: str | None = None) -> Run:
     list's ranks are whole numbers, read exactly."""
     label = source_name(source, name)
     data = read_bytes(source, label)
-    fast = _fast_trec(data, RUN, {"score": "float64"})
+    fast = fast_trec(data, RUN, {"score": "float64"})
     if fast is not None:
         run = Run.from_columns(*_fast_ids(fast), fast["score"], name=run_name(label),
                                source=label)
@@ -93,7 +93,7 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     family), with a warning."""
     label = source_name(source, name)
     data = read_bytes(source, label)
-    fast = _fast_trec(data, QRELS, {"relevance": "int64"})
+    fast = fast_trec(data, QRELS, {"relevance": "int64"})
     # -2^63 fits int64 but is refused: the careful reader says so, at its line
     if fast is not None and not (fast["relevance"] < -WHOLE_LIMIT).any():
         return GroundTruth.from_columns(*_fast_ids(fast), fast["relevance"],
@@ -116,7 +116,7 @@ def _fast_ids(fast: dict):
     return q_codes, q_vocab, IdColumn(whole_float_ids(fast["item_id"]))
 
 
-def _fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
+def fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
     """The polars fast path, for headerless TREC files only (see :mod:`.fast`)."""
     if data[:4] == PARQUET_MAGIC:
         return None

@@ -132,7 +132,7 @@ def _gather(blocks, width: int, kept: dict[str, int], label: str, empty: str,
     return Table(label, {c: np.concatenate(p) for c, p in parts.items()}, np.concatenate(lines))
 
 
-def _resolve_header(header: list[str], layout: Layout, label: str, line: int) -> dict[str, int]:
+def resolve_header(header: list[str], layout: Layout, label: str, line: int) -> dict[str, int]:
     found: dict[str, int] = {}
     for index, cell in enumerate(header):
         canonical = _canonical(cell)
@@ -163,7 +163,7 @@ def _read_with_header(blocks, layout: Layout, label: str) -> Table:
     if first is None:
         raise InputError(f"is empty: expected a {layout.what}", source=label)
     header, header_line = first.cells[:first.widths[0]], first.lines[0]
-    positions = _resolve_header(header, layout, label, header_line)
+    positions = resolve_header(header, layout, label, header_line)
     body = RowBlock(first.lines[1:], first.widths[1:], first.cells[first.widths[0]:])
     return _gather(chain([body], blocks), len(header), positions, label,
                    f"has a header but no rows: expected a {layout.what}",
@@ -183,7 +183,7 @@ def _read_parquet(data: bytes, layout: Layout, label: str) -> Table:
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"cannot read as Parquet ({exc})", source=label) from None
     names = list(table.column_names)
-    positions = _resolve_header(names, layout, label, None)
+    positions = resolve_header(names, layout, label, None)
     if table.num_rows == 0:
         raise InputError(f"has no rows: expected a {layout.what}", source=label)
     columns = {}

@@ -23,7 +23,7 @@ import os
 import re
 import stat
 import zlib
-from typing import Union
+from typing import Iterator, Union
 
 from metrics.errors import InputError
 
@@ -273,6 +273,62 @@ def _gunzip(compressed: bytes, label: str, binary: bool) -> bytes:
     parts = [zlib.decompress(view[a:b], 31, max(size, 1))
              for a, b, size in members]
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def byte_blocks(path: Source, label: str, size: int = BLOCK) -> Iterator[bytes]:
+    """A file's bytes a block of at most ``size`` bytes at a time, gunzipped as a stream when it
+    is gzip (the blocks are then the decompressed bytes): for readers that never hold the whole
+    file. Nothing is checked as text here, and no bound is put on what gzip expands to, since
+    nothing is kept: the reader checks each block (see :mod:`metrics.loaders.run_blocks`)."""
+    with open_regular(path, label) as handle:
+        def read(count: int) -> bytes:
+            try:
+                return handle.read(count)
+            except OSError as exc:
+                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+
+        head = read(size)
+        if head[:2] != GZIP_MAGIC:
+            while head:
+                yield head
+                head = read(size)
+            return
+        yield from _gunzip_blocks(head, read, label, size)
+
+
+def _gunzip_blocks(pending: bytes, read, label: str, size: int) -> Iterator[bytes]:
+    """Gzip members decompressed a block at a time, from ``pending`` and then ``read(n)``; the
+    same checks and messages as :func:`_gunzip` but the bound on the expanded size."""
+    while True:
+        stream = zlib.decompressobj(wbits=31)
+        while not stream.eof:
+            ended = False
+            if not pending:
+                pending = read(_INPUT)
+                ended = not pending
+            try:
+                block = stream.decompress(pending, size)
+            except zlib.error as exc:
+                raise _damaged(label, exc) from None
+            pending = stream.unconsumed_tail
+            if block:
+                yield block
+            elif ended and not stream.eof:
+                raise _damaged(label, "it ends before its compressed data does")
+        pending = stream.unused_data
+        while len(pending) < 2:
+            more = read(_INPUT)
+            if not more:
+                break
+            pending += more
+        if not pending:
+            return
+        if pending[:2] != GZIP_MAGIC:
+            rest = len(pending)
+            while more := read(BLOCK):
+                rest += len(more)
+            raise InputError(f"has {rest} bytes after the end of its gzip data that are not "
+                             f"gzip: is the file damaged?", source=label)
 
 
 def _damaged(label: str, why) -> InputError:

@@ -3,9 +3,7 @@ command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embe
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Callable, TypeVar
 
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError
@@ -18,11 +16,10 @@ from metrics.loaders.text import Source, source_name
 from metrics.data.truth import GroundTruth
 from metrics.ranking.float32_scores import float32_rows, float32_run
 from metrics.ranking.rank import judge
+from metrics.ranking.run_stream import judge_run_stream
 from metrics.ranking.embeddings import EmbeddingScores
 from metrics.ranking.streaming import Progress, judge_all_vs_all, judge_streamed
 
-A = TypeVar("A")
-B = TypeVar("B")
 
 
 def load_truth(source: Source, name: str | None = None) -> GroundTruth:
@@ -37,30 +34,24 @@ def load_truth(source: Source, name: str | None = None) -> GroundTruth:
             raise qrels_error from None
 
 
-def load_together(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
-    """Both loaders' results, the first run in a worker thread while the second runs here: file
-    reading and parsing release the GIL, so the small ground truth loads while the large run is
-    read. Errors come as if the loaders had run in order: the first one's before the second's."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(first)
-        try:
-            second_result = second()
-        except BaseException:
-            pending.result()  # raises the first loader's error, if it had one
-            raise
-        return pending.result(), second_result
-
-
 def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
                    collection_size: int | str | None = None,
-                   name: str | None = None, float32_scores: bool = False) -> JudgedRanking:
+                   name: str | None = None, float32_scores: bool = False,
+                   keep_lists: bool = True) -> JudgedRanking:
     """A run file judged; with ``float32_scores`` its scores are compared as float32 (as the
     acoss and re-move protocols' reference codes compare them, see
     :mod:`metrics.ranking.float32_scores`). It is named as the system: the run's tag when the
-    whole file has one, else the file's name without extensions."""
+    whole file has one, else the file's name without extensions. Without ``keep_lists`` (the
+    full lists, for display) a run sorted by query is judged as it is read
+    (:mod:`metrics.ranking.run_stream`)."""
+    if not (keep_lists or float32_scores):
+        streamed = judge_run_stream(run, truth, ties, collection_size, name, by_tag=True)
+        if streamed is not None:
+            return streamed.judged
     system = load_run(run, name)
     system = replace(system, name=system.system_name)
-    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size)
+    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size,
+                 keep_lists=keep_lists)
 
 
 def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE,

@@ -103,28 +103,31 @@ _LOOKUP_CHUNK = 1 << 20
 _SHARED = -1   # a slot of the judged-key table that holds more than one judged key
 
 
-def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
-                    items: IdColumn) -> tuple[np.ndarray, np.ndarray]:
-    """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
-    ``rows`` (ascending) and the index of the matching judgement.
+@dataclass(frozen=True, eq=False)
+class JudgedKeys:
+    """The ground truth's judged (query, item) keys as :func:`_judged_matches` looks them up:
+    made once per ground truth, however many blocks of a run are looked up in it."""
 
-    Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
-    and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
-    pair that sits in cache: one look-up discards nearly every retrieved pair. A second table
-    gives, for each marked slot, the one judged key in it, and one comparison settles the pair;
-    the few slots that two judged keys share are searched among the sorted keys. Rows are taken
-    in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
-    the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
-    the look-up is redone on the ids."""
-    none = np.zeros(0, dtype=np.int64)
-    if not len(truth.pair_item) or not len(rows):
-        return none, none
+    order: np.ndarray          # the judged pairs in key order
+    sorted_keys: np.ndarray
+    shift: np.uint64
+    marked: np.ndarray         # slots that hold a judged key
+    place_of: np.ndarray       # the judged key in each marked slot, or _SHARED
+    query_mix: np.ndarray
+
+
+def judged_keys(truth: GroundTruth) -> JudgedKeys | None:
+    """The look-up tables of the truth's judged keys, or None when two judged pairs share a key
+    (then pairs are matched on the ids)."""
     truth_keys = mix(truth.pair_query, truth.pair_keys)
     order = np.argsort(truth_keys)
     sorted_keys = truth_keys[order]
     if (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return _matches_by_id(truth, query_index, items.take(rows))
-    bits = max(int(len(sorted_keys)).bit_length() + 4, 10)
+        return None
+    # about 16 slots per judged key, but no more than 2^24 slots (80 MB with ``place_of``) while
+    # at least two per key: a ground truth of millions of judgements gets a table of its size
+    size = int(len(sorted_keys)).bit_length()
+    bits = max(min(size + 4, 24), size + 1, 10)
     shift = np.uint64(64 - bits)
     judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
     marked = np.zeros(1 << bits, dtype=bool)
@@ -134,7 +137,34 @@ def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarra
     place_of[judged_slots] = np.arange(len(judged_slots), dtype=np.int32)
     shared = judged_slots[1:][judged_slots[1:] == judged_slots[:-1]]
     place_of[shared] = _SHARED
-    query_mix = mix(np.arange(len(truth.query_ids)), np.uint64(0))
+    return JudgedKeys(order, sorted_keys, shift, marked, place_of,
+                      mix(np.arange(len(truth.query_ids)), np.uint64(0)))
+
+
+def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
+                    items: IdColumn, keys: JudgedKeys | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
+    ``rows`` (ascending) and the index of the matching judgement; ``keys``: the truth's
+    :func:`judged_keys`, when already made.
+
+    Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
+    and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
+    pair (fewer past a million pairs) that sits in cache: one look-up discards nearly every
+    retrieved pair. A second table gives, for each marked slot, the one judged key in it, and one
+    comparison settles the pair;
+    the few slots that two judged keys share are searched among the sorted keys. Rows are taken
+    in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
+    the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
+    the look-up is redone on the ids."""
+    none = np.zeros(0, dtype=np.int64)
+    if not len(truth.pair_item) or not len(rows):
+        return none, none
+    keys = keys or judged_keys(truth)
+    if keys is None:
+        return _matches_by_id(truth, query_index, items.take(rows))
+    order, sorted_keys, shift = keys.order, keys.sorted_keys, keys.shift
+    marked, place_of, query_mix = keys.marked, keys.place_of, keys.query_mix
     all_keys = items.keys
 
     def matches(begin: int, end: int) -> tuple[list[np.ndarray], ...]:
@@ -225,12 +255,18 @@ def no_judged_item_warning(name: str, truth: GroundTruth, ranked: np.ndarray,
 JUDGED = "judged"   # collection_size: |D_q| is the number of items the truth judges for q
 
 
-def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
-    """|D| per query (or one number, or None when unknown); see :func:`judge`."""
+def given_collection_size(given, truth):
+    """|D| per query (or one number, or None when unknown) when ``given`` is not ``"judged"``, or
+    the truth judges the whole collection; see :func:`judge`."""
     if given in (None, JUDGED) and truth.unlisted_judged:   # labels and taxonomies judge the
         return truth.candidates                            # whole collection already
-    if given != JUDGED:
-        return given
+    return given
+
+
+def _collection_sizes(given, truth, lengths, found, row_query, rows, ranked):
+    """|D| per query (or one number, or None when unknown); see :func:`judge`."""
+    if given != JUDGED or truth.unlisted_judged:
+        return given_collection_size(given, truth)
     judged_hits = np.bincount(row_query[found], minlength=len(lengths))
     unjudged = np.flatnonzero(judged_hits < lengths)
     if len(unjudged):
@@ -296,11 +332,6 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
         scores = None if ranked.scores is None else ranked.scores[keep]
         lengths = np.bincount(q, minlength=len(truth.query_ids)).astype(np.int64)
     del row_query, keep
-    missing = np.flatnonzero(lengths == 0)
-    if len(missing):
-        warnings.append(f"{ranked.name}: {len(missing)} ground-truth quer(ies) are not in the run "
-                        f"and score 0 where a measure has a value for an empty list (first: "
-                        f"{truth.query_ids[missing[0]]!r})")
     # each truth query's rows are one contiguous block; blocks come in the run's query order
     block_size = lengths[kept_blocks]
     start = np.zeros(len(truth.query_ids), dtype=np.int64)
@@ -311,13 +342,34 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
     def position_of(row):
         return row - start[q[row]]
 
-    if not truth.unlisted_judged:
-        warnings += no_judged_item_warning(ranked.name, truth, lengths > 0, hit_query,
-                                           lambda query: ranked.items.take([rows[start[query]]])[0])
     report, hit_tie_first, hit_tie_size = tie_report(q, scores, ranked.ties, position_of, found)
+    sizes = _collection_sizes(collection_size, truth, lengths, found, q, rows, ranked)
+    lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
+    return judged_ranking(
+        ranked.name, truth, ties, warnings, lengths, int(run_only.sum()), hit_query,
+        found - start[hit_query] + 1, truth.pair_grade[at],
+        None if hit_tie_first is None else hit_tie_first + 1, hit_tie_size, report,
+        lambda query: ranked.items.take([rows[start[query]]])[0], sizes, lists,
+        truth if keep_lists else None)
+
+
+def judged_ranking(name: str, truth: GroundTruth, ties: TiePolicy, warnings: list[str],
+                   lengths: np.ndarray, run_only: int, hit_query, hit_ranks, hit_grades,
+                   hit_tie_first, hit_tie_size, report, first_item, collection_size,
+                   lists=None, kept_truth=None) -> JudgedRanking:
+    """The judged ranking of a run's hits (1-based ranks, grades and tie groups, with the tie
+    ``report``), whether they were found in a run held whole (:func:`judge`) or streamed
+    (:mod:`metrics.ranking.run_stream`): the warnings on missing queries and on ids that match
+    nothing (``first_item(query)``: the item a query's list ranks first), |D| checked against
+    each list, and the tie policy applied."""
+    missing = np.flatnonzero(lengths == 0)
+    if len(missing):
+        warnings.append(f"{name}: {len(missing)} ground-truth quer(ies) are not in the run "
+                        f"and score 0 where a measure has a value for an empty list (first: "
+                        f"{truth.query_ids[missing[0]]!r})")
+    if not truth.unlisted_judged:
+        warnings += no_judged_item_warning(name, truth, lengths > 0, hit_query, first_item)
     counts = truth.grade_counts()
-    collection_size = _collection_sizes(collection_size, truth, lengths, found, q, rows,
-                                        ranked)
     if collection_size is not None:
         too_small = (lengths > collection_size) | (counts.at_least(1) > collection_size)
         if too_small.any():
@@ -326,12 +378,9 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
             raise InputError(f"collection size {size} is smaller than query "
                              f"{truth.query_ids[bad]!r}'s list or its relevant items; give the "
                              f"real number of items in the collection")
-    lists = RunLists(rows, start, lengths, ranked.items, scores) if keep_lists else None
     judged = JudgedRanking.from_hits(
-        truth.query_ids, lengths, hit_query, found - start[hit_query] + 1,
-        truth.pair_grade[at], counts, None if hit_tie_first is None else hit_tie_first + 1,
+        truth.query_ids, lengths, hit_query, hit_ranks, hit_grades, counts, hit_tie_first,
         hit_tie_size, unlisted_judged=truth.unlisted_judged,
-        collection_sizes=collection_size, warnings=tuple(warnings), name=ranked.name,
-        ties=report, run_only_queries=int(run_only.sum()), lists=lists,
-        truth=truth if keep_lists else None)
+        collection_sizes=collection_size, warnings=tuple(warnings), name=name,
+        ties=report, run_only_queries=run_only, lists=lists, truth=kept_truth)
     return apply_policy(judged, ties)

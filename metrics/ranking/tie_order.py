@@ -17,12 +17,22 @@ from metrics.data.ties import TiePolicy
 from metrics.parallel import over_parts
 
 
+def _as_numbers(ids: np.ndarray):
+    import pandas as pd
+    return pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
+
+
+def ids_are_whole_numbers(ids: np.ndarray) -> bool:
+    """Whether the ``id`` policy orders these ids numerically: every one a whole number."""
+    numeric = _as_numbers(ids)
+    return bool(len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all())
+
+
 def id_order_key(ids: np.ndarray) -> np.ndarray:
     """Integer keys that sort ids ascending: numerically if all are integers, else as strings."""
     import pandas as pd
-    numeric = pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
-    if len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all():
-        return pd.factorize(numeric.to_numpy(np.float64), sort=True)[0]
+    if ids_are_whole_numbers(ids):
+        return pd.factorize(_as_numbers(ids).to_numpy(np.float64), sort=True)[0]
     return pd.factorize(ids, sort=True)[0]
 
 

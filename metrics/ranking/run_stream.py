@@ -1,0 +1,292 @@
+"""Judging a run file (TREC, plain or gzip, or Parquet) as it is read, a block of lines at a time,
+so that memory does not grow with the run: only what the measures need is kept
+(:class:`~metrics.data.judged.JudgedRanking`).
+
+A run sorted by query — every query's lines together, as trec_eval writes runs and nearly every
+tool does — is judged one group of whole queries at a time: the lines of a block up to its last
+query are ranked (:func:`~metrics.ranking.rank.rank_run`, under the tie policy) and looked up in
+the ground truth, and only each query's list length, the rank and grade of every judged item it
+retrieved, the tie groups (for the report and the tie-aware policies) and, for the warning on ids
+that match nothing, the first item of a list without a judged item are kept; the last query's
+lines wait for the next block. Memory is then a block (sized by ``memory``) plus the longest
+query's list, whatever the length of the run. The values are those of the whole-file path
+(:func:`~metrics.ranking.rank.judge`) bit for bit: the same ranking, the same look-up and the same
+warnings, made per group of queries and then put together.
+
+Where streaming cannot give the same result, :func:`judge_run_stream` gives up and returns None,
+and the caller reads the file whole (as before this module): an unsorted run (a query's lines
+come back after another query's; about 130 MB per million lines, the whole-file path's cost), a
+file that the fast reader does not take (see :mod:`metrics.loaders.run_blocks`), ids under the
+``id`` policy that are whole numbers in some tie groups and not in others (that policy compares
+ids numerically only when every tied id is a whole number), ``collection_size="judged"``, and
+ground truths whose queries are items (clique labels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from metrics.data.idcolumn import IdColumn
+from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.rows import duplicate_warning, later_repeats
+from metrics.data.run import Run
+from metrics.data.ties import TiePolicy
+from metrics.data.truth import GroundTruth
+from metrics.loaders.run_blocks import NotStreamable, RunBlock, run_blocks
+from metrics.loaders.runs import run_name
+from metrics.loaders.text import Source, source_name
+from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_keys,
+                                  judged_ranking, rank_run)
+from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
+from metrics.ranking.tie_order import (ids_are_whole_numbers, scan_rank_order, tie_report,
+                                       tied_row_groups)
+
+# a block's text becomes about this many times its size in parsed columns, keys, orders and
+# rankings while it is judged: the budget buys blocks of memory / BLOWUP bytes
+BLOWUP = 8
+
+
+class _Unsorted(Exception):
+    """A query's lines come back after another query's."""
+
+
+@dataclass(frozen=True)
+class StreamedRun:
+    """A run judged as it was read, with the tag every line of it has (None if they differ)."""
+
+    judged: JudgedRanking
+    tag: str | None
+
+
+def block_bytes(memory: int | None) -> int:
+    """Bytes of run text per block under a memory budget (:data:`DEFAULT_MEMORY` by default)."""
+    return max(1 << 16, (DEFAULT_MEMORY if memory is None else memory) // BLOWUP)
+
+
+def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth],
+                     ties: TiePolicy | str = TiePolicy.STABLE,
+                     collection_size: int | str | None = None, name: str | None = None,
+                     memory: int | None = None, progress: Progress | None = None,
+                     block: int | None = None, by_tag: bool = False) -> StreamedRun | None:
+    """A run file judged as it is read (see the module docstring), named by its file (with
+    ``by_tag``, by its tag when every line has the same one); None when it must be read whole
+    instead. ``truth`` may be a function that gives the ground truth: it is called once the first
+    block is read, so that a ground truth loading in another thread overlaps the reading.
+    ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for tests."""
+    ties = TiePolicy.parse(ties)
+    if isinstance(path, (bytes, bytearray)):
+        return None
+    label = source_name(path, name)
+    state = _Judging(truth, collection_size, ties.ordering, run_name(label), label)
+    try:
+        blocks = run_blocks(path, label, block or block_bytes(memory), tags=by_tag)
+        for part in _whole_queries(blocks, state):
+            state.add(part)
+            if progress is not None:
+                progress(len(part))
+    except (NotStreamable, _Unsorted):
+        return None
+    if by_tag and state.tag:
+        state.name = state.tag
+    return StreamedRun(state.finish(ties), state.tag)
+
+
+def _compact(values: np.ndarray) -> np.ndarray:
+    """Whole numbers in 32 bits when they fit (kept hits: ranks, query indices, grades)."""
+    if not len(values) or (values.min() >= -2 ** 31 and values.max() < 2 ** 31):
+        return values.astype(np.int32)
+    return values
+
+
+def _whole_queries(blocks, state: "_Judging"):
+    """Blocks of lines cut so that each holds whole queries: a block's last query waits for the
+    next block, where its lines may go on. Raises _Unsorted when a query comes back."""
+    import polars as pl
+
+    waiting: list[RunBlock] = []
+    for part in blocks:
+        state.note_tag(part.tag)
+        runs = part.query_ids.rle().struct.unnest()
+        values = runs.get_column("value")
+        if values.n_unique() != len(values):
+            raise _Unsorted()
+        first, names = values[0], values.to_list()
+        if not state.done.isdisjoint(names) or (waiting and first != waiting[0].query_ids[0]
+                                                 and waiting[0].query_ids[0] in names):
+            raise _Unsorted()
+        if len(values) == 1 and (not waiting or first == waiting[0].query_ids[0]):
+            waiting.append(part)
+            continue
+        last_start = len(part) - int(runs.get_column("len")[-1])
+        head = _slice(part, 0, last_start)
+        yield _concat(waiting + [head], pl)
+        state.done.update(names[:-1])
+        if waiting:
+            state.done.add(waiting[0].query_ids[0])
+        waiting = [_slice(part, last_start, len(part))]
+    if waiting:
+        yield _concat(waiting, pl)
+
+
+def _slice(part: RunBlock, start: int, stop: int) -> RunBlock:
+    return RunBlock(part.query_ids.slice(start, stop - start), part.item_ids.slice(start,
+                    stop - start), part.scores[start:stop], part.tag)
+
+
+def _concat(parts: list[RunBlock], pl) -> RunBlock:
+    parts = [p for p in parts if len(p)]
+    if len(parts) == 1:
+        return parts[0]
+    return RunBlock(pl.concat([p.query_ids for p in parts]), pl.concat([p.item_ids for p in parts]),
+                    np.concatenate([p.scores for p in parts]), None)
+
+
+@dataclass
+class _Judging:
+    """What is kept of the lines judged so far."""
+
+    given: GroundTruth | Callable[[], GroundTruth]
+    collection_size: int | str | None
+    ordering: TiePolicy
+    name: str
+    source: str                                     # the file, as duplicate warnings name it
+    done: set = field(default_factory=set)          # queries whose lines are all read
+    tags: set = field(default_factory=set)
+    lengths: np.ndarray = None
+    hits: list = field(default_factory=list)        # (query, rank, grade), as small as they fit
+    hit_count: int = 0
+    tied_hits: list = field(default_factory=list)   # (hit, tie first, tie size) of tied hits
+    tie_first: list = field(default_factory=list)   # each tie group's first and last positions
+    tie_last: list = field(default_factory=list)
+    tied_items: int = 0
+    tied_queries: int = 0
+    run_only: int = 0                               # run queries the truth lacks
+    run_only_first: str | None = None
+    duplicates: int = 0
+    duplicate: tuple | None = None                  # the first duplicated (query, item)
+    first_items: dict = field(default_factory=dict)  # truth query -> first item, if no hit
+    whole_ids: bool | None = None                   # id policy: every tied id a whole number
+
+    truth: GroundTruth | None = None
+
+    def _start(self) -> None:
+        """The ground truth, once: checked to be one that streaming judges as the whole-file
+        path does, and its look-up tables made."""
+        if self.truth is not None:
+            return
+        truth = self.given() if callable(self.given) else self.given
+        if truth.self_items is not None or (self.collection_size == JUDGED and
+                                            not truth.unlisted_judged):
+            raise NotStreamable()
+        self.truth = truth
+        self.lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
+        self.position = {query: i for i, query in enumerate(truth.query_ids)}
+        self.keys = judged_keys(truth) if len(truth.pair_item) else None
+
+    @property
+    def tag(self) -> str | None:
+        return next(iter(self.tags)) if len(self.tags) == 1 and None not in self.tags else None
+
+    def note_tag(self, tag: str | None) -> None:
+        self.tags.add(tag)
+
+    def add(self, part: RunBlock) -> None:
+        """Judge lines that hold whole queries, and keep what the measures need."""
+        from metrics.loaders.fast import encode_grouped
+
+        self._start()
+        codes, vocab = encode_grouped(part.query_ids)
+        items = IdColumn(part.item_ids)
+        repeated = later_repeats(codes, items)
+        scores = part.scores
+        if repeated is not None:
+            self.duplicates += int(repeated.sum())
+            if self.duplicate is None:
+                at = int(np.flatnonzero(repeated)[0])
+                self.duplicate = (vocab[codes[at]], items.take([at])[0])
+            codes, items, scores = codes[~repeated], items.filter(~repeated), scores[~repeated]
+        ranked = rank_run(Run(codes, vocab, items, scores, name=self.name), self.ordering)
+        to_truth = np.fromiter((self.position.get(q, -1) for q in vocab), dtype=np.int64,
+                               count=len(vocab))
+        if (to_truth < 0).any():
+            self.run_only += int((to_truth < 0).sum())
+            if self.run_only_first is None:
+                self.run_only_first = vocab[np.flatnonzero(to_truth < 0)[0]]
+        kept = np.flatnonzero(to_truth >= 0)
+        lengths = ranked.lengths
+        row_query = np.repeat(to_truth, lengths)
+        keep = row_query >= 0
+        q, rows, ranked_scores = row_query[keep], ranked.item_rows[keep], ranked.scores[keep]
+        self.lengths[to_truth[kept]] = lengths[kept]
+        start = np.zeros(len(self.lengths), dtype=np.int64)
+        start[to_truth[kept]] = np.cumsum(lengths[kept]) - lengths[kept]
+        found, at = _judged_matches(self.truth, q, rows, items, self.keys)
+
+        def position_of(row):
+            return row - start[q[row]]
+
+        report, tie_first, tie_size = tie_report(q, ranked_scores, ranked.ties, position_of,
+                                                 found)
+        if self.ordering is TiePolicy.ID:
+            self._same_id_rule(ranked, items)
+        self.tie_first.append(report.first_positions)
+        self.tie_last.append(report.last_positions)
+        self.tied_items += report.tied_items
+        self.tied_queries += report.queries_with_ties
+        hit_query = q[found]
+        if tie_size is not None:   # only the hits that tie with another item: most do not
+            tied = np.flatnonzero(tie_size > 1)
+            self.tied_hits.append((tied + self.hit_count, tie_first[tied] + 1, tie_size[tied]))
+        self.hit_count += len(found)
+        self.hits.append(tuple(_compact(a) for a in (hit_query, found - start[hit_query] + 1,
+                                                      self.truth.pair_grade[at])))
+        blind = np.setdiff1d(to_truth[kept], hit_query)
+        if len(blind):
+            self.first_items.update(zip(blind.tolist(), items.take(rows[start[blind]])))
+
+    def _same_id_rule(self, ranked, items) -> None:
+        """The ``id`` policy orders tied ids numerically only when every tied id of the run
+        (its queries the truth lacks too) is a whole number: groups of queries that disagree
+        cannot be judged apart."""
+        codes = np.repeat(np.arange(len(ranked.lengths)), ranked.lengths)
+        first, sizes = tied_row_groups(scan_rank_order(codes, ranked.scores, self.ordering)[1])
+        if not len(first):
+            return
+        tied = np.repeat(first, sizes) + np.arange(int(sizes.sum())) - np.repeat(
+            np.cumsum(sizes) - sizes, sizes)
+        whole = ids_are_whole_numbers(items.take(ranked.item_rows[tied]))
+        if self.whole_ids is not None and whole != self.whole_ids:
+            raise NotStreamable()
+        self.whole_ids = whole
+
+    def finish(self, ties: TiePolicy) -> JudgedRanking:
+        self._start()
+        collection_size = given_collection_size(self.collection_size, self.truth)
+        warnings = []
+        if self.duplicates:
+            warnings.append(duplicate_warning(self.duplicates, *self.duplicate, "pair(s)",
+                                              self.source))
+        warnings += list(self.truth.warnings)
+        if self.run_only:
+            warnings.append(f"{self.name}: {self.run_only} run quer(ies) not in the ground truth "
+                            f"were left out (first: {self.run_only_first!r})")
+        columns = list(zip(*self.hits)) if self.hits else [[]] * 3
+        hit_query, hit_ranks, hit_grades = (
+            np.concatenate(c).astype(np.int64) if len(c) else np.zeros(0, np.int64)
+            for c in columns)
+        self.hits.clear()
+        tie_first = tie_size = None
+        if self.tied_hits:   # a hit that ties with nothing is its own group of one
+            at, first, size = (np.concatenate(c) for c in zip(*self.tied_hits))
+            tie_first, tie_size = hit_ranks.copy(), np.ones(len(hit_ranks), dtype=np.int64)
+            tie_first[at], tie_size[at] = first, size
+        first = np.concatenate(self.tie_first) if self.tie_first else np.zeros(0, np.int64)
+        last = np.concatenate(self.tie_last) if self.tie_last else np.zeros(0, np.int64)
+        report = TieReport(self.tied_items, self.tied_queries, first, last) if len(first) \
+            else TieReport()
+        return judged_ranking(self.name, self.truth, ties, warnings, self.lengths, self.run_only,
+                              hit_query, hit_ranks, hit_grades, tie_first, tie_size, report,
+                              self.first_items.get, collection_size)
