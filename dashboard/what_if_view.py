@@ -81,15 +81,20 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
         st.button("↓ Down", key="whatif_down", disabled=r == length, on_click=_add,
                   args=(Edit(MOVE, r, min(r + 1, length)), min(r + 1, length)),
                   help=f"moves the item at rank {r} one rank down; r follows it")
-        to = st.number_input("Move to rank", min_value=1, max_value=length, value=r, step=1,
-                             key="whatif_to", width=150)
-        st.button("Move", key="whatif_move", on_click=_add, args=(Edit(MOVE, r, int(to)), int(to)))
+        # each box with its button, wrapping together on a narrow screen: a "Move" alone at
+        # the start of the next line, far from its box, did not say what it moves
+        with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
+            to = st.number_input("Move to rank", min_value=1, max_value=length, value=r,
+                                 step=1, key="whatif_to", width=150)
+            st.button("Move", key="whatif_move", on_click=_add,
+                      args=(Edit(MOVE, r, int(to)), int(to)))
         if judged.max_grade > 1:
-            grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
-                                    value=int(grades[r - 1]), step=1, key="whatif_grade",
-                                    width=130)
-            st.button("Set grade", key="whatif_set_grade", on_click=_add,
-                      args=(Edit(GRADE, r, int(grade)),))
+            with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
+                grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
+                                        value=int(grades[r - 1]), step=1, key="whatif_grade",
+                                        width=130)
+                st.button("Set grade", key="whatif_set_grade", on_click=_add,
+                          args=(Edit(GRADE, r, int(grade)),))
         st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
                   disabled=not st.session_state.get(EDITS), type="primary")
 

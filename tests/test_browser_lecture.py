@@ -63,3 +63,29 @@ def test_each_group_of_a_hundred_has_a_row_its_markers_fit(app_url, browser, sch
         path=f"tests/artifacts/lecture_groups_{scheme}.png")
     assert_healthy(page, errors, "Groups of queries")
     page.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_each_what_if_box_stays_beside_its_button(app_url, browser, scheme):
+    # instruments are graded: "Move to rank" and "Grade" each have a button; at 1024 × 768 with
+    # the sidebar the controls wrap, and "Move" had started the next line, away from its box
+    page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&edits=g2:1&r=2",
+                             *SIZES["projector"], scheme)
+    page.get_by_role("button", name="Set grade").wait_for()
+    boxes = page.evaluate("""() => {
+      const box = e => { const r = e.getBoundingClientRect();
+                         return {left: r.left, right: r.right, bottom: r.bottom}; };
+      const input = label => box(document.querySelector(
+        `[data-testid="stNumberInput"]:has(input[aria-label="${label}"])`));
+      const button = name => box(Array.from(document.querySelectorAll('button'))
+        .find(b => b.innerText.trim() === name));
+      return {to: input('Move to rank'), move: button('Move'), grade: input('Grade'),
+              set: button('Set grade')};
+    }""")
+    page.get_by_role("button", name="Set grade").screenshot(
+        path=f"tests/artifacts/lecture_whatif_set_grade_{scheme}.png")
+    for box, button in (("to", "move"), ("grade", "set")):
+        assert abs(boxes[box]["bottom"] - boxes[button]["bottom"]) < 4, boxes   # one line
+        assert 0 <= boxes[button]["left"] - boxes[box]["right"] < 40, boxes     # side by side
+    assert_healthy(page, errors, "What if")
+    page.close()
