@@ -14,7 +14,13 @@ from .colours import PALETTE
 from .figures import _LAYOUT, _figure, _safe
 
 GROUP_ROW = 34                  # pixels a group takes (horizontal bars: long names stay legible)
-MIN_HEIGHT, MAX_HEIGHT = 300, 1600
+MARKER = 11                     # a system's marker, in pixels
+# pixels each system's marker takes within its group's row (scattermode "group" puts them side by
+# side): the figure grows with the groups, never squeezing a row below this. A cap on its height
+# (1,600 px) crushed the covers' 100 artists into 15 px rows, where each marker overlapped the
+# next row's and a class could not tell which group a point belonged to
+SYSTEM_SLOT = MARKER + 6
+MIN_HEIGHT = 300
 
 
 def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Sequence[str],
@@ -33,18 +39,20 @@ def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Se
                  for i, g in enumerate(groups)]
         traces.append(go.Scatter(
             x=means[:, j], y=labels, mode="markers", name=_safe(system),
-            marker=dict(size=11, color=PALETTE[j % len(PALETTE)]),
+            marker=dict(size=MARKER, color=PALETTE[j % len(PALETTE)]),
             error_x=dict(type="data", symmetric=False, array=high[:, j] - means[:, j],
                          arrayminus=means[:, j] - low[:, j], thickness=1.5, width=4),
             customdata=np.arange(len(groups)), hovertext=hover,
             hovertemplate="%{hovertext}<extra></extra>"))
-    height = int(min(max(MIN_HEIGHT, 120 + GROUP_ROW * len(groups) * max(1, len(systems) / 2)),
-                     MAX_HEIGHT))
+    row = max(GROUP_ROW, SYSTEM_SLOT * len(systems))
+    height = max(MIN_HEIGHT, 120 + row * len(groups))
     return _figure(traces, dict(
         _LAYOUT, height=height, scattermode="group",
         title=f"{_safe(measure)} by {_safe(grouping)}: mean and {level:.0%} interval per group",
         xaxis=dict(title=f"mean {_safe(measure)}"),
-        yaxis=dict(autorange="reversed", title=None, automargin=True),
+        # the groups from the top, first to last; an explicit range, since Plotly's autorange
+        # padded 137 groups with 7 empty rows above and below (200 px of nothing on each side)
+        yaxis=dict(range=[len(groups) - 0.5, -0.5], title=None, automargin=True),
         margin=dict(l=20, r=20, t=50, b=80), showlegend=len(systems) > 1))
 
 

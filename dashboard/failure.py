@@ -44,13 +44,16 @@ def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, q
 
 
 def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, q: int,
-                         cutoff: int, threshold: int, bpref_shown: bool = False) -> FailureReport:
+                         cutoff: int, threshold: int, bpref_shown: bool = False,
+                         report: FailureReport | None = None) -> FailureReport:
     """What ``system``'s ranking of query ``q`` found and missed and how much of its top K
     nobody judged, in two lines, under a heading that says whether the query fails
     (:attr:`FailureReport.fails`); with ``bpref_shown`` (a Bpref among the measures), why Bpref
-    is the share found when nothing is judged non-relevant. Returns the report, whose missed
-    items :func:`show_missed_items` lists."""
-    report = failure_of(system, other, q, threshold)
+    is the share found when nothing is judged non-relevant. ``report``: the query's report when
+    ``judged`` is not the loaded data (a "what if" edit of it), else the cached one. Returns the
+    report, whose missed items :func:`show_missed_items` lists."""
+    if report is None:
+        report = failure_of(system, other, q, threshold)
     if report.num_relevant == 0:
         st.subheader("Why this query has no score")
         st.markdown("No item of the ground truth is relevant to this query: every measure that "

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.in_page import show_address
-from dashboard.settings import UPLOAD, WHATIF_EDITS, WHATIF_FOR
+from dashboard.settings import TEACH_RANK, UPLOAD, WHATIF_EDITS, WHATIF_FOR
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
@@ -30,7 +30,8 @@ ASKED = "_permalink_asked"
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
     "data": ("dataset", "measures", "threshold", "ties"),
-    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k", "edits"),
+    "explorer": ("dataset", "measures", "threshold", "ties", "systems", "query", "k", "edits",
+                 "r"),
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
@@ -72,7 +73,7 @@ def read_permalink(page: str) -> None:
         notes.append(("warning", f"The link names a dataset that does not exist: {dataset!r}."))
     if params.get("measures"):
         state["measures"] = params["measures"]
-    for name, key in (("threshold", "threshold"), ("k", "cutoff")):
+    for name, key in (("threshold", "threshold"), ("k", "cutoff"), ("r", TEACH_RANK)):
         if name in params:
             value = _positive_int(params[name])
             if value is None:
@@ -89,6 +90,8 @@ def read_permalink(page: str) -> None:
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = asked["query"] = params["query"]
+    if TEACH_RANK in asked:   # a prepared example opens in teaching mode at its rank
+        state["teaching"] = True
     if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
         state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
     if params.get("group_by"):   # the Groups page falls back to its first option if unknown
@@ -117,6 +120,7 @@ def check_link_value(name: str, usable: bool, instead: str) -> None:
         value = asked.pop(name)
         if not usable:
             what = ("k = " + str(value) if name == "cutoff" else
+                    "r = " + str(value) if name == TEACH_RANK else
                     f"{'query' if name == 'query' else 'systems'} {value!r}")
             st.warning(md(f"The link's {what} cannot be shown here: {instead}."))
 
@@ -140,6 +144,7 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "k": state.get("cutoff"),
         "query": state.get("query"),
         "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
+        "r": state.get(TEACH_RANK) if state.get("teaching") else None,
         "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())

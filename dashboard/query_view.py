@@ -4,12 +4,16 @@ P(r), R(r), F(r) and the confusion matrix follow r)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import streamlit as st
 
 from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
 from dashboard.chart_in_place import show_chart_in_place
+from dashboard.permalink import check_link_value
+from dashboard.settings import TEACH_RANK
 from dashboard.tables import show_ranked_list, with_cutoff
 from dashboard.what_if_view import signed
 from dashboard.widgets import bound
@@ -88,15 +92,15 @@ def _set_playing(length: int, playing: bool) -> None:
     run is the click's, not the timer's) and must rerun the page to start or stop the timer.
     It sets the state the button offered rather than toggling it: a click handled twice (the
     timer's runs and the click's can meet) leaves the same state, never pause-then-play."""
-    if playing and st.session_state["teach_rank"] >= length:
-        st.session_state["teach_rank"] = 1      # play again from the top
+    if playing and st.session_state[TEACH_RANK] >= length:
+        st.session_state[TEACH_RANK] = 1      # play again from the top
     st.session_state["teach_playing"] = playing
     st.session_state["_teach_toggled"] = True
 
 
 def _step(length: int, by: int) -> None:
     """Step-button callback: rank r one rank back or on, within the list."""
-    st.session_state["teach_rank"] = min(max(int(st.session_state["teach_rank"]) + by, 1),
+    st.session_state[TEACH_RANK] = min(max(int(st.session_state[TEACH_RANK]) + by, 1),
                                          length)
 
 
@@ -124,19 +128,23 @@ def _change(name: str, before: float, after: float) -> str | None:
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
-                     cutoff: int, strip: list[StripRow], address: str | None = None,
+                     cutoff: int, strip: list[StripRow],
+                     address: Callable[[], str] | None = None,
                      original: RankCurves | None = None) -> bool:
     """Step through one query's ranking (``strip``: the rows of its rank strip, this system's
     first). A fragment: a step reruns this part of the page only, once a second while
     playing. ``original``: the unedited list's curves, when ``curves`` are of a "what if" edit
     of it (each number then shows its change). Returns whether it showed the query's figure,
-    which puts ``address`` in the address bar (an empty list has neither)."""
+    which puts ``address()`` (the page's link, made at each step: it holds r) in the address
+    bar (an empty list has neither)."""
     length = len(curves.chi)
     if length == 0:
         st.info("This query's list is empty: there is nothing to step through.")
         return False
-    st.session_state.setdefault("teach_rank", 1)
-    st.session_state["teach_rank"] = min(max(int(st.session_state["teach_rank"]), 1), length)
+    st.session_state.setdefault(TEACH_RANK, 1)
+    check_link_value(TEACH_RANK, int(st.session_state[TEACH_RANK]) <= length,
+                     f"this list has {length:,} ranks, so r = {length:,} is shown")
+    st.session_state[TEACH_RANK] = min(max(int(st.session_state[TEACH_RANK]), 1), length)
     playing = bool(st.session_state.get("teach_playing"))
 
     @st.fragment(run_every=STEP_SECONDS if playing else None)
@@ -144,18 +152,21 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         if st.session_state.pop("_teach_toggled", False):
             st.rerun()   # the whole page: the fragment's timer starts or stops
         if st.session_state.get("teach_playing"):
-            if st.session_state["teach_rank"] >= length:   # the end: stop the timer
+            if st.session_state[TEACH_RANK] >= length:   # the end: stop the timer
                 st.session_state["teach_playing"] = False
                 st.rerun()
-            st.session_state["teach_rank"] += 1
+            st.session_state[TEACH_RANK] += 1
         # the stepping controls, the row's numbers and the figure first, in one screen of a
         # projector (1024 × 768); the window of the list and the captions below them
-        with st.container(horizontal=True, vertical_alignment="bottom"):
-            bound(st.number_input, "Rank r", "teach_rank", "teach_rank_box", min_value=1,
-                  max_value=length, step=1, width=170,
-                  help="the rank the teaching mode is at; ▶ steps through the list, one rank "
-                       "a second")
-            r = int(st.session_state["teach_rank"])
+        # "Rank r" on the controls' line, not above the box: the line above it would push the
+        # figure past the bottom of a projector once each number shows its what-if change
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.markdown("**Rank r**", width="content",
+                        help="the rank the teaching mode is at; ▶ steps through the list, one "
+                             "rank a second")
+            bound(st.number_input, "Rank r", TEACH_RANK, "teach_rank_box", min_value=1,
+                  max_value=length, step=1, width=150, label_visibility="collapsed")
+            r = int(st.session_state[TEACH_RANK])
             st.button("← r − 1", key="teach_back", disabled=r <= 1, on_click=_step,
                       args=(length, -1), help="one rank back")
             playing_now = bool(st.session_state.get("teach_playing"))
@@ -170,7 +181,7 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
             change = _change(name, before[j][1], value) if before is not None else None
             column.metric(f"{name}, r = {r}", _printed(name, value), delta=change)
         show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
-                          address=address, compact=True)
+                          address=address() if address else None, compact=True)
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "
                    "R(r) = TP(r)/R_q; F(r) = 2·P·R/(P + R). The amber row is rank r; "
                    f"'{'✓'}' marks the top K = {cutoff}.")

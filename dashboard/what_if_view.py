@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.safe import md
-from dashboard.settings import WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
+from dashboard.settings import TEACH_RANK, WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
 from metrics import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.evaluation.cells import fixed
@@ -54,7 +54,7 @@ def _add(edit: Edit, follow: int | None = None) -> None:
     state = st.session_state
     state[EDITS] = edits_text(_edits() + [edit])
     if follow is not None:
-        state["teach_rank"] = follow
+        state[TEACH_RANK] = follow
     state["_teach_toggled"] = True
 
 
@@ -67,7 +67,7 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
     """The edits of the item at rank r: its relevance toggled (or a grade typed, for graded
     data), a step up or down, or a typed rank; and one button back to the original list.
     ``judged``: the query as shown (edited), query 0."""
-    r = min(max(int(st.session_state.get("teach_rank", 1)), 1), length)
+    r = min(max(int(st.session_state.get(TEACH_RANK, 1)), 1), length)
     grades, _ = judged.dense_grades(0)
     relevant = grades[r - 1] >= max(threshold, 1)
     with st.container(horizontal=True, vertical_alignment="bottom"):
@@ -81,15 +81,20 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
         st.button("↓ Down", key="whatif_down", disabled=r == length, on_click=_add,
                   args=(Edit(MOVE, r, min(r + 1, length)), min(r + 1, length)),
                   help=f"moves the item at rank {r} one rank down; r follows it")
-        to = st.number_input("Move to rank", min_value=1, max_value=length, value=r, step=1,
-                             key="whatif_to", width=150)
-        st.button("Move", key="whatif_move", on_click=_add, args=(Edit(MOVE, r, int(to)), int(to)))
+        # each box with its button, wrapping together on a narrow screen: a "Move" alone at
+        # the start of the next line, far from its box, did not say what it moves
+        with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
+            to = st.number_input("Move to rank", min_value=1, max_value=length, value=r,
+                                 step=1, key="whatif_to", width=150)
+            st.button("Move", key="whatif_move", on_click=_add,
+                      args=(Edit(MOVE, r, int(to)), int(to)))
         if judged.max_grade > 1:
-            grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
-                                    value=int(grades[r - 1]), step=1, key="whatif_grade",
-                                    width=130)
-            st.button("Set grade", key="whatif_set_grade", on_click=_add,
-                      args=(Edit(GRADE, r, int(grade)),))
+            with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
+                grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
+                                        value=int(grades[r - 1]), step=1, key="whatif_grade",
+                                        width=130)
+                st.button("Set grade", key="whatif_set_grade", on_click=_add,
+                          args=(Edit(GRADE, r, int(grade)),))
         st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
                   disabled=not st.session_state.get(EDITS), type="primary")
 

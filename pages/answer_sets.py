@@ -160,6 +160,10 @@ else:
                "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
 
 st.subheader("Curves of the answer sets")
+# a poor answer set's precision lies flat along an axis running to 1 (as on Curves)
+fit = st.toggle("Precision axis: fit to the data", key="answer_pr_fit",
+                help="the PR curves' precision axis from 0 to the highest precision drawn, "
+                     "instead of 0 to 1")
 curve_grid = st.grid(2, min_column_width=300)
 with curve_grid.cell():
     lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}
@@ -169,4 +173,4 @@ with curve_grid.cell():
     pr = {n: (rank_curves(judged, i).recall, rank_curves(judged, i).precision)
           for i, n in enumerate(judged.query_ids)}
     st.plotly_chart(pr_curves_figure(pr, mean={MEAN_OF: mean_interpolated_precision(judged)},
-                                     title="PR curves"), width="stretch")
+                                     title="PR curves", fit=fit), width="stretch")

@@ -13,6 +13,10 @@ from dashboard.tables import download_csv, printed_text
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS
 
+# the column naming each row, kept in view: at 1024 × 768 a table of seven tie policies scrolls
+# sideways (as the Data page's means do), and a number without its row's name teaches nothing
+PINNED = st.column_config.TextColumn(pinned=True)
+
 page_setup()
 
 st.title("Conventions")
@@ -40,8 +44,8 @@ if tables is not None:
                        f"Source: {md(PROTOCOLS[name].source)}")
             shown, numbers = printed_text(rows.drop(columns=["protocol", "why they differ"]),
                                           [*policies, "ours"])
-            st.dataframe(shown, hide_index=True, column_config=numbers, width="stretch",
-                         placeholder="")
+            st.dataframe(shown, hide_index=True, column_config=numbers | {"printed as": PINNED},
+                         width="stretch", placeholder="")
             st.markdown("\n".join(f"- **{md(r['printed as'])}** — {md(r['why they differ'])}"
                                    for _, r in rows.iterrows()))
     download_csv("Download CSV", grid, provenance_record(measures), f"{system}_protocols.csv",
@@ -50,8 +54,8 @@ if tables is not None:
     st.subheader("Tie policies")
     # a missing value is drawn as an empty cell, as the caption below says
     shown, numbers = printed_text(ours[system], policies)
-    st.dataframe(shown, column_config=numbers, hide_index=True, width="stretch",
-                 placeholder="")
+    st.dataframe(shown, column_config=numbers | {"measure": PINNED}, hide_index=True,
+                 width="stretch", placeholder="")
     download_csv("Download CSV", ours[system], provenance_record(measures),
                  f"{system}_tie_policies.csv", key="download_tie_policies")
     st.markdown("\n".join(f"- **{md(p)}** — {md(TiePolicy(p).description)}" for p in policies))

@@ -22,7 +22,7 @@ from dashboard.what_if_view import edited_query, show_changes, what_if_controls
 from dashboard.widgets import choose, cutoff_control
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
-from metrics.explain.summaries import query_index, query_table
+from metrics.explain.summaries import failure_report, query_index, query_table
 from metrics.explain.described import beside_ids, query_columns, query_words
 
 # the views below the figure, of which only the chosen one is built
@@ -129,7 +129,9 @@ def one_query() -> None:
     # a fragment's rerun does not reach app.py, which writes it after a full run
     address = permalink_query("explorer")
     if teaching:
-        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip, address,
+        # the link made at each step of r (a step reruns the stepper only)
+        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip,
+                                     lambda: permalink_query("explorer"),
                                      original=original if whatif else None)
         if addressed:
             st.subheader("What if", help="edit the ranking at rank r: every number above and "
@@ -141,10 +143,12 @@ def one_query() -> None:
         show_query_figure(judged, q, curves, threshold, k, strip, address=address)
         addressed = True
 
-    report = show_failure_summary(judged, system, other, q, k, threshold,
-                                  bpref_shown=any(str(m).startswith("Bpref") for m in measures))
-    if whatif:
-        st.caption("The lines above describe the list as it is, before the what-if edits.")
+    # with what-if edits, what the edited list found and missed (the same engine function)
+    report = show_failure_summary(
+        ranking, system, other, at, k, threshold,
+        bpref_shown=any(str(m).startswith("Bpref") for m in measures),
+        report=failure_report(ranking, at, threshold, data[other] if other else None,
+                              other or "other") if whatif else None)
     columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not

@@ -85,7 +85,7 @@ st.session_state[seen] = index
 
 shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"group": name}),
                                  ["mean", "CI low", "CI high"])
-st.dataframe(shown, hide_index=True, width="stretch", height=300, column_config=numbers,
+st.dataframe(shown, hide_index=True, width="stretch", height="auto", column_config=numbers,
              placeholder="undefined")
 download_csv("Download CSV (every measure; the interval of the chosen one)", frame,
              provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")

@@ -181,6 +181,7 @@ def test_a_what_if_link_opens_with_its_edits(app_url, browser, size, scheme):
     assert_healthy(page, errors, "ΔAP = +0.188")
     main = page.inner_text('[data-testid="stMain"]')
     assert "rank 3 judged grade 1; rank 8 moved to rank 5" in main
+    page.wait_for_selector(RANK_BOX)   # a loaded machine: the stepper may draw just after
     assert page.locator(RANK_BOX).count() == 1                    # teaching mode is on
     wait_for_figure(page)
     titles = page.evaluate(f"() => Array.from(document.querySelectorAll("

@@ -204,3 +204,21 @@ def test_an_item_table_whose_ids_match_nothing_is_a_warning_with_counts(tmp_path
     assert code == 0, err
     assert f"warning: {items}: 2 of its 3 items match nothing in the run or ground truth " \
            "(first: 'nowhere1')" in err
+
+
+@pytest.mark.parametrize("groups,systems", [(100, 2), (100, 3), (4, 2)])
+def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups, systems):
+    # the covers' 100 artists: a height cap had squeezed each group's row to 15 px, under the
+    # two 11 px markers drawn side by side in it
+    from charts.groups import group_means_figure
+
+    means = np.full((groups, systems), 0.5)
+    fig = group_means_figure([f"g{i}" for i in range(groups)], [1] * groups,
+                             [f"s{j}" for j in range(systems)], means, means - 0.1, means + 0.1,
+                             measure="AP", grouping="artist", level=0.95)
+    margin = fig.layout.margin
+    plot = fig.layout.height - margin.t - margin.b
+    size = fig.data[0].marker.size
+    assert plot / groups >= systems * (size + 4), (fig.layout.height, groups)
+    # no empty rows above the first group or below the last, the first on top
+    assert list(fig.layout.yaxis.range) == [groups - 0.5, -0.5]

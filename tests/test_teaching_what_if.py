@@ -264,3 +264,85 @@ def test_the_explorers_precision_axis_fits_a_failing_query():
     assert not at.exception
     low, high = _query_figure(at)["layout"]["yaxis2"]["range"]
     assert low < 0 < high < 0.01
+
+
+def test_why_this_query_fails_describes_the_edited_list():
+    # toy 1's rank 1 (item 9) judged not relevant: R_q 4 -> 3, all 3 found, the first at rank 2,
+    # so the query now fails (its list does not start with a relevant item)
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", k="4", edits="g1:0")
+    assert not at.exception, at.exception
+    headings = [h.value for h in at.subheader]
+    assert "Why this query fails" in headings
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Found all 3 of its relevant items**, the first at rank 2." in shown
+    assert "before the what-if edits" not in " ".join(c.value for c in at.caption)
+    # the missed items follow too: the list keeps every relevant item
+    at.segmented_control(key="explorer_view").set_value("Relevant items not retrieved").run()
+    assert "Every relevant item of this query was retrieved." in \
+        " ".join(m.value for m in at.markdown)
+    # unedited: toy 1 starts with a relevant item, all 4 found
+    at.button(key="whatif_reset").click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert "Found all 4 of its relevant items**, the first at rank 1." in shown
+    assert "Why this query fails" not in [h.value for h in at.subheader]
+
+
+def test_the_answer_sets_page_fits_the_precision_axis_when_asked():
+    import json
+
+    def axis(at):
+        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                  if "PR curves" in c.proto.spec]
+        return spec["layout"]["yaxis"]
+
+    at = app("pages/answer_sets.py")
+    assert axis(at)["range"] == [-0.02, 1.05]
+    at.toggle(key="answer_pr_fit").set_value(True).run()
+    assert not at.exception
+    fitted = axis(at)
+    assert "range" not in fitted and fitted["autorange"] is True, fitted
+
+
+def test_a_link_opens_the_teaching_mode_at_its_rank_and_follows_each_step():
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", k="4", r="5")
+    assert not at.exception, at.exception
+    assert at.session_state["teaching"] and at.session_state["teach_rank"] == 5
+    assert at.number_input(key="teach_rank_box").value == 5
+    # toy 1 at r = 5: relevant at 1, 2, 4 of the top 5, so P(5) = 3/5 (FMP C7S3, Table 7.1)
+    assert _metrics(at)["P(r), r = 5"][0] == "0.600"
+    assert _params(at)["r"] == ["5"]
+    at.button(key="teach_next").click().run()               # a step reruns the stepper only
+    assert parse_qs(_chart_data(at)["address"])["r"] == ["6"]
+    # with edits, both travel together
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", edits="g3:1", r="3")
+    assert _metrics(at)["χ(r), r = 3"] == ("1", "+1")
+    assert _params(at)["r"] == ["3"] and _params(at)["edits"] == ["g3:1"]
+
+
+@pytest.mark.parametrize("r,message", [
+    ("banana", "The link's r is not a positive whole number: 'banana'."),
+    ("0", "The link's r is not a positive whole number: '0'."),
+    ("99", "The link's r = 99 cannot be shown here: this list has 10 ranks, so r = 10 is shown."),
+])
+def test_a_links_unusable_rank_gets_a_note(r, message):
+    at = linked("pages/explorer.py", dataset="fmp", query="toy1", r=r)
+    assert not at.exception, at.exception
+    assert message in " ".join(w.value for w in at.warning).replace("\\", "")
+    if r == "99":
+        assert at.session_state["teach_rank"] == 10 and _params(at)["r"] == ["10"]
+    else:   # not a rank: the page opens as it would without one
+        assert "r" not in _params(at) and at.number_input(key="cutoff_box").value == 4
+
+
+def test_the_conventions_tables_keep_their_row_names_in_view():
+    # at 1024 × 768 the seven tie policies scroll sideways: the row's name stays pinned
+    import json
+
+    at = app("pages/conventions.py", sample="instruments")
+    assert not at.exception
+    pinned = []
+    for frame in at.main.dataframe:
+        config = json.loads(frame.proto.columns)
+        pinned.append({name for name, c in config.items() if c.get("pinned")})
+    assert pinned[:-1] == [{"printed as"}] * (len(pinned) - 1)     # each protocol's tab
+    assert pinned[-1] == {"measure"}                                # the tie policies

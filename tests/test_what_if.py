@@ -6,6 +6,7 @@ import pytest
 import pytrec_eval
 
 from metrics import GroundTruth, InputError, Run, judge
+from metrics.explain.summaries import failure_report
 from metrics.explain.what_if import apply_edits, parse_edits, what_if
 
 # trec_eval's names -> ours (as tests/test_oracles.py)
@@ -120,3 +121,27 @@ def test_an_edit_that_cannot_be_applied_says_which_and_why(text, message):
                    GroundTruth.from_dict({"q": {"9": 1}}))
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace("<", "<")):
         apply_edits(judged, 0, parse_edits(text))
+
+
+def test_the_failure_report_of_an_edited_list_describes_the_edited_list():
+    # toy 1 with two relevant items never retrieved ("11", "12"); rank 2 (item "2", relevant)
+    # judged not relevant, rank 3 (item "6") judged relevant, then rank 8 (item "7") moved to
+    # rank 1. By hand: the list is 7 9 2 6 8 3 10 5 4 1, relevant 7 9 6 8 at ranks 1, 2, 4, 5;
+    # R_q = 6 - 1 + 1 = 6, so 2 are missed, and they are the never-retrieved 11 and 12 ("2" is
+    # still in the list, judged not relevant: neither found nor missed)
+    qrels = {item: int(item in TOY1_RELEVANT) for item in TOY1} | {"11": 1, "12": 2}
+    judged = judge(Run.from_dict({"q": {item: float(10 - i) for i, item in enumerate(TOY1)}}),
+                   GroundTruth.from_dict({"q": qrels}))
+    edited = apply_edits(judged, 0, parse_edits("g2:0,g3:1,m8:1"))
+    report = failure_report(edited, 0)
+    assert (report.num_relevant, report.found, report.first_relevant) == (6, 4, 1)
+    assert report.missed["item"].tolist() == ["12", "11"]       # highest grade first
+    assert report.num_missed == len(report.missed) == 2
+    assert report.judged_nonrelevant == 6        # 6 judged 0, "2" in and "6" out
+    before = failure_report(judged, 0)
+    assert (before.num_relevant, before.found, before.first_relevant) == (6, 4, 1)
+    assert before.missed["item"].tolist() == ["12", "11"]
+    # made not relevant, the only relevant item at rank 1 leaves the list starting without one
+    first = failure_report(apply_edits(judged, 0, parse_edits("g1:0")), 0)
+    assert (first.num_relevant, first.found, first.first_relevant) == (5, 3, 2)
+    assert first.missed["item"].tolist() == ["12", "11"] and first.fails

@@ -236,8 +236,10 @@ def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
     if truth is not None and len(truth[0]):
         ids, truth_grades = truth
         listed, _ = judged.ranked_list(query) if length else (np.zeros(0, dtype=object), None)
-        found_ids = np.asarray(listed, dtype=object)[relevant_ranks - 1]
-        lost = ~np.isin(ids, found_ids)
+        # missed: not in the list at all. A listed item the ground truth calls relevant is not
+        # missed even when a "what if" edit judged it not relevant (metrics/explain/what_if.py):
+        # the list holds it, and R_q no longer counts it
+        lost = ~np.isin(ids, np.asarray(listed, dtype=object))
         ids, truth_grades = ids[lost], truth_grades[lost]
         order = np.lexsort((ids.astype(str), -truth_grades))
         missed = pd.DataFrame({"item": ids[order], "grade": truth_grades[order]})
