@@ -141,12 +141,15 @@ def judged_keys(truth: GroundTruth) -> JudgedKeys | None:
                       mix(np.arange(len(truth.query_ids)), np.uint64(0)))
 
 
+_MAKE_KEYS = object()   # _judged_matches' keys: made there, from the truth
+
+
 def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
-                    items: IdColumn, keys: JudgedKeys | None = None
+                    items: IdColumn, keys: JudgedKeys | None | object = _MAKE_KEYS
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
     ``rows`` (ascending) and the index of the matching judgement; ``keys``: the truth's
-    :func:`judged_keys`, when already made.
+    :func:`judged_keys`, when already made (None too: then they are not made again per call).
 
     Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
     and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
@@ -160,7 +163,8 @@ def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarra
     none = np.zeros(0, dtype=np.int64)
     if not len(truth.pair_item) or not len(rows):
         return none, none
-    keys = keys or judged_keys(truth)
+    if keys is _MAKE_KEYS:
+        keys = judged_keys(truth)
     if keys is None:
         return _matches_by_id(truth, query_index, items.take(rows))
     order, sorted_keys, shift = keys.order, keys.sorted_keys, keys.shift
