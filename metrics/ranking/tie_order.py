@@ -22,17 +22,26 @@ def _as_numbers(ids: np.ndarray):
     return pd.to_numeric(pd.Series(ids, dtype=object), errors="coerce")
 
 
+def _whole_number_values(ids: np.ndarray):
+    """The ids as numbers when the ``id`` policy orders them numerically (every one a whole
+    number), else None."""
+    numeric = _as_numbers(ids)
+    if len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all():
+        return numeric
+    return None
+
+
 def ids_are_whole_numbers(ids: np.ndarray) -> bool:
     """Whether the ``id`` policy orders these ids numerically: every one a whole number."""
-    numeric = _as_numbers(ids)
-    return bool(len(ids) and numeric.notna().all() and (numeric == np.floor(numeric)).all())
+    return _whole_number_values(ids) is not None
 
 
 def id_order_key(ids: np.ndarray) -> np.ndarray:
     """Integer keys that sort ids ascending: numerically if all are integers, else as strings."""
     import pandas as pd
-    if ids_are_whole_numbers(ids):
-        return pd.factorize(_as_numbers(ids).to_numpy(np.float64), sort=True)[0]
+    numeric = _whole_number_values(ids)
+    if numeric is not None:
+        return pd.factorize(numeric.to_numpy(np.float64), sort=True)[0]
     return pd.factorize(ids, sort=True)[0]
 
 
