@@ -8,7 +8,8 @@ import statistics
 import time
 from pathlib import Path
 
-from browser import BENCH_JS, ActionTimer, in_page, streamlit_server, wait_for_chips, wait_for_run
+from browser import (BENCH_JS, ActionTimer, in_page, launch_chromium, streamlit_server,
+                     wait_for_chips, wait_for_run)
 from harness import fmt, mb
 from report import TARGETS
 
@@ -31,10 +32,7 @@ def job_dashboard_browser(run_a, run_b, qrels, out, repeats="7", slowdown="1"):
 
     repeats, slowdown = int(repeats), float(slowdown)
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
+        browser = launch_chromium(p)
         with streamlit_server("app.py") as (url, peak):
             result = in_page(browser, slowdown, lambda page: _browse_explorer(
                 page, url, Path(run_a), Path(run_b), Path(qrels), repeats))

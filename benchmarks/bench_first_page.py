@@ -9,7 +9,7 @@ import statistics
 import sys
 import time
 
-from browser import streamlit_server
+from browser import launch_chromium, streamlit_server
 from harness import ROOT, fmt
 from report import TARGETS
 
@@ -86,10 +86,7 @@ def job_first_page(out, repeats="3", sample="fmp"):
     times: dict[str, list[float]] = {path: [] for path in (FLOOR, *FIRST_PAGES)}
     titles: dict[str, list[float]] = {path: [] for path in FIRST_PAGES}
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
+        browser = launch_chromium(p)
         for _ in range(int(repeats)):
             for path in (FLOOR, *FIRST_PAGES):
                 floor = path == FLOOR

@@ -54,6 +54,13 @@ def in_page(browser, slowdown: float, browse):
     return result
 
 
+def launch_chromium(playwright):
+    """The system's headless Chromium, as every browser benchmark drives it."""
+    return playwright.chromium.launch(
+        executable_path="/usr/bin/chromium",
+        args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+
+
 @contextlib.contextmanager
 def streamlit_server(script: str):
     """``streamlit run script`` on a free port of 127.0.0.1 until the block ends; yields its

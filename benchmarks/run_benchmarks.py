@@ -67,7 +67,8 @@ from bench_first_page import job_first_page, report_first_page  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
 from bench_matrix import bench_matrix, job_matrix, report_matrix  # noqa: E402
-from bench_trec import bench_runs, bench_skewed, job_ours, report_runs, report_skewed  # noqa: E402
+from bench_trec import (W7_QUERIES, bench_large, bench_runs, bench_skewed, job_ours,  # noqa: E402
+                        report_large, report_runs, report_skewed)
 from harness import EXTRA, LIMITS, job_command, timed  # noqa: E402
 from peers import find_trec_eval, job_ir_measures, job_pytrec, job_ranx  # noqa: E402
 from report import write_report  # noqa: E402
@@ -153,8 +154,6 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
             f"W4 — skewed run: {short:,} queries × 10 results plus one list of {long_depth:,}",
             short, long_depth, repeats)))
     if "W7" in chosen:
-        from bench_trec import W7_QUERIES, bench_large, report_large
-
         queries = 10_000 if quick else W7_QUERIES
         sections.append(report_large(bench_large(
             f"W7 — a run larger than memory: {queries:,} queries × 1,000 results, plain and "

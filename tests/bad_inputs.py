@@ -106,6 +106,14 @@ def _first_item(run) -> str:
     return f"{len(run)} rows; first item {str(run.item_ids[0])!r}"
 
 
+def _query_and_item(run) -> str:
+    return f"query {run.query_ids[0]} / item {run.item_ids[0]}"
+
+
+def _script_kept(run) -> str:
+    return "ids kept as text" if run.query_ids[0] == "<script>alert(1)</script>" else "ids changed"
+
+
 CASES = [
     Case("wrong column count (too few)", "run", "a.run", b"q1 Q0 d1 1 0.5 s\nq1 Q0 d2 0.4\n",
          "error", "expected 6 whitespace-separated fields", 2),
@@ -131,7 +139,7 @@ CASES = [
          "rank '1.5' is not a whole number", 3),
     Case("whole-float ids (10.0, as pandas writes them)", "run", "a.csv",
          b"query_id,item_id,score\n1.0,10.0,0.9\n1.0,11.0,0.5\n", "loads", "query 1 / item 10",
-         describe=lambda run: f"query {run.query_ids[0]} / item {run.item_ids[0]}"),
+         describe=_query_and_item),
     Case("run retrieving no judged item for most queries", "run+qrels", "a.run",
          b"q1 Q0 doc-d1 1 0.9 s\nq2 Q0 doc-d3 1 0.7 s\n", "warning",
          "retrieved no judged item at all"),
@@ -165,10 +173,10 @@ CASES = [
          QRELS + b"q8 0 d1 1\n", "warning", "1 ground-truth quer(ies) are not in the run"),
     Case("ids with spaces, quotes and commas (CSV)", "run", "a.csv",
          b'query_id,item_id,score\n"q 1","it\'s ""quoted"", really",0.5\n', "loads",
-         "query q 1 / item it's \"quoted\", really"),
+         "query q 1 / item it's \"quoted\", really", describe=_query_and_item),
     Case("ids with HTML and script", "run", "a.run",
          b"<script>alert(1)</script> Q0 <img/src=x/onerror=alert(1)> 1 0.5 s\n", "loads",
-         "ids kept as text"),
+         "ids kept as text", describe=_script_kept),
     Case("labels file listing an item twice", "labels", "l.csv", b"item_id,label\na,x\nb,x\na,y\n",
          "error", "listed twice", 4),
     Case("labels file whose rows do not match the matrix", "matrix+labels", "short.csv",
@@ -287,13 +295,7 @@ def _run(case: Case) -> tuple[str, str]:
         if case.what == "run":
             run = load_run(case.content, case.file)
             warnings = run.warnings
-            detail = (f"{len(run)} rows" if case.name != "ids with spaces, quotes and commas (CSV)"
-                      else f"query {run.query_ids[0]} / item {run.item_ids[0]}")
-            if case.name == "ids with HTML and script":
-                detail = "ids kept as text" if run.query_ids[0] == "<script>alert(1)</script>" \
-                    else "ids changed"
-            if case.describe:
-                detail = case.describe(run)
+            detail = case.describe(run) if case.describe else f"{len(run)} rows"
         elif case.what == "qrels":
             truth = load_qrels(case.content, case.file)
             warnings, detail = truth.warnings, f"{len(truth)} judgements"
