@@ -73,16 +73,17 @@ def evaluate_groups(args, judged, results: dict, tables: Tables, truth=None,
     share of ties is the first system's)."""
     out = []
     level = getattr(args, "ci", None)
+    if tests:   # the same per-query values for every grouping
+        per_query = {s: {m: r.results[m].values for m in r.measures} for s, r in results.items()}
+        measures = next(iter(results.values())).measures
     for name in args.group_by or []:
         groups = grouping(name, judged, tables.queries, 1, truth)
         means = group_means(results, groups, level, args.seed, args.resamples,
                             getattr(args, "aggregate", "mean"))
         differences = []
         if tests:
-            per_query = {s: {m: r.results[m].values for m in r.measures}
-                         for s, r in results.items()}
-            differences = group_differences(per_query, next(iter(results.values())).measures,
-                                            groups, tests, args.seed, args.resamples)
+            differences = group_differences(per_query, measures, groups, tests, args.seed,
+                                            args.resamples)
         out.append(GroupedMeans(groups, means, differences))
     return out
 

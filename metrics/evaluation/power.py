@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.evaluation.stats import DEFAULT_ALPHA
+from metrics.evaluation.stats import DEFAULT_ALPHA, paired_values
 
 DEFAULT_POWER = 0.8
 # the search for the queries a difference needs stops here; a difference that needs more is
@@ -77,9 +77,8 @@ def power_analysis(a: np.ndarray, b: np.ndarray, alpha: float = DEFAULT_ALPHA,
     _check_level("power", power)
     if delta is not None and not (math.isfinite(delta) and delta > 0):
         raise InputError(f"the difference to detect must be a positive number, not {delta!r}")
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    both = ~np.isnan(a) & ~np.isnan(b)
-    diff = b[both] - a[both]
+    a, b = paired_values(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    diff = b - a
     n = len(diff)
     if n < 2:
         return PowerAnalysis(n, float(diff.mean()) if n else None, None, alpha, power, None,

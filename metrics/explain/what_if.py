@@ -107,7 +107,11 @@ def apply_edits(judged: JudgedRanking, query: int, edits: list[Edit]) -> JudgedR
     """Query ``query`` of ``judged`` as a one-query judged ranking with ``edits`` applied in
     order (no edit: the query as it is). An InputError names an edit whose rank is not in the
     list."""
-    one = judged.subset(np.array([query]))
+    return _edited(judged.subset(np.array([query])), edits)
+
+
+def _edited(one: JudgedRanking, edits: list[Edit]) -> JudgedRanking:
+    """A one-query judged ranking with ``edits`` applied (:func:`apply_edits`)."""
     if not edits:
         return one
     length = int(one.lengths[0])
@@ -159,8 +163,8 @@ def what_if(judged: JudgedRanking, query: int, edits: list[Edit], measures) -> W
     """The values of ``measures`` (a list or a comma-separated text, as :func:`evaluate` reads)
     for query ``query`` before and after ``edits``, both computed by the registry on the same
     terms: the original under the edited list's tie policy, so that no edit changes nothing."""
-    edited = apply_edits(judged, query, edits)
-    original = judged.subset(np.array([query]))
+    original = judged.subset(np.array([query]))   # the query alone, taken out once
+    edited = _edited(original, edits)
     if edits and original.tie_policy is not edited.tie_policy:
         original = replace(original, tie_policy=edited.tie_policy)
     before, after = (evaluate(j, measures).results for j in (original, edited))

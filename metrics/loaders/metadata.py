@@ -14,6 +14,7 @@ id, bytes that are not UTF-8 text or an empty file are errors naming the file an
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Iterable
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy as np
 from metrics.data.rows import id_strings
 from metrics.errors import InputError
 from metrics.loaders.lines import RowBlock, first_content_line, row_blocks, table_delimiter
-from metrics.loaders.tables import ALIASES, Table, check_unique
+from metrics.loaders.tables import ALIASES, Table, _gather, check_unique
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 ITEM_ID, QUERY_ID = "item_id", "query_id"
@@ -72,22 +73,15 @@ def _text_columns(data: bytes, label: str, what: str):
     blocks = iter(row_blocks(data, label, delimiter))
     head = next(blocks)
     header, header_line = head.cells[:head.widths[0]], head.lines[0]
-    body = [RowBlock(head.lines[1:], head.widths[1:], head.cells[head.widths[0]:]), *blocks]
+    body = RowBlock(head.lines[1:], head.widths[1:], head.cells[head.widths[0]:])
     width = len(header)
-    columns: list[list] = [[] for _ in header]
-    lines = [header_line]
-    for block in body:
-        start = 0
-        for line, found in zip(block.lines, block.widths):
-            if found != width:
-                raise InputError(f"expected {width} fields as in the header but found {found}",
-                                 source=label, line=line)
-            for column, cell in zip(columns, block.cells[start:start + width]):
-                column.append(cell if cell != "" else None)
-            start += width
-            lines.append(line)
-    if len(lines) == 1:
-        raise InputError(f"has a header but no rows: expected {what}", source=label)
+    # every column kept (by its place: a name given twice is refused later, naming it)
+    rows = _gather(chain([body], blocks), width, {str(i): i for i in range(width)}, label,
+                   f"has a header but no rows: expected {what}",
+                   lambda found: f"expected {width} fields as in the header but found {found}")
+    columns = [[cell if cell != "" else None for cell in rows.columns[str(i)]]
+               for i in range(width)]
+    lines = [header_line, *rows.lines.tolist()]
     return header, columns, lines, "line"
 
 
