@@ -22,7 +22,7 @@ import numpy as np
 from metrics.data.rows import id_strings
 from metrics.errors import InputError
 from metrics.loaders.lines import RowBlock, first_content_line, row_blocks, table_delimiter
-from metrics.loaders.tables import ALIASES, Table, _gather, check_unique
+from metrics.loaders.tables import ALIASES, Table, gather_columns, check_unique
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 ITEM_ID, QUERY_ID = "item_id", "query_id"
@@ -76,7 +76,7 @@ def _text_columns(data: bytes, label: str, what: str):
     body = RowBlock(head.lines[1:], head.widths[1:], head.cells[head.widths[0]:])
     width = len(header)
     # every column kept (by its place: a name given twice is refused later, naming it)
-    rows = _gather(chain([body], blocks), width, {str(i): i for i in range(width)}, label,
+    rows = gather_columns(chain([body], blocks), width, {str(i): i for i in range(width)}, label,
                    f"has a header but no rows: expected {what}",
                    lambda found: f"expected {width} fields as in the header but found {found}")
     columns = [[cell if cell != "" else None for cell in rows.columns[str(i)]]

@@ -103,12 +103,12 @@ def _read_trec(blocks, layout: Layout, label: str) -> Table:
     width = len(layout.trec)
     names = " ".join(c or "_" for c in layout.trec)
     kept = {c: i for i, c in enumerate(layout.trec) if c}
-    return _gather(blocks, width, kept, label, f"is empty: expected a {layout.what}",
+    return gather_columns(blocks, width, kept, label, f"is empty: expected a {layout.what}",
                    lambda found: f"expected {width} whitespace-separated fields ({names}) but "
                                  f"found {found}; a CSV/TSV needs a header row naming its columns")
 
 
-def _gather(blocks, width: int, kept: dict[str, int], label: str, empty: str,
+def gather_columns(blocks, width: int, kept: dict[str, int], label: str, empty: str,
             wrong_width) -> Table:
     """The ``kept`` columns of rows that must all have ``width`` fields; the first row that has
     not is an error (``wrong_width(found)`` says what), raised before later blocks are split.
@@ -165,7 +165,7 @@ def _read_with_header(blocks, layout: Layout, label: str) -> Table:
     header, header_line = first.cells[:first.widths[0]], first.lines[0]
     positions = resolve_header(header, layout, label, header_line)
     body = RowBlock(first.lines[1:], first.widths[1:], first.cells[first.widths[0]:])
-    return _gather(chain([body], blocks), len(header), positions, label,
+    return gather_columns(chain([body], blocks), len(header), positions, label,
                    f"has a header but no rows: expected a {layout.what}",
                    lambda found: f"expected {len(header)} fields as in the header but found "
                                  f"{found}")
