@@ -109,7 +109,7 @@ def _read_trec(blocks, layout: Layout, label: str) -> Table:
 
 
 def gather_columns(blocks, width: int, kept: dict[str, int], label: str, empty: str,
-            wrong_width) -> Table:
+                   wrong_width) -> Table:
     """The ``kept`` columns of rows that must all have ``width`` fields; the first row that has
     not is an error (``wrong_width(found)`` says what), raised before later blocks are split.
     No rows at all is the error ``empty``."""
