@@ -125,9 +125,6 @@ def one_query() -> None:
     strip = strip_rows(data, system, other, query_id, threshold, items)
     if whatif:
         strip[0] = strip_row(ranking, system, at, threshold, items)
-    # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it after a full run
-    address = permalink_query("explorer")
     if teaching:
         # the link made at each step of r (a step reruns the stepper only)
         addressed = teaching_stepper(ranking, at, curves, threshold, k, strip,
@@ -140,7 +137,11 @@ def one_query() -> None:
             if whatif:
                 show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
     else:
-        show_query_figure(judged, q, curves, threshold, k, strip, address=address)
+        # the figure's chart puts the permalink in the address bar
+        # (dashboard/chart_in_place.py): a fragment's rerun does not reach app.py, which writes
+        # it after a full run
+        show_query_figure(judged, q, curves, threshold, k, strip,
+                          address=permalink_query("explorer"))
         addressed = True
 
     # with what-if edits, what the edited list found and missed (the same engine function)
