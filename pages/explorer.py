@@ -19,7 +19,7 @@ from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from dashboard.what_if_view import edited_query, show_changes, what_if_controls
-from dashboard.widgets import choose, cutoff_control
+from dashboard.widgets import choose, cutoff_control, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import failure_report, query_index, query_table
@@ -100,10 +100,7 @@ def one_query() -> None:
     with st.container(horizontal=True):
         teaching = st.toggle("Teaching mode: step through the ranking rank by rank",
                              key="teaching")
-        # a failing query's precision (0.03) lies flat along an axis running to 1
-        st.toggle("Precision axis: fit to the data", key=FIT_PRECISION,
-                  help="the PR curve's precision axis from 0 to the highest precision drawn, "
-                       "instead of 0 to 1")
+        fit_precision_toggle(FIT_PRECISION, "PR curve's")
 
     original = curves_of(system, q, threshold)
     # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the
