@@ -3,8 +3,7 @@ step through its ranking rank by rank (teaching mode)."""
 
 import streamlit as st
 
-from dashboard.computed import curves_of, evaluations
-from dashboard.datasets import rankings
+from dashboard.computed import curves_of, evaluated
 from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
 from dashboard.grouped import chosen_group, forget_group
@@ -14,7 +13,6 @@ from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
 from dashboard.safe import md
-from dashboard.settings import measure_list
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
@@ -32,10 +30,7 @@ RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
 page_setup()
 
 st.title("Query explorer")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = evaluated()
 
 threshold = int(st.session_state["threshold"])
 systems = list(data)

@@ -7,8 +7,7 @@ import streamlit as st
 
 from charts.groups import group_means_figure
 from dashboard.clicks import clicked_index
-from dashboard.computed import evaluations
-from dashboard.datasets import rankings
+from dashboard.computed import evaluated
 from dashboard.errors import show_error
 from dashboard.frame import page_path, page_setup
 from dashboard.grouped import (group_means_source, group_tests_source, grouping_options,
@@ -16,7 +15,7 @@ from dashboard.grouped import (group_means_source, group_tests_source, grouping_
 from dashboard.metadata import current_metadata
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import measure_list, source, upload_store
+from dashboard.settings import source, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
@@ -26,10 +25,7 @@ from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES
 page_setup()
 
 st.title("Groups of queries")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = evaluated()
 items, queries = current_metadata()
 options = grouping_options(queries, data)
 systems = list(data)
