@@ -75,7 +75,7 @@ seen = "_clicked:groups_chart"
 if index is not None and 0 <= index < len(groups) and st.session_state.get(seen) != index:
     st.session_state[seen] = index
     group = groups[index]
-    open_group(name, group, [q for q, g in group_of.items() if g == group])
+    open_group(name, group, group_of)
     st.switch_page(page_path("explorer"))
 st.session_state[seen] = index
 
@@ -90,7 +90,7 @@ chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *gr
                       f"{g} ({counts[groups.index(g)]} queries)", key="group_open_box")
 if chosen is not None and st.button(f"Open the {counts[groups.index(chosen)]} queries",
                                     key="open_group"):
-    open_group(name, chosen, [q for q, g in group_of.items() if g == chosen])
+    open_group(name, chosen, group_of)
     st.switch_page(page_path("explorer"))
 
 if len(systems) > 1:
