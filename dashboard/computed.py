@@ -55,13 +55,20 @@ def evaluations(measures: list[Measure]) -> dict[str, EvaluationResult] | None:
     return _shown(evaluate_source, _names(measures))
 
 
-def several_systems(advice: str):
-    """The data, measures and evaluations of a page that compares systems; the page stops (with
-    ``advice`` on where to find several systems) when the dataset has one, or nothing to show."""
+def evaluated():
+    """The current data, measures and evaluations of a page that shows measures; the page stops
+    when there is nothing to show (no data, no measure, or an error the page was told of)."""
     data, measures = rankings(), measure_list()
     results = evaluations(measures) if data is not None and measures else None
     if not results:
         st.stop()
+    return data, measures, results
+
+
+def several_systems(advice: str):
+    """:func:`evaluated` for a page that compares systems; the page also stops (with ``advice``
+    on where to find several systems) when the dataset has one."""
+    data, measures, results = evaluated()
     if len(data) < 2:
         st.info(f"This dataset has one system. {advice}")
         st.stop()

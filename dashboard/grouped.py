@@ -73,10 +73,12 @@ def grouping_options(queries: pd.DataFrame | None, data: dict) -> list[str]:
     return columns + [d for d in derived if d not in columns]
 
 
-def open_group(name: str, group: str, query_ids: list[str]) -> None:
-    """Make the Query explorer show this group's queries (``query_ids``, worst first there)."""
+def open_group(name: str, group: str, group_of: dict) -> None:
+    """Make the Query explorer show this group's queries (those ``group_of``, each query's group,
+    puts in it; worst first there)."""
     st.session_state[GROUP_OF_QUERIES] = {"source": source(), "name": name, "group": group,
-                                          "queries": list(query_ids)}
+                                          "queries": [q for q, g in group_of.items()
+                                                      if g == group]}
     st.session_state.pop("query", None)   # the explorer starts at the group's worst query
 
 

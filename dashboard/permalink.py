@@ -167,7 +167,6 @@ def write_permalink(page: str, key: str = "address_bar") -> None:
     checked: :func:`check_link_value` is silent from then on."""
     if key == "address_bar":
         st.session_state.pop(ASKED, None)
-    if key == "address_bar":
         with st.sidebar:
             show_address(permalink_query(page), key)
     else:

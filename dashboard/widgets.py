@@ -72,3 +72,12 @@ def cutoff_control(data: dict[str, JudgedRanking]) -> int:
         bound(st.slider, "Cutoff K (slider)", "cutoff", "cutoff_slider", min_value=1,
               max_value=depth, label_visibility="collapsed")
     return int(st.session_state["cutoff"])
+
+
+def fit_precision_toggle(key: str, curves: str = "PR curves'") -> bool:
+    """The switch that runs a PR chart's precision axis from 0 to the highest precision drawn
+    (``curves``: the chart's curves, possessive, for its help): a failing query's precision
+    (0.03) otherwise lies flat along an axis running to 1."""
+    return st.toggle("Precision axis: fit to the data", key=key,
+                     help=f"the {curves} precision axis from 0 to the highest precision drawn, "
+                          "instead of 0 to 1")

@@ -12,6 +12,7 @@ from dashboard.frame import page_setup
 from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
 from dashboard.tables import download_csv
+from dashboard.widgets import fit_precision_toggle
 from metrics.evaluation.cells import LARGEST_EXACT_INTEGER, fixed
 from metrics import InputError
 from metrics.explain.answer_sets import (ANSWER_SET_LENGTH, COLLECTION_SIZE, ERRATA,
@@ -160,10 +161,7 @@ else:
                "order of the answer sets; 1 = the same order. Ties in a measure lower τ-b.")
 
 st.subheader("Curves of the answer sets")
-# a poor answer set's precision lies flat along an axis running to 1 (as on Curves)
-fit = st.toggle("Precision axis: fit to the data", key="answer_pr_fit",
-                help="the PR curves' precision axis from 0 to the highest precision drawn, "
-                     "instead of 0 to 1")
+fit = fit_precision_toggle("answer_pr_fit")   # a poor answer set's precision lies flat
 curve_grid = st.grid(2, min_column_width=300)
 with curve_grid.cell():
     lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}

@@ -9,7 +9,7 @@ from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import page_setup
 from dashboard.permalink import check_link_value
 from dashboard.safe import md
-from dashboard.widgets import bound
+from dashboard.widgets import bound, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
                                        mean_interpolated_precision, mean_lift, mean_roc,
@@ -63,10 +63,7 @@ def rows(system: str) -> np.ndarray:
 
 
 subsets = {system: data[system].subset(rows(system)) for system in systems}
-# a failing query's precision (0.03) lies flat along an axis running to 1
-fit = st.toggle("Precision axis: fit to the data", key="pr_fit",
-                help="the PR curves' precision axis from 0 to the highest precision drawn, "
-                     "instead of 0 to 1")
+fit = fit_precision_toggle("pr_fit")
 # The tabs keep their state (a key, and a rerun on a switch): the chosen tab stays when the
 # controls above change (switching Queries to "choose" adds a box above them, which gave keyless
 # tabs a new identity and reopened the first), and only the open tab's curves are computed

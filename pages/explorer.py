@@ -3,8 +3,7 @@ step through its ranking rank by rank (teaching mode)."""
 
 import streamlit as st
 
-from dashboard.computed import curves_of, evaluations
-from dashboard.datasets import rankings
+from dashboard.computed import curves_of, evaluated
 from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
 from dashboard.grouped import chosen_group, forget_group
@@ -14,12 +13,11 @@ from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
 from dashboard.safe import md
-from dashboard.settings import measure_list
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from dashboard.what_if_view import edited_query, show_changes, what_if_controls
-from dashboard.widgets import choose, cutoff_control
+from dashboard.widgets import choose, cutoff_control, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import failure_report, query_index, query_table
@@ -32,10 +30,7 @@ RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
 page_setup()
 
 st.title("Query explorer")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = evaluated()
 
 threshold = int(st.session_state["threshold"])
 systems = list(data)
@@ -100,10 +95,7 @@ def one_query() -> None:
     with st.container(horizontal=True):
         teaching = st.toggle("Teaching mode: step through the ranking rank by rank",
                              key="teaching")
-        # a failing query's precision (0.03) lies flat along an axis running to 1
-        st.toggle("Precision axis: fit to the data", key=FIT_PRECISION,
-                  help="the PR curve's precision axis from 0 to the highest precision drawn, "
-                       "instead of 0 to 1")
+        fit_precision_toggle(FIT_PRECISION, "PR curve's")
 
     original = curves_of(system, q, threshold)
     # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the
@@ -125,9 +117,6 @@ def one_query() -> None:
     strip = strip_rows(data, system, other, query_id, threshold, items)
     if whatif:
         strip[0] = strip_row(ranking, system, at, threshold, items)
-    # the figure's chart puts the permalink in the address bar (dashboard/chart_in_place.py):
-    # a fragment's rerun does not reach app.py, which writes it after a full run
-    address = permalink_query("explorer")
     if teaching:
         # the link made at each step of r (a step reruns the stepper only)
         addressed = teaching_stepper(ranking, at, curves, threshold, k, strip,
@@ -140,7 +129,11 @@ def one_query() -> None:
             if whatif:
                 show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
     else:
-        show_query_figure(judged, q, curves, threshold, k, strip, address=address)
+        # the figure's chart puts the permalink in the address bar
+        # (dashboard/chart_in_place.py): a fragment's rerun does not reach app.py, which writes
+        # it after a full run
+        show_query_figure(judged, q, curves, threshold, k, strip,
+                          address=permalink_query("explorer"))
         addressed = True
 
     # with what-if edits, what the edited list found and missed (the same engine function)

@@ -7,8 +7,7 @@ import streamlit as st
 
 from charts.groups import group_means_figure
 from dashboard.clicks import clicked_index
-from dashboard.computed import evaluations
-from dashboard.datasets import rankings
+from dashboard.computed import evaluated
 from dashboard.errors import show_error
 from dashboard.frame import page_path, page_setup
 from dashboard.grouped import (group_means_source, group_tests_source, grouping_options,
@@ -16,7 +15,7 @@ from dashboard.grouped import (group_means_source, group_tests_source, grouping_
 from dashboard.metadata import current_metadata
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import measure_list, source, upload_store
+from dashboard.settings import source, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
@@ -26,10 +25,7 @@ from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES
 page_setup()
 
 st.title("Groups of queries")
-data, measures = rankings(), measure_list()
-results = evaluations(measures) if data is not None and measures else None
-if not results:
-    st.stop()
+data, measures, results = evaluated()
 items, queries = current_metadata()
 options = grouping_options(queries, data)
 systems = list(data)
@@ -79,7 +75,7 @@ seen = "_clicked:groups_chart"
 if index is not None and 0 <= index < len(groups) and st.session_state.get(seen) != index:
     st.session_state[seen] = index
     group = groups[index]
-    open_group(name, group, [q for q, g in group_of.items() if g == group])
+    open_group(name, group, group_of)
     st.switch_page(page_path("explorer"))
 st.session_state[seen] = index
 
@@ -94,7 +90,7 @@ chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *gr
                       f"{g} ({counts[groups.index(g)]} queries)", key="group_open_box")
 if chosen is not None and st.button(f"Open the {counts[groups.index(chosen)]} queries",
                                     key="open_group"):
-    open_group(name, chosen, [q for q, g in group_of.items() if g == chosen])
+    open_group(name, chosen, group_of)
     st.switch_page(page_path("explorer"))
 
 if len(systems) > 1:
