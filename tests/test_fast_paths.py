@@ -240,9 +240,11 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     """Enough judged pairs that some share a slot of the look-up table: every grade still equals
     the look-up on the ids themselves, for judged, unjudged and judged-not-relevant items, and
     the keys alone decide (the look-up on the ids is not needed as a fallback)."""
-    from metrics.ranking import rank as ranking
+    from metrics.ranking import judged_lookup as lookup
     from metrics.data.idcolumn import mix
-    from metrics.ranking.rank import _judged_matches, _matches_by_id
+    from metrics.ranking.judged_lookup import judged_matches, matches_by_id
+
+    monkeypatch.setattr(lookup, "COMPILED", False)   # the NumPy table (the C one has no slots)
 
     rng = np.random.default_rng(7)
     judged = [(f"q{q}", f"d{d}", int(rng.integers(0, 3))) for q in range(300)
@@ -254,12 +256,12 @@ def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):
     query_index = rng.integers(0, 300, 200_000)
     items = IdColumn(np.asarray([f"d{d}" for d in rng.integers(0, 5000, 200_000)], dtype=object))
     rows = np.arange(len(items))
-    expected = _matches_by_id(truth, query_index, items.take(rows))
+    expected = matches_by_id(truth, query_index, items.take(rows))
 
     def no_fallback(*args):
         raise AssertionError("the key look-up fell back to the ids")
-    monkeypatch.setattr(ranking, "_matches_by_id", no_fallback)
-    got = _judged_matches(truth, query_index, rows, items)
+    monkeypatch.setattr(lookup, "matches_by_id", no_fallback)
+    got = judged_matches(truth, query_index, rows, items)
     assert len(expected[0]) > 1000   # many retrieved pairs are judged
     np.testing.assert_array_equal(got[0], expected[0])
     np.testing.assert_array_equal(got[1], expected[1])

@@ -90,22 +90,23 @@ def test_unsorted_streamed_run_gives_way_without_a_thread_left(tmp_path):
     assert not _threads()
 
 
-@pytest.mark.parametrize("peek", [1, 7, 64, 1 << 16])
+@pytest.mark.parametrize("smallest_buffer", [1, 7, 64, 1 << 16])
 @pytest.mark.parametrize("block", [1, 10, 40, 333, 1 << 20])
 @pytest.mark.parametrize("last_line_end", [True, False])
-def test_plain_blocks_are_whole_lines_of_the_file(tmp_path, monkeypatch, peek, block,
+def test_plain_blocks_are_whole_lines_of_the_file(tmp_path, monkeypatch, smallest_buffer, block,
                                                   last_line_end):
-    """A plain run is read a block at a time by looking where a block would end: every block is
-    whole lines, together they are the file, and a line longer than the look or the block is read
-    on to its end (lines here of 1 to 300 bytes)."""
+    """A plain run is read a block at a time into one buffer: every block is whole lines,
+    together they are the file, and a line longer than the block or the buffer is read on to its
+    end (lines here of 1 to 300 bytes; the buffer grows for them)."""
     from metrics.loaders import run_blocks
 
-    monkeypatch.setattr(run_blocks, "_PEEK", peek)
+    monkeypatch.setattr(run_blocks, "_SMALLEST_BUFFER", smallest_buffer)
     lines = [b"x" * (1 + (i * 37) % 300) for i in range(200)]
     text = b"\n".join(lines) + (b"\n" if last_line_end else b"")
     path = tmp_path / "run.trec"
     path.write_bytes(text)
-    blocks = list(run_blocks._plain_line_blocks(path, "run.trec", block))
+    # each block is a view of the reading buffer, good until the next one is read: copied here
+    blocks = [bytes(b) for b in run_blocks._plain_line_blocks(path, "run.trec", block)]
     assert b"".join(blocks) == text
     assert all(b.endswith(b"\n") for b in blocks[:-1]) and all(blocks)
     longest = max(map(len, lines)) + 1

@@ -52,6 +52,33 @@ class IdColumn:
     def keys(self) -> np.ndarray:
         return self.series.hash(seed=_SEED).to_numpy()
 
+    @classmethod
+    def keys_of(cls, column: "IdColumn") -> np.ndarray:
+        """Keys of another column's ids made as this kind of column makes them, so that the two
+        can be looked up in each other (a streamed run's items in the ground truth's)."""
+        return column.keys
+
+    def slice(self, start: int, count: int) -> "IdColumn":
+        """The ``count`` ids from ``start``, with their keys."""
+        return IdColumn.with_keys(self.series.slice(start, count), self.keys[start:start + count])
+
+    def subset(self, positions: np.ndarray) -> "IdColumn":
+        """The ids at some positions, with their keys."""
+        positions = np.asarray(positions, dtype=np.int64)
+        return IdColumn.with_keys(self.series.gather(positions), self.keys[positions])
+
+    @classmethod
+    def concat(cls, columns: list["IdColumn"]) -> "IdColumn":
+        """Columns end to end, with their keys."""
+        import polars as pl
+
+        return cls.with_keys(pl.concat([c.series for c in columns]),
+                             np.concatenate([c.keys for c in columns]))
+
+    def gathered(self, positions: np.ndarray):
+        """The ids at some positions as a polars string Series."""
+        return self.series.gather(np.asarray(positions, dtype=np.int64))
+
     def filter(self, keep: np.ndarray) -> "IdColumn":
         """The ids at the positions where ``keep`` (a boolean array) is true."""
         return IdColumn(self.series.filter(keep))
@@ -122,8 +149,7 @@ def same_ids(mine: IdColumn, positions: np.ndarray, theirs: IdColumn,
     """Whether ``mine`` at each position holds the same id as ``theirs`` at the matching one."""
     if not len(positions):
         return np.zeros(0, dtype=bool)
-    return (mine.series.gather(np.asarray(positions, dtype=np.int64))
-            == theirs.series.gather(np.asarray(their_positions, dtype=np.int64))).to_numpy()
+    return (mine.gathered(positions) == theirs.gathered(their_positions)).to_numpy()
 
 
 def hash_ids(ids) -> np.ndarray:

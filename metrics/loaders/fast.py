@@ -26,14 +26,14 @@ import numpy as np
 from metrics.parallel import over_parts, repeat_in_parts
 from metrics.loaders.text import GZIP_MAGIC
 
-_SAMPLE = 1 << 16
+SAMPLE = 1 << 16   # bytes looked at for the delimiter
 _CHUNK = 1 << 20
 # what Python's str.split() and str.splitlines() also treat as whitespace or a line end: left to
 # the careful reader (which keeps them inside their field, as polars would), to be safe
 _UNICODE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
-def _plain_delimiter(data: bytes) -> bytes | None:
+def plain_delimiter(data: bytes) -> bytes | None:
     """b" " or b"\\t" (whichever the first lines use), or None for files the fast path must not
     read: gzip, a byte-order mark, a first line that is blank, indented or a comment, text that is
     not UTF-8, and whitespace the careful reader would split on that is not ASCII."""
@@ -48,7 +48,12 @@ def _plain_delimiter(data: bytes) -> bytes | None:
                 return None
         except UnicodeDecodeError:
             return None
-    return b"\t" if b"\t" in data[:_SAMPLE] else b" "
+    return delimiter_of(data)
+
+
+def delimiter_of(data: bytes) -> bytes:
+    """The delimiter of a clean file: a tab if its first lines hold one, else a space."""
+    return b"\t" if b"\t" in data[:SAMPLE] else b" "
 
 
 def _layout_counts(data: bytes, delimiter: bytes) -> tuple[int, int] | None:
@@ -110,7 +115,7 @@ def read_columns(data: bytes, names: tuple[str | None, ...], numeric: dict[str, 
 def _read_columns(pl, data: bytes, names: tuple[str | None, ...], numeric: dict[str, str]):
     if not data or data.isspace():
         return None
-    delimiter = _plain_delimiter(data)
+    delimiter = plain_delimiter(data)
     counts = None if delimiter is None else _layout_counts(data, delimiter)
     if counts is None:
         return None
@@ -179,7 +184,7 @@ def single_last_field(data: bytes, lines: int | None = None) -> str | None:
     bytes, with no column parsed: every line has one delimiter between fields and ends in \\n (the
     last may lack it), so a line's last field is ``field`` exactly when the line ends in
     delimiter + field."""
-    delimiter = _plain_delimiter(data)
+    delimiter = plain_delimiter(data)
     if delimiter is None:
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data

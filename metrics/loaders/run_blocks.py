@@ -13,7 +13,6 @@ changes memory and speed, never results or messages.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Iterator
@@ -22,14 +21,17 @@ import numpy as np
 
 from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import WHOLE_FLOAT
-from metrics.loaders.fast import single_last_field
-from metrics.loaders.runs import RUN, fast_trec
+from metrics.errors import InputError
+from metrics.loaders.trec_lines import COMPILED, BlockIds, _trec_lines
+from metrics.loaders.fast import SAMPLE, delimiter_of, plain_delimiter, single_last_field
+from metrics.loaders.runs import RUN, fast_trec, trec_header
 from metrics.loaders.tables import resolve_header
-from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
-                                  open_regular, read_some)
+from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, UTF8_BOM, Source,
+                                  byte_blocks, open_regular)
 
 SMALLEST_BLOCK = 1   # bytes: tests use blocks of a few lines to put many edges in a small run
-_PEEK = 1 << 16      # bytes looked at where a block would end, for its last line end
+_SMALLEST_BUFFER = 1 << 16   # bytes a plain file is read into at least (it grows for longer lines)
+_SHORTEST_LINE = 12  # bytes: six fields of one byte, five delimiters and a line end
 
 
 class NotStreamable(Exception):
@@ -38,19 +40,19 @@ class NotStreamable(Exception):
 
 @dataclass(frozen=True, eq=False)
 class RunBlock:
-    """Consecutive lines of a TREC run: query and item ids (polars string Series), scores, the
-    tag when every line of the block has the same one (else None), the query column's runs of
-    equal ids (their ids and lengths) and the item ids' keys."""
+    """Consecutive lines of a TREC run: the item ids (with their keys), scores, the tag when every
+    line of the block has the same one (else None), and the query column as its runs of equal ids
+    (their ids and lengths: each query's lines stand together in a sorted run), found here, on the
+    reading thread, so that judging need not look for them."""
 
-    query_ids: object
-    item_ids: object
+    items: IdColumn
     scores: np.ndarray
     tag: str | None
-    # the query column's runs of equal ids (each query's lines stand together in a sorted run):
-    # found here, on the reading thread, so that judging need not look for them
     query_names: list
     query_lengths: np.ndarray
-    item_keys: np.ndarray   # the item ids' keys (IdColumn.keys), also made on the reading thread
+    # per query run, what the C reader saw within the block (its flags: see
+    # metrics/loaders/_trec_lines.c), or None when another reader read it
+    run_flags: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -74,9 +76,10 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
     else:
         texts = _plain_line_blocks(path, label, block_bytes)
     read_any = False
+    scratch = _Scratch()
     for text in texts:
-        block = _parse(text, tags)
-        del text   # held no longer than it is parsed
+        block = _parse(text, tags, scratch)
+        del text   # held no longer than it is parsed (a plain file's buffer is read into again)
         yield block
         read_any = True
     if not read_any:
@@ -105,47 +108,111 @@ def _cut_at_line_ends(pieces: Iterator[bytes], block_bytes: int) -> Iterator[byt
         yield text
 
 
-def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[bytes]:
-    """A plain file's text in blocks of whole lines of about ``block_bytes`` bytes, each read by
-    one call into bytes of its own: where the block would end is looked at first (the last
-    :data:`_PEEK` bytes before it), so that it is read up to its last line end and nothing is
-    copied or joined. A line that goes on past the block (longer than the look) is read on to its
-    end, in pieces joined, and the file set back to the next line's start. None empty."""
+def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[memoryview]:
+    """A plain file's text in blocks of whole lines of about ``block_bytes`` bytes (up to the last
+    line end within them, else to the first line end after), read into one buffer that every
+    block reuses (a block is a view of it, valid until the next one is asked for): nothing is
+    allocated per block. What follows a block is moved to the buffer's start for the next one; a
+    line longer than the buffer gets one twice its size. None empty."""
     with open_regular(path, label) as handle:
-        peek = min(_PEEK, block_bytes)
+        buffer = bytearray(max(block_bytes, _SMALLEST_BUFFER))
+        held = 0   # the lines after the last block, read already
         while True:
-            start = handle.tell()
-            tail = read_some(handle, label, peek, at=start + block_bytes - peek)
-            cut = tail.rfind(b"\n") + 1
-            # up to the last line end seen, or (the file ends sooner, or no line end was seen)
-            # a whole block, continued below to its line end
-            text = read_some(handle, label, block_bytes - peek + cut
-                             if cut and len(tail) == peek else block_bytes)
-            if not text:
+            filled = held + _read_into(handle, label, buffer, held)
+            if not filled:
                 return
-            if not text.endswith(b"\n"):
-                pieces = [text]
-                while (piece := read_some(handle, label, BLOCK)) and b"\n" not in piece:
-                    pieces.append(piece)
-                if piece:
-                    end = piece.find(b"\n") + 1
-                    pieces.append(piece[:end])
-                    handle.seek(end - len(piece), os.SEEK_CUR)
-                text = b"".join(pieces)
-            yield text
-            del text
+            at_end = filled < len(buffer)
+            limit = min(filled, block_bytes)
+            cut = filled if at_end and filled <= block_bytes else (
+                buffer.rfind(b"\n", 0, limit) + 1 or buffer.find(b"\n", limit, filled) + 1)
+            if not cut:
+                if not at_end:   # no line end in a full buffer: a bigger one
+                    buffer, held = buffer + bytearray(len(buffer)), filled
+                    continue
+                cut = filled   # the last line, without a line end
+            view = memoryview(buffer)[:cut]
+            yield view
+            view.release()
+            buffer[:filled - cut] = buffer[cut:filled]
+            held = filled - cut
 
 
-def _parse(data: bytes, tags: bool) -> RunBlock:
+def _read_into(handle, label: str, buffer: bytearray, start: int) -> int:
+    """Bytes read into ``buffer[start:]``, as many as fit unless the file ends first."""
+    got = start
+    with memoryview(buffer) as view:
+        while got < len(buffer):
+            try:
+                count = handle.readinto(view[got:])
+            except OSError as exc:
+                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+            if not count:
+                break
+            got += count
+    return got - start
+
+
+class _Scratch:
+    """A buffer that the C reader copies items into, kept from block to block (its thread's)."""
+
+    def __init__(self):
+        self.items = np.empty(0, dtype=np.uint8)
+
+    def for_items(self, size: int) -> np.ndarray:
+        if len(self.items) < size:
+            self.items = np.empty(size, dtype=np.uint8)
+        return self.items
+
+
+def _parse(data, tags: bool, scratch: _Scratch) -> RunBlock:
+    """A block of text (bytes, or a view of the reading buffer) as columns."""
+    if COMPILED:
+        block = _scan(data, tags, scratch)
+        if block is not None:
+            return block
+    data = bytes(data)   # a block the C reader declines: the polars reader's, or the careful one's
     fast = fast_trec(data, RUN, {"score": "float64"})
     if fast is None:
         raise NotStreamable()
     queries, items = fast["query_id"], fast["item_id"]
     if any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
-    return RunBlock(queries, items, fast["score"],
+    # with the C reader, every block of a file is keyed as it keys: this one too
+    ids = BlockIds.from_strings(items.to_list()) if COMPILED else IdColumn(items)
+    return RunBlock(ids, fast["score"],
                     single_last_field(data, len(fast["score"])) if tags else None,
-                    *query_runs(queries), IdColumn(items).keys)
+                    *query_runs(queries))
+
+
+def _scan(data, tags: bool, scratch: _Scratch) -> RunBlock | None:
+    """A block read by the C reader (:mod:`metrics.loaders.trec_lines`), or None where it declines
+    (the polars reader then reads the block, or refuses it)."""
+    head = bytes(data[:SAMPLE])
+    if head[:len(UTF8_BOM)] == UTF8_BOM or head[:len(PARQUET_MAGIC)] == PARQUET_MAGIC or \
+            trec_header(head):
+        return None   # (gzip's magic, a control byte, makes the reader decline)
+    delimiter = delimiter_of(head)
+    capacity = (len(data) + 1) // _SHORTEST_LINE
+    scores = np.empty(capacity, dtype=np.float64)
+    keys = np.empty(capacity, dtype=np.uint64)
+    offsets = np.empty(capacity + 1, dtype=np.int64)
+    offsets[0] = 0
+    run_lines, run_bytes = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+    run_flags = np.empty(capacity, dtype=np.uint8)
+    item_bytes = scratch.for_items(len(data))
+    scanned = _trec_lines.scan(data, delimiter.decode(), capacity, scores, keys, offsets,
+                               item_bytes, run_lines, run_bytes, run_flags)
+    if scanned is None:
+        return None
+    lines, used, names, tag, ascii_only = scanned
+    if not ascii_only and plain_delimiter(bytes(data)) is None:
+        return None   # Unicode spaces: the careful reader's
+    items = BlockIds(item_bytes[:used].tobytes(), offsets[:lines + 1], keys[:lines])
+    if re.fullmatch(WHOLE_FLOAT, names[0]) or re.fullmatch(WHOLE_FLOAT, items.strings([0])[0]):
+        raise NotStreamable()   # whole-float ids: read by a rule over the whole column
+    runs = len(names)
+    return RunBlock(items, scores[:lines], tag if tags else None, names,
+                    np.diff(np.append(run_lines[:runs], lines)), run_flags[:runs])
 
 
 def query_runs(queries) -> tuple[list, np.ndarray]:
@@ -201,5 +268,4 @@ def _parquet_blocks(path: Source, label: str, block_bytes: int, tags: bool
         if tags and "tag" in kept:
             column = frame.get_column(kept["tag"]).cast(pl.String)
             tag = column[0] if column[0] and (column == column[0]).all() else None
-        yield RunBlock(queries, items, scores.to_numpy(), tag, *query_runs(queries),
-                       IdColumn(items).keys)
+        yield RunBlock(IdColumn(items), scores.to_numpy(), tag, *query_runs(queries))

@@ -118,9 +118,12 @@ def _fast_ids(fast: dict):
 
 def fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
     """The polars fast path, for headerless TREC files only (see :mod:`.fast`)."""
-    if data[:4] == PARQUET_MAGIC:
-        return None
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    if any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno")):
-        return None  # a header: the CSV reader's job
+    if data[:4] == PARQUET_MAGIC or trec_header(data):
+        return None   # a header: the CSV reader's job
     return read_columns(data, layout.trec_kept, numeric)
+
+
+def trec_header(data: bytes) -> bool:
+    """Whether the first line looks like a header (names a column), which a TREC file has not."""
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    return any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno"))

@@ -16,12 +16,13 @@ import numpy as np
 # TREC files never needs it, and importing it costs about half a second.
 
 from metrics.errors import InputError
-from metrics.data.idcolumn import IdColumn, hash_ids, mix, same_ids
+from metrics.data.idcolumn import IdColumn, hash_ids
 from metrics.data.judged import JudgedRanking
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.data.ties import TiePolicy
-from metrics.parallel import arange_in_parts, over_parts, repeat_in_parts
+from metrics.parallel import arange_in_parts, repeat_in_parts
+from metrics.ranking.judged_lookup import judged_matches
 from metrics.ranking.tie_aware import apply_policy
 from metrics.ranking.tie_order import (policy_scores, scan_rank_order, tie_order, tie_report,
                                        tied_row_groups)
@@ -97,122 +98,6 @@ def rank_run(run: Run, ties: TiePolicy | str = TiePolicy.STABLE) -> RankedRun:
     return RankedRun(run.query_vocab, offsets, order, run.items, ranked_scores,
                      ties if run.scores is not None else TiePolicy.STABLE, run.name,
                      run.warnings)
-
-
-_LOOKUP_CHUNK = 1 << 20
-_SHARED = -1   # a slot of the judged-key table that holds more than one judged key
-
-
-@dataclass(frozen=True, eq=False)
-class JudgedKeys:
-    """The ground truth's judged (query, item) keys as :func:`_judged_matches` looks them up:
-    made once per ground truth, however many blocks of a run are looked up in it."""
-
-    order: np.ndarray          # the judged pairs in key order
-    sorted_keys: np.ndarray
-    shift: np.uint64
-    marked: np.ndarray         # slots that hold a judged key
-    place_of: np.ndarray       # the judged key in each marked slot, or _SHARED
-    query_mix: np.ndarray
-
-
-def judged_keys(truth: GroundTruth) -> JudgedKeys | None:
-    """The look-up tables of the truth's judged keys, or None when two judged pairs share a key
-    (then pairs are matched on the ids)."""
-    truth_keys = mix(truth.pair_query, truth.pair_keys)
-    order = np.argsort(truth_keys)
-    sorted_keys = truth_keys[order]
-    if (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return None
-    # about 16 slots per judged key, but no more than 2^24 slots (80 MB with ``place_of``) while
-    # at least two per key: a ground truth of millions of judgements gets a table of its size
-    size = int(len(sorted_keys)).bit_length()
-    bits = max(min(size + 4, 24), size + 1, 10)
-    shift = np.uint64(64 - bits)
-    judged_slots = (sorted_keys >> shift).view(np.int64)   # ascending, as the keys are
-    marked = np.zeros(1 << bits, dtype=bool)
-    marked[judged_slots] = True
-    # the judged key in each slot (its place among the sorted keys), or SHARED
-    place_of = np.empty(1 << bits, dtype=np.int32)
-    place_of[judged_slots] = np.arange(len(judged_slots), dtype=np.int32)
-    shared = judged_slots[1:][judged_slots[1:] == judged_slots[:-1]]
-    place_of[shared] = _SHARED
-    return JudgedKeys(order, sorted_keys, shift, marked, place_of,
-                      mix(np.arange(len(truth.query_ids)), np.uint64(0)))
-
-
-_MAKE_KEYS = object()   # _judged_matches' keys: made there, from the truth
-
-
-def _judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray,
-                    items: IdColumn, keys: JudgedKeys | None | object = _MAKE_KEYS
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """The (truth query index, item at ``rows``) pairs that the truth lists: their places in
-    ``rows`` (ascending) and the index of the matching judgement; ``keys``: the truth's
-    :func:`judged_keys`, when already made (None too: then they are not made again per call).
-
-    Pairs are matched on 64-bit keys of (query, item). Judged pairs are few (tens per query)
-    and retrieved ones many, so the judged keys mark a table of about 16 one-byte slots per judged
-    pair (fewer past a million pairs) that sits in cache: one look-up discards nearly every
-    retrieved pair. A second table gives, for each marked slot, the one judged key in it, and one
-    comparison settles the pair;
-    the few slots that two judged keys share are searched among the sorted keys. Rows are taken
-    in chunks, so no temporary grows with the run. Every match is then confirmed on the query and
-    the item id; if two judged pairs share a key or a match is not confirmed (a hash collision),
-    the look-up is redone on the ids."""
-    none = np.zeros(0, dtype=np.int64)
-    if not len(truth.pair_item) or not len(rows):
-        return none, none
-    if keys is _MAKE_KEYS:
-        keys = judged_keys(truth)
-    if keys is None:
-        return _matches_by_id(truth, query_index, items.take(rows))
-    order, sorted_keys, shift = keys.order, keys.sorted_keys, keys.shift
-    marked, place_of, query_mix = keys.marked, keys.place_of, keys.query_mix
-    all_keys = items.keys
-
-    def matches(begin: int, end: int) -> tuple[list[np.ndarray], ...]:
-        found, places, left, left_keys = [], [], [], []
-        for start in range(begin, end, _LOOKUP_CHUNK):
-            stop = min(start + _LOOKUP_CHUNK, end)
-            keys = all_keys[rows[start:stop]]
-            keys ^= query_mix[query_index[start:stop]]
-            slots = (keys >> shift).view(np.int64)  # < 2**bits: the view is exact
-            marked_rows = np.flatnonzero(np.take(marked, slots))
-            keys = keys[marked_rows]
-            place = np.take(place_of, slots[marked_rows])
-            crowded = place == _SHARED
-            hit = sorted_keys[np.maximum(place, 0)] == keys
-            hit &= ~crowded
-            found.append(marked_rows[hit] + start)
-            places.append(place[hit])
-            left.append(marked_rows[crowded] + start)
-            left_keys.append(keys[crowded])
-        return found, places, left, left_keys
-
-    parts = over_parts(matches, len(rows))
-    found, at, left, left_keys = (np.concatenate([piece for part in parts for piece in part[i]])
-                                  for i in range(4))
-    if len(left):   # keys in shared slots: search them among the sorted judged keys
-        place = np.minimum(np.searchsorted(sorted_keys, left_keys), len(sorted_keys) - 1)
-        hit = sorted_keys[place] == left_keys
-        found, at = np.concatenate([found, left[hit]]), np.concatenate([at, place[hit]])
-    at = order[at]
-    if (truth.pair_query[at] == query_index[found]).all() and \
-            same_ids(items, rows[found], truth.pair_items, at).all():
-        by_place = np.argsort(found, kind="stable")
-        return found[by_place].astype(np.int64), at[by_place].astype(np.int64)
-    return _matches_by_id(truth, query_index, items.take(rows))
-
-
-def _matches_by_id(truth: GroundTruth, query_index: np.ndarray,
-                   item_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The same look-up as :func:`_judged_matches` on the ids themselves (exact, slower)."""
-    import pandas as pd
-    judged = pd.MultiIndex.from_arrays([truth.pair_query, truth.pair_item])
-    at = judged.get_indexer(pd.MultiIndex.from_arrays([query_index, item_ids]))
-    found = np.flatnonzero(at >= 0)
-    return found.astype(np.int64), at[found].astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -340,7 +225,7 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
     block_size = lengths[kept_blocks]
     start = np.zeros(len(truth.query_ids), dtype=np.int64)
     start[kept_blocks] = np.cumsum(block_size) - block_size
-    found, at = _judged_matches(truth, q, rows, ranked.items)
+    found, at = judged_matches(truth, q, rows, ranked.items)
     hit_query = q[found].astype(np.int64)
 
     def position_of(row):

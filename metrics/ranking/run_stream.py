@@ -29,18 +29,20 @@ from typing import Callable
 
 import numpy as np
 
-from metrics.data.idcolumn import IdColumn
+from metrics.data.idcolumn import IdColumn, same_ids
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.rows import duplicate_warning, later_repeats
 from metrics.data.run import Run
 from metrics.data.ties import TiePolicy
 from metrics.data.truth import GroundTruth
+from metrics.loaders.trec_lines import (NOT_DESCENDING, NOT_DESCENDING_FLOAT32, REPEATED_KEY,
+                                        UNKNOWN, judged_lookup, repeats_within_runs)
 from metrics.loaders.run_blocks import NotStreamable, RunBlock, run_blocks
 from metrics.loaders.runs import run_name
 from metrics.loaders.text import Source, source_name
-from metrics.parallel import read_ahead, repeat_in_parts
-from metrics.ranking.rank import (JUDGED, _judged_matches, given_collection_size, judged_keys,
-                                  judged_ranking, rank_run)
+from metrics.parallel import arange_in_parts, read_ahead, repeat_in_parts
+from metrics.ranking.judged_lookup import QueryKeys, judged_keys, judged_matches
+from metrics.ranking.rank import JUDGED, given_collection_size, judged_ranking, rank_run
 from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
 from metrics.ranking.tie_order import (ids_are_whole_numbers, scan_rank_order, tie_report,
                                        tied_row_groups)
@@ -108,57 +110,76 @@ def _compact(values: np.ndarray) -> np.ndarray:
 
 def _whole_queries(blocks, state: "_Judging"):
     """Blocks of lines cut so that each holds whole queries: a block's last query waits for the
-    next block, where its lines may go on. Raises _Unsorted when a query comes back."""
-    import polars as pl
-
-    waiting: list[RunBlock] = []
+    next block, where its lines may go on; its lines are then judged as a part of their own, so
+    that no block is copied. Raises _Unsorted when a query comes back."""
+    waiting: list[RunBlock] = []   # the lines so far of a query that may go on
     for part in blocks:
         state.note_tag(part.tag)
         names = part.query_names
         if len(set(names)) != len(names):
             raise _Unsorted()
         first = names[0]
-        if not state.done.isdisjoint(names) or (waiting and first != waiting[0].query_names[0]
-                                                 and waiting[0].query_names[0] in names):
+        waiting_name = waiting[0].query_names[0] if waiting else None
+        if not state.done.isdisjoint(names) or (waiting and first != waiting_name
+                                                 and waiting_name in names):
             raise _Unsorted()
-        if len(names) == 1 and (not waiting or first == waiting[0].query_names[0]):
+        if len(names) == 1 and (not waiting or first == waiting_name):
             waiting.append(part)
             continue
-        last_start = len(part) - int(part.query_lengths[-1])
-        head = _slice(part, 0, last_start, 0, len(names) - 1)
-        yield _concat(waiting + [head], pl)
-        state.done.update(names[:-1])
+        goes_on = bool(waiting) and first == waiting_name   # the waiting query's lines go on here
         if waiting:
-            state.done.add(waiting[0].query_names[0])
+            yield _concat(waiting + ([_slice(part, 0, int(part.query_lengths[0]), 0, 1)]
+                                     if goes_on else []))
+            state.done.add(waiting_name)
+        last_start = len(part) - int(part.query_lengths[-1])
+        if len(names) - 1 > goes_on:
+            yield _slice(part, int(part.query_lengths[0]) if goes_on else 0, last_start,
+                         int(goes_on), len(names) - 1)
+        state.done.update(names[:-1])
         waiting = [_slice(part, last_start, len(part), len(names) - 1, len(names))]
     if waiting:
-        yield _concat(waiting, pl)
+        yield _concat(waiting)
 
 
 def _slice(part: RunBlock, start: int, stop: int, first_run: int, last_run: int) -> RunBlock:
     """Lines ``start:stop`` of a block, which are its query runs ``first_run:last_run``."""
-    return RunBlock(part.query_ids.slice(start, stop - start), part.item_ids.slice(start,
-                    stop - start), part.scores[start:stop], part.tag,
+    return RunBlock(part.items.slice(start, stop - start), part.scores[start:stop], part.tag,
                     part.query_names[first_run:last_run], part.query_lengths[first_run:last_run],
-                    part.item_keys[start:stop])
+                    None if part.run_flags is None else part.run_flags[first_run:last_run])
 
 
-def _concat(parts: list[RunBlock], pl) -> RunBlock:
+def _concat(parts: list[RunBlock]) -> RunBlock:
+    """Parts end to end (a query's lines from two blocks): a query's lines that go on into the
+    next part make one run, of which the reader's flags say nothing."""
     parts = [p for p in parts if len(p)]
     if len(parts) == 1:
         return parts[0]
-    names, lengths = [], []
-    for part in parts:   # a query's lines that go on into the next part make one run
-        for name, length in zip(part.query_names, part.query_lengths.tolist()):
+    names, lengths, flags = [], [], []
+    for part in parts:
+        part_flags = [UNKNOWN] * len(part.query_names) if part.run_flags is None else \
+            part.run_flags.tolist()
+        for name, length, flag in zip(part.query_names, part.query_lengths.tolist(), part_flags):
             if names and names[-1] == name:
                 lengths[-1] += length
+                flags[-1] = UNKNOWN
             else:
                 names.append(name)
                 lengths.append(length)
-    return RunBlock(pl.concat([p.query_ids for p in parts]), pl.concat([p.item_ids for p in parts]),
+                flags.append(flag)
+    return RunBlock(type(parts[0].items).concat([p.items for p in parts]),
                     np.concatenate([p.scores for p in parts]), None, names,
-                    np.array(lengths, dtype=np.int64),
-                    np.concatenate([p.item_keys for p in parts]))
+                    np.array(lengths, dtype=np.int64), np.array(flags, dtype=np.uint8))
+
+
+def _runs_of(part: RunBlock, chosen: np.ndarray) -> RunBlock:
+    """The lines of some of a block's query runs (``chosen``: a mask of them), in order."""
+    first = np.cumsum(part.query_lengths) - part.query_lengths
+    lengths = part.query_lengths[chosen]
+    rows = repeat_in_parts(first[chosen] - (np.cumsum(lengths) - lengths), lengths) + \
+        arange_in_parts(int(lengths.sum()))
+    return RunBlock(part.items.subset(rows), part.scores[rows], part.tag,
+                    [n for n, c in zip(part.query_names, chosen.tolist()) if c], lengths,
+                    None if part.run_flags is None else part.run_flags[chosen])
 
 
 @dataclass
@@ -189,9 +210,9 @@ class _Judging:
 
     truth: GroundTruth | None = None
 
-    def _start(self) -> None:
+    def _start(self, items: IdColumn | None = None) -> None:
         """The ground truth, once: checked to be one that streaming judges as the whole-file
-        path does, and its look-up tables made."""
+        path does, and its look-up tables made, keyed as the run's ``items`` are."""
         if self.truth is not None:
             return
         truth = self.given() if callable(self.given) else self.given
@@ -201,7 +222,8 @@ class _Judging:
         self.truth = truth
         self.lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
         self.position = {query: i for i, query in enumerate(truth.query_ids)}
-        self.keys = judged_keys(truth) if len(truth.pair_item) else None
+        self.keys = judged_keys(truth, None if items is None else type(items).keys_of(
+            truth.pair_items)) if len(truth.pair_item) else None
 
     @property
     def tag(self) -> str | None:
@@ -211,13 +233,63 @@ class _Judging:
         self.tags.add(tag)
 
     def add(self, part: RunBlock) -> None:
-        """Judge lines that hold whole queries, and keep what the measures need."""
-        self._start()
-        # each query's lines stand together (see _whole_queries): codes from the runs
+        """Judge lines that hold whole queries, and keep what the measures need: the queries
+        that the C reader saw in rank order, without ties or a repeated item, are judged as
+        they stand (:meth:`_add_in_order`), the others ranked first (:meth:`_add_ranked`)."""
+        self._start(part.items)
+        to_truth = np.fromiter((self.position.get(q, -1) for q in part.query_names),
+                               dtype=np.int64, count=len(part.query_names))
+        if (to_truth < 0).any():
+            self.run_only += int((to_truth < 0).sum())
+            if self.run_only_first is None:
+                self.run_only_first = part.query_names[int(np.flatnonzero(to_truth < 0)[0])]
+        plain = None
+        if part.run_flags is not None and isinstance(self.keys, QueryKeys):
+            plain = (part.run_flags & (REPEATED_KEY | (NOT_DESCENDING_FLOAT32 if
+                                                       self.ordering.float32 else
+                                                       NOT_DESCENDING))) == 0
+        if plain is None or not plain.any():
+            self._add_ranked(part, to_truth)
+            return
+        if not plain.all():
+            self._add_ranked(_runs_of(part, ~plain), to_truth[~plain])
+        if not self._add_in_order(part, plain, to_truth):
+            self._add_ranked(_runs_of(part, plain), to_truth[plain])
+
+    def _add_in_order(self, part: RunBlock, chosen: np.ndarray, to_truth: np.ndarray) -> bool:
+        """Judge the ``chosen`` query runs of a block, each already its ranking (no tie, no
+        repeated item), in one look-up; False (nothing kept) when a match of keys is not
+        confirmed on the ids (a collision: the caller ranks and judges them the careful way)."""
+        first = (np.cumsum(part.query_lengths) - part.query_lengths)[chosen]
+        lengths, truth_query = part.query_lengths[chosen], to_truth[chosen]
+        found, place = judged_lookup(part.items.keys, None, first, lengths, truth_query,
+                                     self.keys.start, self.keys.keys, len(part))
+        at = self.keys.order[place]
+        run = np.searchsorted(first, found, side="right") - 1
+        hit_query = truth_query[run]
+        if not ((self.truth.pair_query[at] == hit_query).all() and
+                same_ids(part.items, found, self.truth.pair_items, at).all()):
+            return False
+        known = truth_query >= 0
+        self.lengths[truth_query[known]] = lengths[known]
+        self.hit_count += len(found)
+        self.hits.append(tuple(_compact(a) for a in (hit_query, found - first[run] + 1,
+                                                      self.truth.pair_grade[at])))
+        blind = known.copy()
+        blind[run] = False
+        if blind.any():
+            self.first_items.update(zip(truth_query[blind].tolist(),
+                                        part.items.take(first[blind])))
+        return True
+
+    def _add_ranked(self, part: RunBlock, to_truth: np.ndarray) -> None:
+        """Rank the lines of whole queries under the tie policy (repeated items dropped) and
+        judge them; ``to_truth``: each query run's truth query (-1: none)."""
         vocab = np.array(part.query_names, dtype=object)
         codes = repeat_in_parts(np.arange(len(vocab)), part.query_lengths)
-        items = IdColumn.with_keys(part.item_ids, part.item_keys)
-        repeated = later_repeats(codes, items)
+        items = part.items
+        repeated = (later_repeats(codes, items)
+                    if repeats_within_runs(items.keys, part.query_lengths) else None)
         scores = part.scores
         if repeated is not None:
             self.duplicates += int(repeated.sum())
@@ -226,12 +298,6 @@ class _Judging:
                 self.duplicate = (vocab[codes[at]], items.take([at])[0])
             codes, items, scores = codes[~repeated], items.filter(~repeated), scores[~repeated]
         ranked = rank_run(Run(codes, vocab, items, scores, name=self.name), self.ordering)
-        to_truth = np.fromiter((self.position.get(q, -1) for q in vocab), dtype=np.int64,
-                               count=len(vocab))
-        if (to_truth < 0).any():
-            self.run_only += int((to_truth < 0).sum())
-            if self.run_only_first is None:
-                self.run_only_first = vocab[np.flatnonzero(to_truth < 0)[0]]
         kept = np.flatnonzero(to_truth >= 0)
         lengths = ranked.lengths
         row_query = np.repeat(to_truth, lengths)
@@ -240,7 +306,7 @@ class _Judging:
         self.lengths[to_truth[kept]] = lengths[kept]
         start = np.zeros(len(self.lengths), dtype=np.int64)
         start[to_truth[kept]] = np.cumsum(lengths[kept]) - lengths[kept]
-        found, at = _judged_matches(self.truth, q, rows, items, self.keys)
+        found, at = judged_matches(self.truth, q, rows, items, self.keys)
 
         def position_of(row):
             return row - start[q[row]]

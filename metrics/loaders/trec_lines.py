@@ -1,0 +1,157 @@
+"""The Python side of the C reader of TREC run lines (:mod:`metrics.loaders._trec_lines`, see its
+comment): the item ids of a block as it leaves them (:class:`BlockIds`), the same keys for other
+ids, a check for repeated keys and the look-up of (query, item) keys in a ground truth's table.
+
+:class:`BlockIds` holds the ids' UTF-8 bytes end to end, their offsets and a 64-bit key each, with
+no polars column and no Python string per line; strings are made only for the positions asked
+for. Its keys are the C reader's, not polars' (:attr:`metrics.data.idcolumn.IdColumn.keys`): a
+ground truth looked up with them is keyed the same way (:meth:`BlockIds.keys_of`), and every match
+of keys is confirmed on the ids, as everywhere.
+
+Without the compiled reader (no C compiler where the package was installed) :data:`COMPILED` is
+False: streamed runs are read with polars into :class:`~metrics.data.idcolumn.IdColumn`\\ s and
+judged pairs are looked up with NumPy, giving the same values more slowly.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from metrics.data.idcolumn import IdColumn
+
+try:   # built by `pip install` (setup.py); optional
+    from metrics.loaders import _trec_lines
+except ImportError:
+    _trec_lines = None
+
+COMPILED = _trec_lines is not None
+
+# what the C reader says of each query's lines in a block (flags, or-ed), read from the C module
+# that sets them (see its comment); UNKNOWN: lines it has not seen whole
+NOT_DESCENDING, NOT_DESCENDING_FLOAT32, REPEATED_KEY = (
+    (_trec_lines.NOT_DESCENDING, _trec_lines.NOT_DESCENDING_FLOAT32, _trec_lines.REPEATED_KEY)
+    if COMPILED else (1, 2, 4))
+UNKNOWN = 0xFF
+
+
+def hash_strings(strings: list[str]) -> np.ndarray:
+    """The keys the C reader gives these ids."""
+    keys = np.empty(len(strings), dtype=np.uint64)
+    _trec_lines.hash_strings(strings, keys)
+    return keys
+
+
+def repeats_within_runs(keys: np.ndarray, lengths: np.ndarray) -> bool:
+    """Whether some run of consecutive rows (``lengths``) holds a key twice: when not, no
+    (query, item) pair of a block of whole queries repeats, and no id needs comparing. Without
+    the compiled reader the answer is True (the caller then looks, as it did before)."""
+    if _trec_lines is None:
+        return True
+    return _trec_lines.repeats_within_runs(np.ascontiguousarray(keys, dtype=np.uint64),
+                                           np.ascontiguousarray(lengths, dtype=np.int64))
+
+
+def judged_lookup(item_keys: np.ndarray, rows: np.ndarray | None, run_first: np.ndarray,
+                  run_length: np.ndarray, run_truth: np.ndarray, start: np.ndarray,
+                  judged_keys: np.ndarray, positions: int) -> tuple[np.ndarray, np.ndarray]:
+    """(found, place): the positions (of ``positions``) whose item is judged for their query, and
+    the position of its key in ``judged_keys``. Positions ``run_first[r]`` on, ``run_length[r]``
+    of them, are retrieved for truth query ``run_truth[r]`` (none when negative); position i holds
+    item ``rows[i]`` (item i when ``rows`` is None); query j's judged item keys are
+    ``judged_keys[start[j]:start[j + 1]]``, no two alike
+    (:class:`metrics.ranking.judged_lookup.QueryKeys`)."""
+    found, place = np.empty(positions, dtype=np.int64), np.empty(positions, dtype=np.int64)
+    arrays = [np.ascontiguousarray(a, dtype=t) for a, t in (
+        (item_keys, np.uint64), (np.zeros(0) if rows is None else rows, np.int64),
+        (run_first, np.int64), (run_length, np.int64), (run_truth, np.int64),
+        (start, np.int64), (judged_keys, np.uint64))]
+    matched = _trec_lines.judged_lookup(*arrays, found, place)
+    return found[:matched], place[:matched]
+
+
+class BlockIds(IdColumn):
+    """Ids held as bytes: id ``i`` is ``data[offsets[i]:offsets[i + 1]]``; ``keys`` are the C
+    reader's. A polars :attr:`series` is made only if some caller asks for every id."""
+
+    def __init__(self, data: bytes, offsets: np.ndarray, keys: np.ndarray):
+        self.data = data
+        self.offsets = offsets
+        self.__dict__["keys"] = keys   # IdColumn.keys is a cached property: this is its value
+
+    @classmethod
+    def from_strings(cls, strings: list[str]) -> "BlockIds":
+        encoded = [s.encode() for s in strings]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        return cls(b"".join(encoded), offsets, hash_strings(strings))
+
+    @classmethod
+    def keys_of(cls, column: IdColumn) -> np.ndarray:
+        return hash_strings(column.series.to_list())
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @cached_property
+    def series(self):
+        import polars as pl
+        import pyarrow as pa
+
+        array = pa.Array.from_buffers(pa.large_string(), len(self),
+                                      [None, pa.py_buffer(self.offsets), pa.py_buffer(self.data)])
+        return pl.from_arrow(array).rename("id")
+
+    def slice(self, start: int, count: int) -> "BlockIds":
+        return BlockIds(self.data, self.offsets[start:start + count + 1],
+                        self.keys[start:start + count])
+
+    @classmethod
+    def concat(cls, columns: list["BlockIds"]) -> "BlockIds":
+        if len(columns) == 1:
+            return columns[0]
+        data = b"".join(memoryview(c.data)[c.offsets[0]:c.offsets[-1]] for c in columns)
+        lengths = np.concatenate([np.diff(c.offsets) for c in columns])
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return cls(data, offsets, np.concatenate([c.keys for c in columns]))
+
+    def subset(self, positions: np.ndarray) -> "BlockIds":
+        positions = np.asarray(positions, dtype=np.int64)
+        starts, stops = self.offsets[positions], self.offsets[positions + 1]
+        lengths = stops - starts
+        offsets = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        # every byte of the chosen ids: its id's start, plus its place within the id
+        where = np.repeat(starts - offsets[:-1], lengths) + np.arange(int(offsets[-1]))
+        data = np.frombuffer(self.data, dtype=np.uint8)[where].tobytes()
+        return BlockIds(data, offsets, self.keys[positions])
+
+    def strings(self, positions) -> list[str]:
+        return _trec_lines.take(self.data, self.offsets,
+                                np.ascontiguousarray(positions, dtype=np.int64))
+
+    def take(self, positions) -> np.ndarray:
+        positions = np.asarray(positions, dtype=np.int64)
+        missing = positions < 0
+        out = np.empty(positions.size, dtype=object)
+        out[:] = self.strings(np.where(missing, 0, positions).ravel()) if len(self) else None
+        out = out.reshape(positions.shape)
+        if missing.any():
+            out[missing] = None
+        return out
+
+    def gathered(self, positions: np.ndarray):
+        import polars as pl
+
+        return pl.Series("id", self.strings(np.asarray(positions, dtype=np.int64).ravel()),
+                         dtype=pl.String)
+
+    def filter(self, keep: np.ndarray) -> "BlockIds":
+        return BlockIds.from_strings(self.strings(np.flatnonzero(keep)))
+
+    def equals(self, positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        if not len(positions):
+            return np.zeros(0, dtype=bool)
+        return self.take(positions) == np.asarray(ids, dtype=object)
