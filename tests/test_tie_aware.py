@@ -219,6 +219,29 @@ def test_tie_range_is_the_pessimistic_and_optimistic_aggregate():
     assert tie_range(judge(untied, truth), "AP") == {}
 
 
+@pytest.mark.parametrize("seed", [12, 13])
+@pytest.mark.parametrize("give_base", [False, True])
+def test_tie_range_with_untied_queries_equals_whole_reorderings(seed, give_base):
+    """Queries without a judged tie keep their values; only the tied ones are evaluated again,
+    and the aggregate is that of judging every query under each policy (median too)."""
+    lists, qrels = random_queries(seed)
+    for n in range(6):   # queries whose scores are all distinct: nothing can move
+        lists[f"plain{n}"] = [(f"u{n}_{i}", 10.0 - i, None) for i in range(5)]
+        qrels[f"plain{n}"] = {f"u{n}_0": 1, f"u{n}_2": 2, f"u{n}_4": 0}
+    truth = GroundTruth.from_dict(qrels)
+    judged = judge(as_run(lists), truth, "stable", collection_size=COLLECTION)
+    tied = np.unique(judged.hit_query[judged.hit_tie_size > 1])
+    assert 0 < len(tied) < judged.num_queries   # both kinds of query are there
+    measures = "AP,P@2,FP@2,nDCG"
+    base = evaluate(judged, measures) if give_base else None
+    for how in ("mean", "median"):
+        ranges = tie_range(judged, measures, how, base)
+        for policy, side in (("pessimistic", 0), ("optimistic", 1)):
+            want = evaluate(judge(as_run(lists), truth, policy, collection_size=COLLECTION),
+                            measures).aggregate(how)
+            assert {m: r[side] for m, r in ranges.items()} == pytest.approx(want, abs=1e-12)
+
+
 # ---- streamed paths ----------------------------------------------------------------------------
 
 def _frame(judged, measures):

@@ -194,8 +194,9 @@ def _evaluate(args, measures, protocol: str | None) -> int:
                               args.ci, args.seed, args.resamples)
     record = _evaluation_record(args, judged, result, measures, intervals) \
         if args.provenance else None
-    # with judged ties, two more evaluations (pessimistic, optimistic): only where they print
-    ranges = (tie_range(judged, measures, args.aggregate)
+    # with judged ties, the tied queries evaluated twice more (pessimistic, optimistic): only where
+    # they print
+    ranges = (tie_range(judged, measures, args.aggregate, result)
               if not protocol and args.format in ("json", "table") else {})
     grouped = evaluate_groups(args, judged, {judged.name: result}, tables, truth)
     text = render_evaluation(result, args.format, args.per_query, args.aggregate, protocol,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -188,26 +188,44 @@ def has_judged_ties(judged: JudgedRanking) -> bool:
     return judged.hit_tie_size is not None and bool((judged.hit_tie_size > 1).any())
 
 
-def tie_range(judged: JudgedRanking, measure_spec,
-              how: str = "mean") -> dict[str, tuple[float | None, float | None]]:
+def tie_range(judged: JudgedRanking, measure_spec, how: str = "mean",
+              base: EvaluationResult | None = None
+              ) -> dict[str, tuple[float | None, float | None]]:
     """Each measure's aggregate under the ``pessimistic`` and the ``optimistic`` tie order, as
     (pessimistic, optimistic): how far the order of tied items can move it. For most measures
     these are its lowest and highest values (the reverse for those where lower is better);
     MeanRank@k, MedianRank@k, FirstRank@k and AP(norm=retrieved)@k, which average over the
-    relevant items within k, can lie outside them. Empty when no judged item ties."""
-    extremes = _tie_extremes(judged, measure_spec)
+    relevant items within k, can lie outside them. Empty when no judged item ties. ``base``: the
+    evaluation of ``judged`` with these measures, when already made."""
+    extremes = _tie_extremes(judged, measure_spec, base)
     if extremes is None:
         return {}
     low, high = (result.aggregate(how) for result in extremes)
     return {name: (low[name], high[name]) for name in low}
 
 
-def _tie_extremes(judged: JudgedRanking, measure_spec):
-    """The evaluations under the pessimistic and the optimistic tie order, or None without ties."""
+def _tie_extremes(judged: JudgedRanking, measure_spec, base: EvaluationResult | None = None):
+    """The evaluations under the pessimistic and the optimistic tie order, or None without ties.
+    Only the queries where a judged item ties can change: they alone are evaluated again, and
+    the others keep their values (of ``base``, made here when not given)."""
     if not has_judged_ties(judged):
         return None
-    return (evaluate(reordered(judged, TiePolicy.PESSIMISTIC), measure_spec),
-            evaluate(reordered(judged, TiePolicy.OPTIMISTIC), measure_spec))
+    moving = np.unique(judged.hit_query[judged.hit_tie_size > 1])
+    if len(moving) == judged.num_queries:
+        return (evaluate(reordered(judged, TiePolicy.PESSIMISTIC), measure_spec),
+                evaluate(reordered(judged, TiePolicy.OPTIMISTIC), measure_spec))
+    base = evaluate(judged, measure_spec) if base is None else base
+    some = judged.subset(moving)
+    out = []
+    for policy in (TiePolicy.PESSIMISTIC, TiePolicy.OPTIMISTIC):
+        moved = evaluate(reordered(some, policy), measure_spec)
+        results = {}
+        for name, result in base.results.items():
+            values = result.values.copy()
+            values[moving] = moved.results[name].values
+            results[name] = replace(result, values=values)
+        out.append(replace(base, results=results))
+    return tuple(out)
 
 
 def tie_moves(judged: JudgedRanking, measure_spec) -> pd.DataFrame:
