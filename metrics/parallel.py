@@ -17,6 +17,7 @@ from typing import Callable, Iterator, TypeVar
 import numpy as np
 
 T = TypeVar("T")
+U = TypeVar("U")
 
 WORKERS = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                      else os.cpu_count() or 1, 8))
@@ -31,17 +32,35 @@ def over_parts(work: Callable[[int, int], T], n: int, width: int = 1) -> list[T]
     """``[work(start, stop), ...]`` over contiguous parts of ``range(n)``, in order; the parts run
     on up to :data:`WORKERS` threads, each part at least :data:`MIN_PART` elements long (a row of
     a matrix counting ``width`` elements)."""
-    global _pool
     parts = max(1, min(WORKERS, n * width // MIN_PART, n))
     if threading.current_thread().name.startswith(_PREFIX):
         parts = 1  # already on a worker: waiting on the same pool from inside it could deadlock
     bounds = [n * i // parts for i in range(parts + 1)]
     if parts == 1:
         return [work(0, n)]
+    return list(_workers().map(lambda i: work(bounds[i], bounds[i + 1]), range(parts)))
+
+
+def _workers() -> ThreadPoolExecutor:
+    global _pool
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix=_PREFIX)
-    return list(_pool.map(lambda i: work(bounds[i], bounds[i + 1]), range(parts)))
+    return _pool
+
+
+def both(first: Callable[[], T], second: Callable[[], U]) -> tuple[T, U]:
+    """``(first(), second())``, the second run on a worker thread while the first runs here; both
+    have ended when this returns or raises (the first one's exception first)."""
+    if threading.current_thread().name.startswith(_PREFIX):
+        return first(), second()   # already on a worker (see over_parts)
+    pending = _workers().submit(second)
+    try:
+        mine = first()
+    except BaseException:
+        pending.exception()   # waited for: what it works on must outlive it
+        raise
+    return mine, pending.result()
 
 
 def arange_in_parts(n: int) -> np.ndarray:
@@ -73,13 +92,13 @@ def repeat_in_parts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
 _DONE = object()
 
 
-def read_ahead(produce: Callable[[], Iterator[T]]) -> Iterator[T]:
-    """The items of ``produce()``, made one item ahead on a thread of their own: reading and
-    parsing the next block of a file (polars and NumPy release the GIL) overlaps the work on
-    this one, at the cost of one more item held. An exception of the producer comes out here, at
-    the item where it happened; when the consumer stops early, the producer stops at its next
-    item (it is closed, so its files are)."""
-    handoff: queue.Queue = queue.Queue(maxsize=1)
+def read_ahead(produce: Callable[[], Iterator[T]], ahead: int = 1) -> Iterator[T]:
+    """The items of ``produce()``, made up to ``ahead`` items ahead on a thread of their own:
+    reading and parsing the next block of a file (polars, NumPy and the C reader release the
+    GIL) overlaps the work on this one, at the cost of the items held. An exception of the
+    producer comes out here, at the item where it happened; when the consumer stops early, the
+    producer stops at its next item (it is closed, so its files are)."""
+    handoff: queue.Queue = queue.Queue(maxsize=ahead)
     stop = threading.Event()
 
     def give(item) -> bool:

@@ -28,6 +28,8 @@ class IdColumn:
     def __init__(self, values):
         import polars as pl
 
+        if isinstance(values, IdArray):   # ids read from a column already
+            values = values.column
         if isinstance(values, IdColumn):
             values = values.series
         if isinstance(values, pl.Series):

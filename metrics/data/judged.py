@@ -43,6 +43,17 @@ from metrics.data.truth import GradeCounts, GroundTruth
 MAX_COLLECTION_SIZE = 2 ** 53
 
 
+def _query_rank_order(hit_query: np.ndarray, hit_ranks: np.ndarray) -> np.ndarray:
+    """The stable order of hits by query, then rank: one sort of a combined key where it fits in
+    64 bits (several times faster than a sort on two keys), else the two-key sort."""
+    if not len(hit_ranks):
+        return np.zeros(0, dtype=np.int64)
+    width = int(hit_ranks.max()) + 1
+    if hit_ranks.min() < 0 or hit_query.min() < 0 or int(hit_query.max()) * width + width >= 2 ** 62:
+        return np.lexsort((hit_ranks, hit_query))
+    return np.argsort(hit_query * width + hit_ranks, kind="stable")
+
+
 def check_collection_size(size) -> None:
     """Refuse a collection size |D| (a number, or one per query) above :data:`MAX_COLLECTION_SIZE`,
     before it is stored or counted with."""
@@ -135,7 +146,7 @@ class JudgedRanking:
         hit_ranks = np.asarray(hit_ranks, dtype=np.int64)
         if hit_tie_size is not None and not (np.asarray(hit_tie_size) > 1).any():
             hit_tie_first = hit_tie_size = None
-        order = np.lexsort((hit_ranks, hit_query))
+        order = _query_rank_order(hit_query, hit_ranks)
         if not (len(order) < 2 or (np.diff(order) == 1).all()):
             hit_query, hit_ranks = hit_query[order], hit_ranks[order]
             hit_grades = np.asarray(hit_grades)[order]

@@ -14,8 +14,7 @@
  * rounding), else by the C library's strtod in the "C" locale (correctly rounded in glibc and
  * macOS); where that is not available such a score makes the block decline.
  *
- * `hash_strings` gives Python strings the same keys as `scan` gives items (for the ground truth's
- * items), `repeats_within_runs` says whether any run of rows holds a key twice, `take` makes
+ * `hash_spans` gives other ids the same keys as `scan` gives items (the ground truth's items), `repeats_within_runs` says whether any run of rows holds a key twice, `take` makes
  * Python strings of some items, and `judged_lookup` finds the judged pairs among retrieved ones
  * (whatever made the keys).
  *
@@ -24,6 +23,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -154,8 +156,30 @@ finish_key(uint64_t h)
 
 /* The 64-bit key of some bytes: equal bytes give equal keys; unequal ones collide rarely, and
  * every match of keys is confirmed on the bytes by the callers. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORDS_LITTLE_ENDIAN 1   /* bytes read eight at a time (a word's first byte is its lowest) */
+#endif
+
+/* The tail of an id (1 to 7 bytes) as a word, its bytes low, zero above: one load and a mask
+ * when eight bytes can be read there (the buffer goes on to `limit`). */
 static inline uint64_t
-key_of(const unsigned char *p, Py_ssize_t n)
+tail_word(const unsigned char *p, Py_ssize_t n, const unsigned char *limit)
+{
+    uint64_t word = 0;
+#ifdef WORDS_LITTLE_ENDIAN
+    if (p + 8 <= limit) {
+        memcpy(&word, p, 8);
+        return word & (~(uint64_t)0 >> (64 - 8 * n));
+    }
+#endif
+    memcpy(&word, p, (size_t)n);
+    return word;
+}
+
+/* The 64-bit key of the n bytes at p: equal bytes give equal keys; unequal ones collide rarely,
+ * and every match of keys is confirmed on the bytes by the callers. */
+static inline uint64_t
+key_of(const unsigned char *p, Py_ssize_t n, const unsigned char *limit)
 {
     uint64_t h = 0x5EED ^ ((uint64_t)n * 0x9E3779B97F4A7C15ULL), word;
     while (n >= 8) {
@@ -166,12 +190,97 @@ key_of(const unsigned char *p, Py_ssize_t n)
         n -= 8;
     }
     if (n) {
-        word = 0;
-        memcpy(&word, p, (size_t)n);
+        word = tail_word(p, n, limit);
         h ^= word * 0x87c37b91114253d5ULL;
         h = ((h << 31) | (h >> 33)) * 0x4cf5ad432745937fULL;
     }
     return finish_key(h);
+}
+
+/* Whether the n bytes at a and at b are the same (short ids: no call) */
+static inline int
+same_bytes(const unsigned char *a, const unsigned char *b, Py_ssize_t n)
+{
+    uint64_t x, y;
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+    }
+    for (; n > 0; a++, b++, n--)
+        if (*a != *b)
+            return 0;
+    return 1;
+}
+
+static inline int
+lowest_bit(uint64_t mask)   /* of a mask that is not 0 */
+{
+#if defined(__GNUC__)
+    return __builtin_ctzll(mask);
+#else
+    int at = 0;
+    while (!(mask & 1)) {
+        mask >>= 1;
+        at++;
+    }
+    return at;
+#endif
+}
+
+/* The separators of a block, in order: every byte at or below 0x20 (a delimiter, a line end, or
+ * a byte no field holds). They are found 64 bytes at a time as a mask (with SSE2, four compares),
+ * and taken one by one from its lowest bit: a line's six separators cost no mispredicted branch
+ * per field. The bytes looked at are or-ed into `seen` (their top bits show non-ASCII). */
+typedef struct {
+    const unsigned char *b;
+    Py_ssize_t len, base;   /* the mask covers b[base:base + 64] */
+    uint64_t mask, seen;
+} Separators;
+
+static inline void
+separators_load(Separators *s)
+{
+    const unsigned char *at = s->b + s->base;
+    uint64_t mask = 0;
+#if defined(__SSE2__) && defined(__GNUC__)
+    if (s->base + 64 <= s->len) {
+        const __m128i top = _mm_set1_epi8(0x20);
+        uint64_t high = 0;
+        for (int i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(at + 16 * i));
+            __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, top), v);   /* v <= 0x20 */
+            mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(low) << (16 * i);
+            high |= (uint64_t)(uint16_t)_mm_movemask_epi8(v);
+        }
+        s->seen |= high ? 0x80 : 0;
+        s->mask = mask;
+        return;
+    }
+#endif
+    Py_ssize_t n = s->len - s->base < 64 ? s->len - s->base : 64;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        s->seen |= at[i];
+        if (at[i] <= 0x20)
+            mask |= (uint64_t)1 << i;
+    }
+    s->mask = mask;
+}
+
+/* The next separator's position, or len when there is none */
+static inline Py_ssize_t
+separators_next(Separators *s)
+{
+    while (!s->mask) {
+        s->base += 64;
+        if (s->base >= s->len)
+            return s->len;
+        separators_load(s);
+    }
+    Py_ssize_t at = s->base + lowest_bit(s->mask);
+    s->mask &= s->mask - 1;
+    return at;
 }
 
 static int
@@ -283,7 +392,9 @@ scan(PyObject *self, PyObject *args)
         const unsigned char *b = (const unsigned char *)block.buf;
         const Py_ssize_t len = block.len;
         const unsigned char cut = (unsigned char)delimiter;
-        unsigned char any = 0;
+        Separators separators = {b, len, 0, 0, 0};
+        if (len)
+            separators_load(&separators);
         double *score = (double *)scores.buf;
         uint64_t *key = (uint64_t *)keys.buf;
         int64_t *end_of_item = (int64_t *)item_ends.buf + 1;
@@ -300,9 +411,7 @@ scan(PyObject *self, PyObject *args)
                 break;
             }
             for (int f = 0; f < 6; f++) {
-                Py_ssize_t p = pos;
-                while (p < len && b[p] > 0x20)
-                    any |= b[p++];
+                Py_ssize_t p = separators_next(&separators);
                 if (p == pos || (f < 5 ? (p == len || b[p] != cut)
                                        : (p < len && b[p] != '\n'))) {
                     declined = 1;   /* an empty field, a stray byte, too few or many fields */
@@ -317,7 +426,7 @@ scan(PyObject *self, PyObject *args)
             int new_run;
             {
                 Py_ssize_t n = stop[0] - start[0];
-                new_run = n != query_length || memcmp(b + start[0], b + query_start, (size_t)n);
+                new_run = n != query_length || !same_bytes(b + start[0], b + query_start, n);
                 if (new_run) {
                     if (b[start[0]] == '#') {
                         declined = 1;   /* a comment: the careful reader's */
@@ -334,7 +443,7 @@ scan(PyObject *self, PyObject *args)
             }
             {
                 Py_ssize_t n = stop[2] - start[2];
-                uint64_t k = key_of(b + start[2], n);
+                uint64_t k = key_of(b + start[2], n, b + len);
                 key[line] = k;
                 memcpy(items + used, b + start[2], (size_t)n);
                 used += n;
@@ -373,12 +482,12 @@ scan(PyObject *self, PyObject *args)
                     tag_length = n;
                 }
                 else if (same_tag &&
-                         (n != tag_length || memcmp(b + start[5], b + tag_start, (size_t)n)))
+                         (n != tag_length || !same_bytes(b + start[5], b + tag_start, n)))
                     same_tag = 0;
             }
             line++;
         }
-        seen = any;
+        seen = (unsigned char)(separators.seen & 0x80);
     }
     Py_END_ALLOW_THREADS
 
@@ -432,31 +541,41 @@ done:
     return result;
 }
 
-/* hash_strings(list of str, keys) : the keys of the strings' UTF-8 bytes, as scan gives them */
+/* hash_spans(data, offsets, keys): keys[i] is the key of data[offsets[i]:offsets[i + 1]], as
+ * scan gives items (for ids read another way: a ground truth's, a block the C reader declined) */
 static PyObject *
-hash_strings(PyObject *self, PyObject *args)
+hash_spans(PyObject *self, PyObject *args)
 {
-    PyObject *strings;
-    Py_buffer keys;
-    if (!PyArg_ParseTuple(args, "O!w*", &PyList_Type, &strings, &keys))
+    Py_buffer data, offsets, keys;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &data, &offsets, &keys))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(strings);
-    if (!fits(&keys, n, 8, "keys")) {
-        PyBuffer_Release(&keys);
-        return NULL;
-    }
-    uint64_t *key = (uint64_t *)keys.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t size;
-        const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(strings, i), &size);
-        if (!text) {
-            PyBuffer_Release(&keys);
-            return NULL;
+    Py_ssize_t n = offsets.len / 8 - 1;
+    const int64_t *offset = (const int64_t *)offsets.buf;
+    if (n >= 0 && fits(&keys, n, 8, "keys")) {
+        int bad = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (offset[i] < 0 || offset[i] > offset[i + 1] || offset[i + 1] > data.len)
+                bad = 1;
+        if (bad)
+            PyErr_SetString(PyExc_ValueError, "an offset is out of range");
+        else {
+            Py_BEGIN_ALLOW_THREADS
+            for (Py_ssize_t i = 0; i < n; i++)
+                ((uint64_t *)keys.buf)[i] = key_of((const unsigned char *)data.buf + offset[i],
+                                                   offset[i + 1] - offset[i],
+                                                   (const unsigned char *)data.buf + data.len);
+            Py_END_ALLOW_THREADS
+            Py_INCREF(Py_None);
+            result = Py_None;
         }
-        key[i] = key_of((const unsigned char *)text, size);
     }
+    else if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "no offsets");
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
     PyBuffer_Release(&keys);
-    Py_RETURN_NONE;
+    return result;
 }
 
 /* repeats_within_runs(keys, lengths) -> bool: whether some run of consecutive rows (lengths
@@ -685,7 +804,7 @@ static PyMethodDef methods[] = {
     {"judged_lookup", judged_lookup, METH_VARARGS,
      "The judged pairs among retrieved ones (see the comment)."},
     {"scan", scan, METH_VARARGS, "Read a block of TREC run lines (see the module's comment)."},
-    {"hash_strings", hash_strings, METH_VARARGS, "The keys that scan gives items, of strings."},
+    {"hash_spans", hash_spans, METH_VARARGS, "The keys that scan gives items, of other bytes."},
     {"repeats_within_runs", repeats_within_runs, METH_VARARGS,
      "Whether some run of rows holds a key twice."},
     {"take", take, METH_VARARGS, "Some items of a scanned block as Python strings."},

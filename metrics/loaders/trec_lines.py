@@ -36,10 +36,10 @@ NOT_DESCENDING, NOT_DESCENDING_FLOAT32, REPEATED_KEY = (
 UNKNOWN = 0xFF
 
 
-def hash_strings(strings: list[str]) -> np.ndarray:
-    """The keys the C reader gives these ids."""
-    keys = np.empty(len(strings), dtype=np.uint64)
-    _trec_lines.hash_strings(strings, keys)
+def hash_spans(data, offsets: np.ndarray) -> np.ndarray:
+    """The keys the C reader gives the ids ``data[offsets[i]:offsets[i + 1]]``."""
+    keys = np.empty(max(len(offsets) - 1, 0), dtype=np.uint64)
+    _trec_lines.hash_spans(data, np.ascontiguousarray(offsets, dtype=np.int64), keys)
     return keys
 
 
@@ -85,11 +85,19 @@ class BlockIds(IdColumn):
         encoded = [s.encode() for s in strings]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
-        return cls(b"".join(encoded), offsets, hash_strings(strings))
+        data = b"".join(encoded)
+        return cls(data, offsets, hash_spans(data, offsets))
 
     @classmethod
     def keys_of(cls, column: IdColumn) -> np.ndarray:
-        return hash_strings(column.series.to_list())
+        # the ids' bytes as polars holds them for arrow: no Python string per id
+        ids = column.series.to_arrow()
+        if ids.null_count or str(ids.type) != "large_string" or not len(ids):
+            return cls.from_strings(column.series.to_list()).keys
+        offsets = np.frombuffer(ids.buffers()[1], dtype=np.int64)[ids.offset:
+                                                                   ids.offset + len(ids) + 1]
+        data = ids.buffers()[2]
+        return hash_spans(b"" if data is None else data, offsets)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

@@ -27,7 +27,7 @@ import numpy as np
 
 from metrics.data.idcolumn import IdColumn, mix, same_ids
 from metrics.data.truth import GroundTruth
-from metrics.loaders.trec_lines import COMPILED, judged_lookup
+from metrics.loaders.trec_lines import COMPILED, judged_lookup, repeats_within_runs
 from metrics.parallel import over_parts
 
 _LOOKUP_CHUNK = 1 << 20
@@ -64,12 +64,14 @@ def judged_keys(truth: GroundTruth, item_keys: np.ndarray | None = None
     are keyed, when not the truth's own (a run read by the C reader)."""
     keys = truth.pair_keys if item_keys is None else item_keys
     if COMPILED:
-        order = np.lexsort((keys, truth.pair_query))
-        grouped_keys, query = keys[order], truth.pair_query[order]
-        if ((grouped_keys[1:] == grouped_keys[:-1]) & (query[1:] == query[:-1])).any():
+        # (a ground truth's pairs usually come grouped by query: then this sort is one pass)
+        order = np.argsort(truth.pair_query, kind="stable")
+        grouped_keys = keys[order]
+        counts = np.bincount(truth.pair_query, minlength=len(truth.query_ids))
+        if repeats_within_runs(grouped_keys, counts):
             return None
         start = np.zeros(len(truth.query_ids) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(query, minlength=len(truth.query_ids)), out=start[1:])
+        np.cumsum(counts, out=start[1:])
         return QueryKeys(order, start, grouped_keys)
     truth_keys = mix(truth.pair_query, keys)
     order = np.argsort(truth_keys)

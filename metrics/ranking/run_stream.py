@@ -50,6 +50,11 @@ from metrics.ranking.tie_order import (ids_are_whole_numbers, scan_rank_order, t
 # a block's text becomes about this many times its size in parsed columns, keys, orders and
 # rankings while it is judged: the budget buys blocks of memory / BLOWUP bytes
 BLOWUP = 8
+# blocks read and parsed ahead of the one judged: the reader goes on while the ground truth loads
+# (each block's columns take about its text's size, within the budget's BLOWUP)
+READ_AHEAD = 4
+# lines of queries that must be ranked (ties, repeats, not in rank order) judged together
+RANKED_BATCH = 1 << 18
 
 
 class _Unsorted(Exception):
@@ -86,12 +91,13 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
     state = _Judging(truth, collection_size, ties.ordering, run_name(label), label)
     # the next block is read and parsed on a thread while this one is judged
     blocks = read_ahead(lambda: run_blocks(path, label, block or block_bytes(memory),
-                                           tags=by_tag))
+                                           tags=by_tag), ahead=READ_AHEAD)
     try:
         for part in _whole_queries(blocks, state):
             state.add(part)
             if progress is not None:
                 progress(len(part))
+        state.flush()
     except (NotStreamable, _Unsorted):
         return None
     finally:
@@ -207,6 +213,8 @@ class _Judging:
     duplicate: tuple | None = None                  # the first duplicated (query, item)
     first_items: dict = field(default_factory=dict)  # truth query -> first item, if no hit
     whole_ids: bool | None = None                   # id policy: every tied id a whole number
+    deferred: list = field(default_factory=list)    # (part, truth queries) to rank (see _defer)
+    deferred_lines: int = 0
 
     truth: GroundTruth | None = None
 
@@ -243,18 +251,33 @@ class _Judging:
             self.run_only += int((to_truth < 0).sum())
             if self.run_only_first is None:
                 self.run_only_first = part.query_names[int(np.flatnonzero(to_truth < 0)[0])]
-        plain = None
+        plain = np.zeros(len(to_truth), dtype=bool)
         if part.run_flags is not None and isinstance(self.keys, QueryKeys):
             plain = (part.run_flags & (REPEATED_KEY | (NOT_DESCENDING_FLOAT32 if
                                                        self.ordering.float32 else
                                                        NOT_DESCENDING))) == 0
-        if plain is None or not plain.any():
-            self._add_ranked(part, to_truth)
-            return
+        if plain.any() and not self._add_in_order(part, plain, to_truth):
+            plain[:] = False
         if not plain.all():
-            self._add_ranked(_runs_of(part, ~plain), to_truth[~plain])
-        if not self._add_in_order(part, plain, to_truth):
-            self._add_ranked(_runs_of(part, plain), to_truth[plain])
+            self._defer(part if not plain.any() else _runs_of(part, ~plain), to_truth[~plain])
+
+    def _defer(self, part: RunBlock, to_truth: np.ndarray) -> None:
+        """Queries to rank before they are judged, kept until they make a batch of
+        :data:`RANKED_BATCH` lines (each call costs about the same however few they are). The
+        order of judging changes nothing: hits are sorted at the end, and the queries (so their
+        duplicates and tie groups) keep the order of the file."""
+        self.deferred.append((part, to_truth))
+        self.deferred_lines += len(part)
+        if self.deferred_lines >= RANKED_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Rank and judge the deferred queries."""
+        if not self.deferred:
+            return
+        parts, to_truth = zip(*self.deferred)
+        self.deferred, self.deferred_lines = [], 0
+        self._add_ranked(_concat(list(parts)), np.concatenate(to_truth))
 
     def _add_in_order(self, part: RunBlock, chosen: np.ndarray, to_truth: np.ndarray) -> bool:
         """Judge the ``chosen`` query runs of a block, each already its ranking (no tie, no
