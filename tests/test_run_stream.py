@@ -128,15 +128,23 @@ def test_files_the_fast_reader_refuses_give_way(tmp_path):
     assert judge_run_stream(floats, truth, block=10 ** 6) is None
 
 
-def test_id_policy_with_whole_and_other_ids_in_different_blocks(tmp_path):
+def test_id_policy_with_whole_and_other_ids_in_different_blocks(tmp_path, monkeypatch):
     """``id`` compares tied ids numerically only when every tied id of the run is a whole
-    number: a run whose blocks disagree is read whole, and the values are the whole file's."""
+    number: tied queries are ranked together in batches, so a run whose tied ids disagree gives
+    the whole file's values when they are in one batch, and is read whole when they are not."""
+    from metrics.ranking import run_stream
+
     text = ("q1 Q0 10 1 1.0 t\nq1 Q0 9 2 1.0 t\n" + "q2 Q0 b 1 1.0 t\nq2 Q0 a 2 1.0 t\n")
     run_path = tmp_path / "mixed.trec"
     run_path.write_text(text)
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 9 1\nq2 0 a 1\n")
     truth = load_qrels(qrels)
+    streamed = judge_run_stream(run_path, truth, "id", block=20)
+    whole = judge(load_run(run_path), truth, "id", keep_lists=False)
+    same_judged(streamed.judged, whole)
+    assert whole.hit_ranks.tolist() == [2, 1]   # 10 before 9 as text; a before b
+    monkeypatch.setattr(run_stream, "RANKED_BATCH", 2)   # a batch per query
     assert judge_run_stream(run_path, truth, "id", block=20) is None
     run_path.write_text(text.replace(" b ", " 12 ").replace(" a ", " 11 "))
     qrels.write_text("q1 0 9 1\nq2 0 11 1\n")
