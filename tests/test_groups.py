@@ -206,6 +206,31 @@ def test_an_item_table_whose_ids_match_nothing_is_a_warning_with_counts(tmp_path
            "(first: 'nowhere1')" in err
 
 
+@pytest.mark.parametrize("command", [["evaluate"], ["evaluate", "--protocol", "acoss"],
+                                     ["compare"]])
+def test_the_items_of_a_labels_truth_are_the_same_on_every_path(tmp_path, command):
+    # "solo", a clique of one, is judged against nothing yet is an item of the labels file: the
+    # whole-file and float32 paths of evaluate had left it out of the ground truth's items (the
+    # table's "solo" then matched nothing) while compare and the app counted it
+    (tmp_path / "labels.csv").write_text("item_id,label\na,x\nb,x\nc,y\nd,y\nsolo,z\n")
+    rows = [f"{q} Q0 {i} {r} {10 - r} sys" for q in "abcd"
+            for r, i in enumerate((i for i in "abcd" if i != q), 1)]
+    (tmp_path / "run.txt").write_text("\n".join(rows) + "\n")
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,title\na,A\nsolo,S\nnowhere,N\n")
+    runs = [tmp_path / "run.txt"]
+    if command == ["compare"]:
+        (tmp_path / "run2.txt").write_text((tmp_path / "run.txt").read_text())
+        runs = [tmp_path / "run.txt", tmp_path / "run2.txt"]
+    measures = [] if "--protocol" in command else ["-m", "AP"]
+    code, _, err = cli(*command, *runs, tmp_path / "labels.csv", "--item-metadata", items,
+                       *measures)
+    assert code == 0, err
+    unmatched = [line for line in err.splitlines() if "match nothing" in line]
+    assert unmatched == [f"warning: {items}: 1 of its 3 items match nothing in the run or "
+                         "ground truth (first: 'nowhere')"]
+
+
 @pytest.mark.parametrize("groups,systems", [(100, 2), (100, 3), (4, 2)])
 def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups, systems):
     # the covers' 100 artists: a height cap had squeezed each group's row to 15 px, under the
