@@ -247,3 +247,25 @@ def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups
     assert plot / groups >= systems * (size + 4), (fig.layout.height, groups)
     # no empty rows above the first group or below the last, the first on top
     assert list(fig.layout.yaxis.range) == [groups - 0.5, -0.5]
+
+
+def test_a_query_tables_cells_group_as_written_and_an_absent_query_is_in_no_group():
+    # None (an empty cell) and a query the table lacks: no group; any other cell is its text, a
+    # NaN put in by pandas included ("nan"), and a number as Python writes it
+    import pandas as pd
+
+    from metrics import GroundTruth, Run, judge
+    from metrics.evaluation.groups import grouping
+
+    ids = ["q1", "q2", "q3", "q4", "q5", "q6"]
+    run = Run.from_dict({q: {"a": 1.0} for q in ids})
+    judged = judge(run, GroundTruth.from_dict({q: {"a": 1} for q in ids}))
+    table = pd.DataFrame({"genre": ["rock", None, float("nan"), 1990, "rock"],
+                          "text": ["two  words", None, float("nan"), "", "a b c"]},
+                         index=pd.Index(["q1", "q2", "q3", "q4", "q5"], name="query_id"),
+                         dtype=object)
+    genre = grouping("genre", judged, table)
+    assert genre.labels.tolist() == ["rock", None, "nan", "1990", "rock", None]
+    assert set(genre.groups) == {"1990", "nan", "rock"} and genre.ungrouped == 2
+    words = grouping("text_words", judged, table)
+    assert words.labels.tolist() == ["2", None, "1", "0", "3", None]
