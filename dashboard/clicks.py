@@ -4,7 +4,8 @@ the view that shows the query (:func:`dashboard.in_page.scroll_to`)."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Callable, Sequence
+
 import streamlit as st
 
 RANKINGS_ANCHOR = "both-rankings"
@@ -20,13 +21,20 @@ def clicked_index(event) -> int | None:
     return None
 
 
-def open_clicked(key: str, event, queries: np.ndarray) -> bool:
-    """Make the clicked query the chosen one, once per click; True when that happened."""
+def open_clicked(key: str, event, choices: Sequence,
+                 open_choice: Callable[[str], None] | None = None) -> bool:
+    """Open the clicked one of ``choices`` (indexed by the figure's customdata), once per click:
+    make it the chosen query, or call ``open_choice`` with it (a group of queries); True when
+    that happened. What was clicked is remembered under ``key``, so that the selection, which
+    persists over reruns, does not open it again."""
     index = clicked_index(event)
-    clicked = str(queries[index]) if index is not None and 0 <= index < len(queries) else None
+    clicked = str(choices[index]) if index is not None and 0 <= index < len(choices) else None
     seen = f"_clicked:{key}"
     new = clicked is not None and clicked != st.session_state.get(seen)
-    if new:
-        st.session_state["query"] = clicked
     st.session_state[seen] = clicked
+    if new:
+        if open_choice is None:
+            st.session_state["query"] = clicked
+        else:
+            open_choice(clicked)
     return new

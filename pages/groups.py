@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from charts.groups import group_means_figure
-from dashboard.clicks import clicked_index
+from dashboard.clicks import open_clicked
 from dashboard.computed import evaluated
 from dashboard.errors import show_error
 from dashboard.frame import page_path, page_setup
@@ -70,14 +70,8 @@ st.caption(f"Each group's mean over its queries where {md(measure)} is defined (
            + (f"{ungrouped} queries have no {md(name)} and are in no group. " if ungrouped else "")
            + "Click a group to open its queries in the Query explorer, worst first.")
 
-index = clicked_index(chart)
-seen = "_clicked:groups_chart"
-if index is not None and 0 <= index < len(groups) and st.session_state.get(seen) != index:
-    st.session_state[seen] = index
-    group = groups[index]
-    open_group(name, group, group_of)
+if open_clicked("groups_chart", chart, groups, lambda group: open_group(name, group, group_of)):
     st.switch_page(page_path("explorer"))
-st.session_state[seen] = index
 
 shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"group": name}),
                                  ["mean", "CI low", "CI high"])

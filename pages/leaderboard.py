@@ -8,8 +8,7 @@ import streamlit as st
 
 from charts.leaderboard import pairwise_figure, query_heatmap_figure
 from dashboard.clicks import clicked_index, open_clicked
-from dashboard.computed import (FAILED_VALUE, leaderboard_now, pairwise_now, several_systems,
-                                standings)
+from dashboard.computed import leaderboard_now, pairwise_now, several_systems
 from dashboard.frame import page_path, page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
@@ -18,6 +17,7 @@ from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.leaderboard import CORRECTIONS
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_SEED
+from metrics.explain.standings import FAILED_VALUE, standings
 
 CORRECTION_TITLES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "tukey": "Tukey's HSD"}
 DISAGREEMENTS = 10      # rows of the "systems disagree most" table

@@ -1261,24 +1261,6 @@ def test_leaderboard_with_twenty_systems_stays_legible():
     assert np.all(np.diff(means) >= -1e-12)
 
 
-def test_where_every_query_stands_by_hand():
-    from dashboard.computed import standings
-
-    values = {"a": np.array([0.0, 0.5, 1.0, np.nan]), "b": np.array([0.0, 0.1, 0.8, 0.0]),
-              "c": np.array([0.0, 0.9, 0.6, np.nan])}
-    hardest, failed, disagreement = standings(["q1", "q2", "q3", "q4"], values)
-    # means over the systems with a value: q1 0, q2 0.5, q3 0.8, q4 0
-    assert hardest.index.tolist() == ["q1", "q4", "q2", "q3"]
-    assert failed == ["q1", "q4"]           # every system 0 or undefined
-    assert disagreement.index[0] == "q2" and disagreement.loc["q2", "spread"] == pytest.approx(0.8)
-    assert disagreement.loc["q2", "best system"] == "c"
-    assert disagreement.loc["q2", "worst system"] == "b"
-    assert "q4" not in disagreement.index   # one system has a value: no spread
-    ranks, failed_ranks, _ = standings(["q1", "q2"], {"a": np.array([1.0, np.nan]),
-                                                      "b": np.array([3.0, np.nan])}, False)
-    assert failed_ranks == ["q2"]
-
-
 def test_compare_says_which_differences_these_queries_can_detect():
     from statsmodels.stats.power import TTestPower
 

@@ -206,6 +206,31 @@ def test_an_item_table_whose_ids_match_nothing_is_a_warning_with_counts(tmp_path
            "(first: 'nowhere1')" in err
 
 
+@pytest.mark.parametrize("command", [["evaluate"], ["evaluate", "--protocol", "acoss"],
+                                     ["compare"]])
+def test_the_items_of_a_labels_truth_are_the_same_on_every_path(tmp_path, command):
+    # "solo", a clique of one, is judged against nothing yet is an item of the labels file: the
+    # whole-file and float32 paths of evaluate had left it out of the ground truth's items (the
+    # table's "solo" then matched nothing) while compare and the app counted it
+    (tmp_path / "labels.csv").write_text("item_id,label\na,x\nb,x\nc,y\nd,y\nsolo,z\n")
+    rows = [f"{q} Q0 {i} {r} {10 - r} sys" for q in "abcd"
+            for r, i in enumerate((i for i in "abcd" if i != q), 1)]
+    (tmp_path / "run.txt").write_text("\n".join(rows) + "\n")
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,title\na,A\nsolo,S\nnowhere,N\n")
+    runs = [tmp_path / "run.txt"]
+    if command == ["compare"]:
+        (tmp_path / "run2.txt").write_text((tmp_path / "run.txt").read_text())
+        runs = [tmp_path / "run.txt", tmp_path / "run2.txt"]
+    measures = [] if "--protocol" in command else ["-m", "AP"]
+    code, _, err = cli(*command, *runs, tmp_path / "labels.csv", "--item-metadata", items,
+                       *measures)
+    assert code == 0, err
+    unmatched = [line for line in err.splitlines() if "match nothing" in line]
+    assert unmatched == [f"warning: {items}: 1 of its 3 items match nothing in the run or "
+                         "ground truth (first: 'nowhere')"]
+
+
 @pytest.mark.parametrize("groups,systems", [(100, 2), (100, 3), (4, 2)])
 def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups, systems):
     # the covers' 100 artists: a height cap had squeezed each group's row to 15 px, under the
@@ -222,3 +247,25 @@ def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups
     assert plot / groups >= systems * (size + 4), (fig.layout.height, groups)
     # no empty rows above the first group or below the last, the first on top
     assert list(fig.layout.yaxis.range) == [groups - 0.5, -0.5]
+
+
+def test_a_query_tables_cells_group_as_written_and_an_absent_query_is_in_no_group():
+    # None (an empty cell) and a query the table lacks: no group; any other cell is its text, a
+    # NaN put in by pandas included ("nan"), and a number as Python writes it
+    import pandas as pd
+
+    from metrics import GroundTruth, Run, judge
+    from metrics.evaluation.groups import grouping
+
+    ids = ["q1", "q2", "q3", "q4", "q5", "q6"]
+    run = Run.from_dict({q: {"a": 1.0} for q in ids})
+    judged = judge(run, GroundTruth.from_dict({q: {"a": 1} for q in ids}))
+    table = pd.DataFrame({"genre": ["rock", None, float("nan"), 1990, "rock"],
+                          "text": ["two  words", None, float("nan"), "", "a b c"]},
+                         index=pd.Index(["q1", "q2", "q3", "q4", "q5"], name="query_id"),
+                         dtype=object)
+    genre = grouping("genre", judged, table)
+    assert genre.labels.tolist() == ["rock", None, "nan", "1990", "rock", None]
+    assert set(genre.groups) == {"1990", "nan", "rock"} and genre.ungrouped == 2
+    words = grouping("text_words", judged, table)
+    assert words.labels.tolist() == ["2", None, "1", "0", "3", None]

@@ -322,6 +322,19 @@ def test_gzip_members_are_all_read_and_trailing_garbage_is_refused():
     assert "cannot be decompressed" in error_of(lambda: read_bytes(two[:-12], "a.gz"))
 
 
+def test_gzip_members_past_what_is_kept_are_decompressed_again_each_whole(monkeypatch):
+    # the second, one-piece decompression takes each member from where the first pass found it
+    from metrics.loaders import text
+
+    monkeypatch.setattr(text, "_KEEP_BLOCKS", 1 << 20)
+    parts = [b"".join(b"q%d Q0 d%d 1 0.5 s\n" % (m, i) for i in range(n))
+             for m, n in enumerate((60_000, 1, 90_000))]
+    members = b"".join(gzip.compress(p) for p in parts)
+    assert text.read_bytes(members, "a.run.gz") == b"".join(parts)
+    assert "has 3 bytes after the end of its gzip data" in error_of(
+        lambda: text.read_bytes(members + b"abc", "a.run.gz"))
+
+
 # ---- a panic inside polars is the fast path's failure, not the file's (10) ----------------------
 
 def panic(*args, **kwargs):

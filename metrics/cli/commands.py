@@ -218,9 +218,7 @@ def _tables(args, query_ids, item_ids) -> Tables:
 def _run_and_truth_items(runs, truth) -> set[str]:
     """Every item the runs rank and the ground truth judges (read again: the lists are not
     kept while the runs are compared)."""
-    known = set(truth.pair_items.series.unique().to_list())
-    if truth.self_items is not None:
-        known.update(map(str, truth.self_items))
+    known = truth.item_ids()
     for path in runs:
         known.update(load_run(path).items.series.unique().to_list())
     return known
@@ -271,8 +269,7 @@ def _judge(args, float32_scores: bool = False):
         if float32_scores:
             system = float32_run(system, args.run)
         return (judge(system, truth, args.ties, args.collection_size, keep_lists=False), truth,
-                lambda: set(system.items.series.unique().to_list())
-                | set(truth.pair_items.series.unique().to_list()))
+                lambda: set(system.items.series.unique().to_list()) | truth.item_ids())
     if args.command == "evaluate-matrix":
         with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
             judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,

@@ -217,6 +217,15 @@ class GroundTruth:
         """The judged items as an :class:`~metrics.data.idcolumn.IdColumn`."""
         return IdColumn(self.pair_item)
 
+    def item_ids(self) -> set[str]:
+        """Every item id the ground truth names: those judged and, where queries are items
+        (:attr:`self_items`), every query's item, judged or not (a clique of one judges nothing
+        yet names its item)."""
+        known = set(self.pair_items.series.unique().to_list())
+        if self.self_items is not None:
+            known.update(map(str, self.self_items))
+        return known
+
     @property
     def pair_keys(self) -> np.ndarray:
         """64-bit keys of the judged items, comparable with :attr:`IdColumn.keys`."""

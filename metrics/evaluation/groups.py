@@ -83,9 +83,8 @@ def grouping(name: str, judged: JudgedRanking, queries=None, threshold: int = 1,
     judged ranking keeps) gives the cliques and the taxonomy."""
     query_ids = [str(q) for q in judged.query_ids]
     if queries is not None and name in queries.columns:
-        column = queries[name]
-        labels = np.asarray([None if q not in column.index or column[q] is None else
-                             str(column[q]) for q in query_ids], dtype=object)
+        labels = np.asarray([None if c is None else str(c)   # a NaN cell is "nan"
+                             for c in _cells(queries[name], query_ids)], dtype=object)
         return Grouping(name, labels, tuple(sorted({g for g in labels if g is not None},
                                                    key=_natural)))
     if name not in DERIVED:
@@ -101,26 +100,45 @@ def grouping(name: str, judged: JudgedRanking, queries=None, threshold: int = 1,
     if name == "text_words":
         if queries is None or "text" not in queries.columns:
             raise InputError("grouping by text_words needs a query table with a text column")
-        text = queries["text"]
-        return _numbers(name, np.asarray([len(str(text[q]).split()) if q in text.index and
-                                          text[q] is not None else np.nan
-                                          for q in query_ids], dtype=float))
+        cells = _cells(queries["text"], query_ids)
+        return _numbers(name, np.asarray([np.nan if c is None else len(str(c).split())
+                                          for c in cells], dtype=float))
     if name == "clique_size":
         if truth is None or truth.item_labels is None:
             raise InputError("grouping by clique_size needs clique labels (item_id,label) as "
                              "the ground truth")
-        labels = np.asarray(truth.item_labels, dtype=object)
-        values, counts = np.unique(labels.astype(str), return_counts=True)
-        size = dict(zip(values, counts))
-        by_query = dict(zip(map(str, truth.self_items), labels.astype(str)))
-        return _numbers(name, np.asarray([size[by_query[q]] if q in by_query else np.nan
-                                          for q in query_ids], dtype=float))
+        _, clique, counts = np.unique(np.asarray(truth.item_labels, dtype=object).astype(str),
+                                      return_inverse=True, return_counts=True)
+        rows = _rows(truth.self_items, query_ids)
+        sizes = np.full(len(rows), np.nan)   # a query that is no item of the labels: no group
+        sizes[rows >= 0] = counts[clique[rows[rows >= 0]]]
+        return _numbers(name, sizes)
     if truth is None or truth.query_parents is None:
         raise InputError("grouping by parent_class needs a class taxonomy (class,parent) as the "
                          "ground truth")
-    parent = dict(zip(map(str, truth.query_ids), truth.query_parents))
-    labels = np.asarray([parent.get(q) or None for q in query_ids], dtype=object)
+    rows = _rows(truth.query_ids, query_ids)
+    parents = np.asarray(truth.query_parents, dtype=object)
+    labels = np.full(len(rows), None, dtype=object)   # no parent ("") or no class: no group
+    labels[rows >= 0] = [p or None for p in parents[rows[rows >= 0]]]
     return Grouping(name, labels, tuple(sorted({g for g in labels if g is not None})))
+
+
+def _rows(ids, query_ids: Sequence[str]) -> np.ndarray:
+    """Where each query is among ``ids`` (unique), -1 where it is not: one hashed look-up of the
+    whole list."""
+    import pandas as pd
+
+    return pd.Index(np.asarray(ids, dtype=object).astype(str), dtype=object).get_indexer(
+        query_ids)
+
+
+def _cells(column, query_ids: Sequence[str]) -> np.ndarray:
+    """Each query's cell of a query-table column (indexed by query id), None where the table has
+    no row for the query."""
+    rows = column.index.get_indexer(query_ids)
+    cells = np.full(len(rows), None, dtype=object)
+    cells[rows >= 0] = column.to_numpy(dtype=object)[rows[rows >= 0]]
+    return cells
 
 
 def _natural(label: str):

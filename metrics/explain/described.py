@@ -79,11 +79,7 @@ def item_labels(ids, table: pd.DataFrame | None) -> list[str]:
 
 def item_ids_of(judged: JudgedRanking) -> set[str]:
     """Every item id the data names: those its lists rank (when kept) and those judged."""
-    known: set[str] = set()
-    if judged.truth is not None:
-        known.update(map(str, judged.truth.pair_items.series.unique().to_list()))
-        if judged.truth.self_items is not None:
-            known.update(map(str, judged.truth.self_items))
+    known = judged.truth.item_ids() if judged.truth is not None else set()
     lists = judged.lists
     items = getattr(lists, "items", None)   # a run's lists: one column of every row's item
     if items is not None:

@@ -221,49 +221,38 @@ def not_utf8(byte: int, label: str, line: int) -> InputError:
 
 
 def _gunzip(compressed: bytes, label: str, binary: bool) -> bytes:
-    """Gzip members decompressed block by block, each block checked (as text unless ``binary``)
-    and counted against :func:`decompressed_limit` before the next is made."""
+    """Gzip members decompressed block by block (:func:`_gunzip_blocks`), each block checked (as
+    text unless ``binary``) and counted against :func:`decompressed_limit` before the next is
+    made."""
     limit = decompressed_limit()
     members: list[tuple[int, int, int]] = []   # (start, end, decompressed size)
     kept: list[bytes] | None = []
     check = None
-    total = start = 0
+    total = 0
     view = memoryview(compressed)
-    while start < len(compressed):
-        if compressed[start:start + 2] != GZIP_MAGIC:
-            raise InputError(f"has {len(compressed) - start} bytes after the end of its gzip "
-                             f"data that are not gzip: is the file damaged?", source=label)
-        stream = zlib.decompressobj(wbits=31)
-        position, pending, size = start, b"", 0
-        while not stream.eof:
-            if not pending and position < len(compressed):   # input a piece at a time: zlib
-                pending = view[position:position + _INPUT]    # copies what it has not used
-                position += len(pending)
-            try:
-                block = stream.decompress(pending, BLOCK)
-            except zlib.error as exc:
-                raise _damaged(label, exc) from None
-            pending = stream.unconsumed_tail
-            if not block and not pending and position == len(compressed) and not stream.eof:
-                raise _damaged(label, "it ends before its compressed data does")
-            if total == 0 and block:
-                check = _checker(block, label, binary)
-            size += len(block)
-            total += len(block)
-            if total > limit:
-                raise InputError(
-                    f"expands to more than {limit >> 20} MiB once decompressed, the most one "
-                    f"file may expand to; give it uncompressed, or raise the bound with the "
-                    f"environment variable {LIMIT_VARIABLE}", source=label)
-            if check:
-                check.feed(block)
-            if kept is not None:
-                kept.append(block)
-                if total > _KEEP_BLOCKS:
-                    kept = None
-        end = position - len(stream.unused_data)
-        members.append((start, end, size))
-        start = end
+    position = 0
+
+    def read(count: int) -> memoryview:   # slices of the bytes held: zlib copies what it keeps
+        nonlocal position
+        piece = view[position:position + count]
+        position += len(piece)
+        return piece
+
+    for block in _gunzip_blocks(b"", read, label, BLOCK, members):
+        if total == 0:
+            check = _checker(block, label, binary)
+        total += len(block)
+        if total > limit:
+            raise InputError(
+                f"expands to more than {limit >> 20} MiB once decompressed, the most one "
+                f"file may expand to; give it uncompressed, or raise the bound with the "
+                f"environment variable {LIMIT_VARIABLE}", source=label)
+        if check:
+            check.feed(block)
+        if kept is not None:
+            kept.append(block)
+            if total > _KEEP_BLOCKS:
+                kept = None
     if check:
         check.finish()
     if kept is not None:
@@ -302,15 +291,22 @@ def byte_blocks(path: Source, label: str, size: int = BLOCK) -> Iterator[bytes]:
         yield from _gunzip_blocks(head, read, label, size)
 
 
-def _gunzip_blocks(pending: bytes, read, label: str, size: int) -> Iterator[bytes]:
-    """Gzip members decompressed a block at a time, from ``pending`` and then ``read(n)``; the
-    same checks and messages as :func:`_gunzip` but the bound on the expanded size."""
+def _gunzip_blocks(pending: bytes, read, label: str, size: int,
+                   members: list | None = None) -> Iterator[bytes]:
+    """Gzip members decompressed a block of at most ``size`` bytes at a time, from ``pending``
+    and then ``read(n)``, refusing damaged data and bytes after the last member that are not
+    gzip. Each member's (start, end, decompressed size), offsets in the compressed bytes, is
+    appended to ``members`` when given, once the member ends."""
+    taken = len(pending)   # compressed bytes received so far
+    start = 0
     while True:
         stream = zlib.decompressobj(wbits=31)
+        produced = 0
         while not stream.eof:
             ended = False
             if not pending:
                 pending = read(_INPUT)
+                taken += len(pending)
                 ended = not pending
             try:
                 block = stream.decompress(pending, size)
@@ -318,18 +314,23 @@ def _gunzip_blocks(pending: bytes, read, label: str, size: int) -> Iterator[byte
                 raise _damaged(label, exc) from None
             pending = stream.unconsumed_tail
             if block:
+                produced += len(block)
                 yield block
             elif ended and not stream.eof:
                 raise _damaged(label, "it ends before its compressed data does")
         pending = stream.unused_data
+        if members is not None:
+            members.append((start, taken - len(pending), produced))
+            start = taken - len(pending)
         while len(pending) < 2:
             more = read(_INPUT)
             if not more:
                 break
+            taken += len(more)
             pending += more
         if not pending:
             return
-        if pending[:2] != GZIP_MAGIC:
+        if bytes(pending[:2]) != GZIP_MAGIC:
             rest = len(pending)
             while more := read(BLOCK):
                 rest += len(more)
