@@ -57,8 +57,9 @@ class IdColumn:
     @classmethod
     def keys_of(cls, column: "IdColumn") -> np.ndarray:
         """Keys of another column's ids made as this kind of column makes them, so that the two
-        can be looked up in each other (a streamed run's items in the ground truth's)."""
-        return column.keys
+        can be looked up in each other (a run's items in the ground truth's): columns read by
+        another reader key their ids another way."""
+        return column.keys if type(column) is IdColumn else IdColumn(column.series).keys
 
     def slice(self, start: int, count: int) -> "IdColumn":
         """The ``count`` ids from ``start``, with their keys."""
@@ -80,6 +81,16 @@ class IdColumn:
     def gathered(self, positions: np.ndarray):
         """The ids at some positions as a polars string Series."""
         return self.series.gather(np.asarray(positions, dtype=np.int64))
+
+    def same_as(self, positions: np.ndarray, other: "IdColumn",
+                other_positions: np.ndarray) -> np.ndarray:
+        """Whether the id at each position is the one ``other`` holds at the matching position."""
+        if not len(positions):
+            return np.zeros(0, dtype=bool)
+        return (self.gathered(positions) == other.gathered(other_positions)).to_numpy()
+
+    def tolist(self) -> list:
+        return self.series.to_list()
 
     def filter(self, keep: np.ndarray) -> "IdColumn":
         """The ids at the positions where ``keep`` (a boolean array) is true."""
@@ -131,27 +142,21 @@ class IdArray:
 
     def __getitem__(self, key):
         if isinstance(key, (int, np.integer)):
-            return self.column.series[int(key)]
+            if not -len(self) <= key < len(self):
+                raise IndexError(f"id position {int(key)} out of range")
+            return self.column.take([int(key) % len(self)])[0]
         return np.asarray(self)[key] if isinstance(key, slice) else \
             self.column.take(np.arange(len(self.column))[key])
 
     def __iter__(self):
-        return iter(self.column.series)
+        return iter(self.column.tolist())
 
     def __array__(self, dtype=None, copy=None):
         out = self.column.take(np.arange(len(self.column)))
         return out if dtype is None else out.astype(dtype)
 
     def tolist(self) -> list:
-        return self.column.series.to_list()
-
-
-def same_ids(mine: IdColumn, positions: np.ndarray, theirs: IdColumn,
-             their_positions: np.ndarray) -> np.ndarray:
-    """Whether ``mine`` at each position holds the same id as ``theirs`` at the matching one."""
-    if not len(positions):
-        return np.zeros(0, dtype=bool)
-    return (mine.gathered(positions) == theirs.gathered(their_positions)).to_numpy()
+        return self.column.tolist()
 
 
 def hash_ids(ids) -> np.ndarray:

@@ -114,11 +114,12 @@ class GroundTruth:
 
     @classmethod
     def from_columns(cls, query_codes, query_vocab, items: IdColumn, grades,
-                     name: str = "ground truth", source: str | None = None) -> "GroundTruth":
+                     name: str = "ground truth", source: str | None = None,
+                     no_repeats: bool = False) -> "GroundTruth":
         """Judgements given as query codes (into the unique ``query_vocab``), an item column and
         whole-number grades (exact 64-bit integers, see
         :func:`~metrics.data.rows.whole_numbers`). Duplicated pairs are dropped, keeping the
-        first, with a warning."""
+        first, with a warning; ``no_repeats``: the reader knows that no pair repeats."""
         q = np.asarray(query_codes, dtype=np.int64)
         g = whole_numbers(grades, "grade", source)
         warnings = []
@@ -127,7 +128,8 @@ class GroundTruth:
             warnings.append(
                 f"{source or name}: {int(negative.sum())} negative grade(s): pooled but not "
                 f"judged, as in trec_eval (never relevant; not judged non-relevant for bpref)")
-        keep = first_occurrences(q, query_vocab, items, "judgement(s)", source or name, warnings)
+        keep = None if no_repeats else first_occurrences(q, query_vocab, items, "judgement(s)",
+                                                         source or name, warnings)
         if keep is not None:
             q, g, items = q[keep], g[keep], items.filter(keep)
         # queries named only by dropped rows cannot exist: the first row of a pair is kept
@@ -229,7 +231,7 @@ class GroundTruth:
     @property
     def pair_keys(self) -> np.ndarray:
         """64-bit keys of the judged items, comparable with :attr:`IdColumn.keys`."""
-        return self.pair_items.keys
+        return IdColumn.keys_of(self.pair_items)
 
     def grade_counts(self) -> GradeCounts:
         """How many items of each grade every query has (unlisted items as grade 0 when those

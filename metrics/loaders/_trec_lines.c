@@ -1,22 +1,25 @@
-/* Reading the lines of a TREC run in C (metrics/loaders/run_blocks.py holds the polars reader
- * that gives the same columns where this one declines, and the rules both follow).
+/* Reading the lines of a TREC run or qrels file in C (metrics/loaders/trec_lines.py is its Python
+ * side; metrics/loaders/fast.py holds the polars reader that gives the same columns where this one
+ * declines, and the rules both follow).
  *
- * `scan` reads a block of whole lines "query Q0 item rank score tag" in one pass: the runs of
- * equal query ids (their first line and byte), each item's bytes copied end to end with their
- * offsets and a 64-bit key, each score as float64, and whether every line has the first line's
- * tag. It accepts only what the polars fast reader (metrics/loaders/fast.py) accepts without
- * doubt and returns None for anything else, so that the caller reads that block the slow way:
- * exactly six fields per line, one delimiter between them, no field empty, no byte at or below
- * 0x20 in a field (no other whitespace, no control byte, no carriage return), no query id that
- * starts with '#', and a score written as a decimal number with an optional exponent that is
- * finite. Scores are rounded correctly (the value nearest the decimal, as Python's float() and
- * polars give): exactly, when the digits fit in 53 bits and the power of ten is exact (one
- * rounding), else by the C library's strtod in the "C" locale (correctly rounded in glibc and
- * macOS); where that is not available such a score makes the block decline.
+ * `scan` reads a block of whole lines ("query Q0 item rank score tag", or "query 0 item grade")
+ * in one pass: the runs of equal query ids (their first line and byte), each item's bytes copied
+ * end to end with their offsets and a 64-bit key, each score as float64 (or grade as int64), and
+ * whether every line has the first line's tag. It accepts only what the polars fast reader
+ * accepts without doubt and returns None for anything else, so that the caller reads that block
+ * the slow way: exactly the layout's fields on every line, one delimiter between them, no field
+ * empty, no byte at or below 0x20 in a field (no other whitespace, no control byte, no carriage
+ * return), no query id that starts with '#', a grade written as a whole number of at most 18
+ * digits, and a score written as a decimal number with an optional exponent that is finite.
+ * Scores are rounded correctly (the value nearest the decimal, as Python's float() and polars
+ * give): exactly, when the digits fit in 53 bits and the power of ten is exact (one rounding),
+ * else by the C library's strtod in the "C" locale (correctly rounded in glibc and macOS); where
+ * that is not available such a score makes the block decline.
  *
- * `hash_spans` gives other ids the same keys as `scan` gives items (the ground truth's items), `repeats_within_runs` says whether any run of rows holds a key twice, `take` makes
- * Python strings of some items, and `judged_lookup` finds the judged pairs among retrieved ones
- * (whatever made the keys).
+ * `hash_spans` gives other ids the same keys as `scan` gives items, `repeats_within_runs` says
+ * whether any run of rows holds a key twice, `take` makes Python strings of some items,
+ * `same_items` compares items of two columns, and `judged_lookup` finds the judged pairs among
+ * retrieved ones (whatever made the keys).
  *
  * No NumPy headers: arrays arrive through the buffer protocol and their sizes are checked; the
  * GIL is released while a block is scanned, so that reading overlaps judging on another thread.
@@ -294,6 +297,31 @@ fits(Py_buffer *view, Py_ssize_t count, Py_ssize_t size, const char *what)
     return 1;
 }
 
+#define MOST_FIELDS 8
+
+/* A whole number in p[0:n] (an optional sign and 1 to 18 digits: exact in 64 bits); 0 when
+ * read, -1 when it is written otherwise (the slower readers then read it, or refuse it). */
+static int
+parse_integer(const unsigned char *p, Py_ssize_t n, int64_t *out)
+{
+    const unsigned char *end = p + n;
+    int negative = 0;
+    int64_t value = 0;
+    if (p < end && (*p == '+' || *p == '-')) {
+        negative = *p == '-';
+        p++;
+    }
+    if (p == end || end - p > 18)
+        return -1;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        value = value * 10 + (*p - '0');
+    }
+    *out = negative ? -value : value;
+    return 0;
+}
+
 /* What scan says of each run of lines of one query (its flags): */
 #define NOT_DESCENDING 1           /* a score not strictly below the one before, as float64 */
 #define NOT_DESCENDING_FLOAT32 2   /* ... as float32 (the trec9 policy compares float32) */
@@ -353,11 +381,16 @@ keyset_add(KeySet *set, uint64_t k)
     return 0;
 }
 
-/* scan(block, delimiter, capacity, scores, keys, item_ends, item_bytes, run_lines, run_bytes,
- *      run_flags) -> (lines, bytes of items, the queries' ids, the tag, ASCII) or None
+/* scan(block, delimiter, (fields, number field, integer, tag field), capacity, numbers, keys,
+ *      item_ends, item_bytes, run_lines, run_bytes, run_flags)
+ *   -> (lines, bytes of items, the queries' ids, the tag, ASCII) or None
+ * The layout: the number of fields per line (a run's six, a qrels file's four), the query id
+ * first and the item id third, the field of the number (a run's score, as float64, or with
+ * `integer` a qrels file's grade, as int64) and of the tag (-1: none). Runs are flagged only
+ * for scores.
  * The arrays hold `capacity` entries (item_ends one more: entry 0 is left as it is); a block of
- * more lines declines. A line has at least 11 bytes and its line end, so a block of n bytes has at
- * most (n + 1) / 12 lines. The last value says whether every byte is ASCII: when not, the caller
+ * more lines declines. A field has a byte at least and a delimiter or line end after it, so a
+ * block of n bytes has at most (n + 1) / (2 * fields) lines. The last value says whether every byte is ASCII: when not, the caller
  * checks that the text has no Unicode spaces before it takes the block. Each run of lines of one
  * query gets its first line, its first byte and its flags (above), and its id as a str in the
  * list of ids; the tag is every line's tag, or None when they differ. */
@@ -373,9 +406,24 @@ scan(PyObject *self, PyObject *args)
     KeySet set = {NULL, NULL, 0, 0, 0};
     PyObject *result = NULL;
 
-    if (!PyArg_ParseTuple(args, "y*Cnw*w*w*w*w*w*w*", &block, &delimiter, &lines, &scores,
-                          &keys, &item_ends, &item_bytes, &run_lines, &run_bytes, &run_flags))
+    int fields, number_field, integer, tag_field;
+    if (!PyArg_ParseTuple(args, "y*C(iiii)nw*w*w*w*w*w*w*", &block, &delimiter, &fields,
+                          &number_field, &integer, &tag_field, &lines, &scores, &keys,
+                          &item_ends, &item_bytes, &run_lines, &run_bytes, &run_flags))
         return NULL;
+    if (fields < 3 || fields > MOST_FIELDS || number_field < 3 || number_field >= fields ||
+        tag_field >= fields || (tag_field >= 0 && tag_field < 3)) {
+        PyBuffer_Release(&block);
+        PyBuffer_Release(&scores);
+        PyBuffer_Release(&keys);
+        PyBuffer_Release(&item_ends);
+        PyBuffer_Release(&item_bytes);
+        PyBuffer_Release(&run_lines);
+        PyBuffer_Release(&run_bytes);
+        PyBuffer_Release(&run_flags);
+        PyErr_SetString(PyExc_ValueError, "not a layout of a TREC file");
+        return NULL;
+    }
     if (!fits(&scores, lines, 8, "scores") || !fits(&keys, lines, 8, "keys") ||
         !fits(&item_ends, lines + 1, 8, "item_ends") ||
         !fits(&item_bytes, block.len, 1, "item_bytes") ||
@@ -405,14 +453,14 @@ scan(PyObject *self, PyObject *args)
         float last32 = 0;
 
         while (pos < len) {
-            Py_ssize_t start[6], stop[6];
+            Py_ssize_t start[MOST_FIELDS], stop[MOST_FIELDS];
             if (line >= lines) {
                 declined = 1;
                 break;
             }
-            for (int f = 0; f < 6; f++) {
+            for (int f = 0; f < fields; f++) {
                 Py_ssize_t p = separators_next(&separators);
-                if (p == pos || (f < 5 ? (p == len || b[p] != cut)
+                if (p == pos || (f < fields - 1 ? (p == len || b[p] != cut)
                                        : (p < len && b[p] != '\n'))) {
                     declined = 1;   /* an empty field, a stray byte, too few or many fields */
                     break;
@@ -459,11 +507,19 @@ scan(PyObject *self, PyObject *args)
                 if (keyset_add(&set, k))
                     flags[runs - 1] |= REPEATED_KEY;
             }
-            if (parse_score(b + start[4], stop[4] - start[4], score + line)) {
+            if (integer) {
+                if (parse_integer(b + start[number_field], stop[number_field] - start[number_field],
+                                  (int64_t *)score + line)) {
+                    declined = 1;
+                    break;
+                }
+            }
+            else if (parse_score(b + start[number_field], stop[number_field] - start[number_field],
+                                 score + line)) {
                 declined = 1;
                 break;
             }
-            {
+            if (!integer) {
                 double now = score[line];
                 float now32 = (float)now;
                 if (!new_run) {
@@ -475,14 +531,14 @@ scan(PyObject *self, PyObject *args)
                 last = now;
                 last32 = now32;
             }
-            {
-                Py_ssize_t n = stop[5] - start[5];
+            if (tag_field >= 0) {
+                Py_ssize_t n = stop[tag_field] - start[tag_field];
                 if (!line) {
-                    tag_start = start[5];
+                    tag_start = start[tag_field];
                     tag_length = n;
                 }
-                else if (same_tag &&
-                         (n != tag_length || !same_bytes(b + start[5], b + tag_start, n)))
+                else if (same_tag && (n != tag_length ||
+                                      !same_bytes(b + start[tag_field], b + tag_start, n)))
                     same_tag = 0;
             }
             line++;
@@ -509,7 +565,7 @@ scan(PyObject *self, PyObject *args)
             else
                 PyList_SET_ITEM(names, r, name);
         }
-        if (names && same_tag && line)
+        if (names && same_tag && line && tag_field >= 0)
             tag = PyUnicode_DecodeUTF8(b + tag_start, tag_length, "strict");
         else if (names) {
             tag = Py_None;
@@ -800,7 +856,53 @@ done:
     return result;
 }
 
+/* same_items(data, offsets, positions, other_data, other_offsets, other_positions, out):
+ * out[i] = whether item positions[i] of one column (item j is data[offsets[j]:offsets[j + 1]]) is
+ * the same bytes as item other_positions[i] of the other */
+static PyObject *
+same_items(PyObject *self, PyObject *args)
+{
+    Py_buffer data, offsets, positions, other_data, other_offsets, other_positions, out;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*w*", &data, &offsets, &positions, &other_data,
+                          &other_offsets, &other_positions, &out))
+        return NULL;
+    Py_ssize_t n = positions.len / 8, items = offsets.len / 8 - 1,
+               other_items = other_offsets.len / 8 - 1;
+    const int64_t *at = positions.buf, *other_at = other_positions.buf, *offset = offsets.buf,
+                  *other_offset = other_offsets.buf;
+    int bad = !fits(&other_positions, n, 8, "other_positions") || !fits(&out, n, 1, "out");
+    for (Py_ssize_t i = 0; !bad && i < n; i++) {
+        int64_t p = at[i], q = other_at[i];
+        if (p < 0 || p >= items || q < 0 || q >= other_items || offset[p] < 0 ||
+            offset[p] > offset[p + 1] || offset[p + 1] > data.len || other_offset[q] < 0 ||
+            other_offset[q] > other_offset[q + 1] || other_offset[q + 1] > other_data.len) {
+            PyErr_SetString(PyExc_IndexError, "an item position or offset is out of range");
+            bad = 1;
+            break;
+        }
+        Py_ssize_t length = offset[p + 1] - offset[p];
+        ((unsigned char *)out.buf)[i] =
+            length == other_offset[q + 1] - other_offset[q] &&
+            same_bytes((const unsigned char *)data.buf + offset[p],
+                       (const unsigned char *)other_data.buf + other_offset[q], length);
+    }
+    if (!bad) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&positions);
+    PyBuffer_Release(&other_data);
+    PyBuffer_Release(&other_offsets);
+    PyBuffer_Release(&other_positions);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"same_items", same_items, METH_VARARGS, "Whether items of two columns are the same bytes."},
     {"judged_lookup", judged_lookup, METH_VARARGS,
      "The judged pairs among retrieved ones (see the comment)."},
     {"scan", scan, METH_VARARGS, "Read a block of TREC run lines (see the module's comment)."},

@@ -194,3 +194,9 @@ def single_last_field(data: bytes, lines: int | None = None) -> str | None:
         lines = data.count(b"\n") + open_end
     same = data.count(delimiter + field + b"\n") + (open_end and data.endswith(delimiter + field))
     return field.decode() if same == lines else None
+
+
+def trec_header(data: bytes) -> bool:
+    """Whether the first line looks like a header (names a column), which a TREC file has not."""
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    return any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno"))

@@ -23,17 +23,15 @@ from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import WHOLE_FLOAT
 from metrics.errors import InputError
 from metrics.parallel import both
-from metrics.loaders.trec_lines import COMPILED, BlockIds, _trec_lines
-from metrics.loaders.fast import SAMPLE, delimiter_of, plain_delimiter, single_last_field
-from metrics.loaders.runs import RUN, fast_trec, trec_header
+from metrics.loaders.trec_lines import COMPILED, RUN_LAYOUT, BlockIds, Scratch, scan_block
+from metrics.loaders.fast import single_last_field
+from metrics.loaders.runs import RUN, fast_trec
 from metrics.loaders.tables import resolve_header
-from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, UTF8_BOM, Source,
-                                  byte_blocks, open_regular)
+from metrics.loaders.text import BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks, open_regular
 
 SMALLEST_BLOCK = 1   # bytes: tests use blocks of a few lines to put many edges in a small run
 _SMALLEST_BUFFER = 1 << 16   # bytes a plain file is read into at least (it grows for longer lines)
 _HALF = 1 << 16      # bytes: blocks of twice this or more are read in halves (one looked at)
-_SHORTEST_LINE = 12  # bytes: six fields of one byte, five delimiters and a line end
 
 
 class NotStreamable(Exception):
@@ -78,7 +76,7 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
     else:
         texts = _plain_line_blocks(path, label, block_bytes)
     read_any = False
-    scratches = (_Scratch(), _Scratch())
+    scratches = (Scratch(), Scratch())
     for text in texts:
         parsed = _parse_in_halves(text, tags, scratches)
         del text   # held no longer than it is parsed (a plain file's buffer is read into again)
@@ -154,19 +152,7 @@ def _read_into(handle, label: str, buffer: bytearray, start: int) -> int:
     return got - start
 
 
-class _Scratch:
-    """A buffer that the C reader copies items into, kept from block to block (its thread's)."""
-
-    def __init__(self):
-        self.items = np.empty(0, dtype=np.uint8)
-
-    def for_items(self, size: int) -> np.ndarray:
-        if len(self.items) < size:
-            self.items = np.empty(size, dtype=np.uint8)
-        return self.items
-
-
-def _parse_in_halves(data, tags: bool, scratches: tuple[_Scratch, _Scratch]
+def _parse_in_halves(data, tags: bool, scratches: tuple[Scratch, Scratch]
                      ) -> list[RunBlock]:
     """A block of text as one or two blocks of columns: with the C reader, its halves (cut at a
     line end) are read at the same time on two threads."""
@@ -185,7 +171,7 @@ def _middle_line_end(data) -> int | None:
     return None if found < 0 or middle + found + 1 >= len(data) else middle + found + 1
 
 
-def _parse(data, tags: bool, scratch: _Scratch) -> RunBlock:
+def _parse(data, tags: bool, scratch: Scratch) -> RunBlock:
     """A block of text (bytes, or a view of the reading buffer) as columns."""
     if COMPILED:
         block = _scan(data, tags, scratch)
@@ -205,35 +191,16 @@ def _parse(data, tags: bool, scratch: _Scratch) -> RunBlock:
                     *query_runs(queries))
 
 
-def _scan(data, tags: bool, scratch: _Scratch) -> RunBlock | None:
-    """A block read by the C reader (:mod:`metrics.loaders.trec_lines`), or None where it declines
-    (the polars reader then reads the block, or refuses it)."""
-    head = bytes(data[:SAMPLE])
-    if head[:len(UTF8_BOM)] == UTF8_BOM or head[:len(PARQUET_MAGIC)] == PARQUET_MAGIC or \
-            trec_header(head):
-        return None   # (gzip's magic, a control byte, makes the reader decline)
-    delimiter = delimiter_of(head)
-    capacity = (len(data) + 1) // _SHORTEST_LINE
-    scores = np.empty(capacity, dtype=np.float64)
-    keys = np.empty(capacity, dtype=np.uint64)
-    offsets = np.empty(capacity + 1, dtype=np.int64)
-    offsets[0] = 0
-    run_lines, run_bytes = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-    run_flags = np.empty(capacity, dtype=np.uint8)
-    item_bytes = scratch.for_items(len(data))
-    scanned = _trec_lines.scan(data, delimiter.decode(), capacity, scores, keys, offsets,
-                               item_bytes, run_lines, run_bytes, run_flags)
+def _scan(data, tags: bool, scratch: Scratch) -> RunBlock | None:
+    """A block read by the C reader, or None where it declines."""
+    scanned = scan_block(data, RUN_LAYOUT, scratch)
     if scanned is None:
         return None
-    lines, used, names, tag, ascii_only = scanned
-    if not ascii_only and plain_delimiter(bytes(data)) is None:
-        return None   # Unicode spaces: the careful reader's
-    items = BlockIds(item_bytes[:used].tobytes(), offsets[:lines + 1], keys[:lines])
-    if re.fullmatch(WHOLE_FLOAT, names[0]) or re.fullmatch(WHOLE_FLOAT, items.strings([0])[0]):
+    if re.fullmatch(WHOLE_FLOAT, scanned.query_names[0]) or \
+            re.fullmatch(WHOLE_FLOAT, scanned.items.strings([0])[0]):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
-    runs = len(names)
-    return RunBlock(items, scores[:lines], tag if tags else None, names,
-                    np.diff(np.append(run_lines[:runs], lines)), run_flags[:runs])
+    return RunBlock(scanned.items, scanned.numbers, scanned.tag if tags else None,
+                    scanned.query_names, scanned.query_lengths, scanned.run_flags)
 
 
 def query_runs(queries) -> tuple[list, np.ndarray]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Sequence
@@ -9,12 +10,14 @@ from typing import Sequence
 import numpy as np
 
 from metrics.data.idcolumn import IdColumn
-from metrics.data.rows import WHOLE_LIMIT, whole_float_ids, whole_numbers
+from metrics.data.rows import WHOLE_FLOAT, WHOLE_LIMIT, whole_float_ids, whole_numbers
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
-from metrics.loaders.fast import encode_grouped, read_columns, single_last_field
+from metrics.loaders.fast import encode_grouped, read_columns, single_last_field, trec_header
 from metrics.loaders.tables import Layout, Table, numeric_column, read_table, text_column
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
+from metrics.loaders.trec_lines import COMPILED, QRELS_LAYOUT, REPEATED_KEY, Scanned, scan_block
+from metrics.parallel import repeat_in_parts
 
 RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", "tag"),
              required=("query_id", "item_id", "score"), optional=("rank", "tag"),
@@ -93,6 +96,10 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     family), with a warning."""
     label = source_name(source, name)
     data = read_bytes(source, label)
+    scanned = scan_block(data, QRELS_LAYOUT) if COMPILED else None
+    if scanned is not None and not any(re.fullmatch(WHOLE_FLOAT, first) for first in (
+            scanned.query_names[0], scanned.items.strings([0])[0])):
+        return _scanned_truth(scanned, label)
     fast = fast_trec(data, QRELS, {"relevance": "int64"})
     # -2^63 fits int64 but is refused: the careful reader says so, at its line
     if fast is not None and not (fast["relevance"] < -WHOLE_LIMIT).any():
@@ -102,6 +109,23 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
                              _whole_column(table, "relevance"), name=run_name(label),
                              source=label)
+
+
+def _scanned_truth(scanned: Scanned, label: str) -> GroundTruth:
+    """The ground truth of a qrels file read by the C reader (:mod:`.trec_lines`): queries coded
+    in the order they first appear; when each query's lines stand together and none of them
+    names an item twice (the reader's flags), no pair is looked at for repeats."""
+    names = scanned.query_names
+    if len(set(names)) == len(names):
+        vocab, run_codes = np.array(names, dtype=object), np.arange(len(names))
+    else:
+        import pandas as pd
+        run_codes, vocab = pd.factorize(np.array(names, dtype=object), sort=False)
+        vocab = np.asarray(vocab, dtype=object)
+    return GroundTruth.from_columns(
+        repeat_in_parts(run_codes.astype(np.int64), scanned.query_lengths), vocab,
+        scanned.items, scanned.numbers, name=run_name(label), source=label,
+        no_repeats=len(vocab) == len(names) and not (scanned.run_flags & REPEATED_KEY).any())
 
 
 def _whole_column(table: Table, name: str):
@@ -121,9 +145,3 @@ def fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
     if data[:4] == PARQUET_MAGIC or trec_header(data):
         return None   # a header: the CSV reader's job
     return read_columns(data, layout.trec_kept, numeric)
-
-
-def trec_header(data: bytes) -> bool:
-    """Whether the first line looks like a header (names a column), which a TREC file has not."""
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    return any(name.encode() in first.lower() for name in ("query_id", "qid", "item_id", "docno"))

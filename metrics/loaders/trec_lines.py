@@ -15,11 +15,14 @@ judged pairs are looked up with NumPy, giving the same values more slowly.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from metrics.data.idcolumn import IdColumn
+from metrics.loaders.fast import SAMPLE, delimiter_of, plain_delimiter, trec_header
+from metrics.loaders.text import PARQUET_MAGIC, UTF8_BOM
 
 try:   # built by `pip install` (setup.py); optional
     from metrics.loaders import _trec_lines
@@ -34,6 +37,73 @@ NOT_DESCENDING, NOT_DESCENDING_FLOAT32, REPEATED_KEY = (
     (_trec_lines.NOT_DESCENDING, _trec_lines.NOT_DESCENDING_FLOAT32, _trec_lines.REPEATED_KEY)
     if COMPILED else (1, 2, 4))
 UNKNOWN = 0xFF
+
+
+# what the C reader reads of a line (see scan in _trec_lines.c): its number of fields, the field of
+# the number and whether it is a whole number, the field of the tag (-1: none)
+RUN_LAYOUT = (6, 4, False, 5)     # query Q0 item rank score tag
+QRELS_LAYOUT = (4, 3, True, -1)   # query 0 item grade
+_SHORTEST_LINE = 2                # bytes per field at least: one, and a delimiter or line end
+
+
+@dataclass(frozen=True, eq=False)
+class Scanned:
+    """A block of lines as the C reader reads it: the number of each line (scores or grades),
+    the items, and the query column as its runs of equal ids (ids, lengths, the reader's flags),
+    with the tag when every line has the same one."""
+
+    numbers: np.ndarray
+    items: "BlockIds"
+    query_names: list
+    query_lengths: np.ndarray
+    run_flags: np.ndarray
+    tag: str | None
+
+
+class Scratch:
+    """A buffer that the C reader copies items into, kept from block to block (one per thread)."""
+
+    def __init__(self):
+        self.items = np.empty(0, dtype=np.uint8)
+
+    def for_items(self, size: int) -> np.ndarray:
+        if len(self.items) < size:
+            self.items = np.empty(size, dtype=np.uint8)
+        return self.items
+
+
+def scan_block(data, layout: tuple, scratch: Scratch | None = None) -> Scanned | None:
+    """Lines of a TREC file (bytes, or a view of a reading buffer) read by the C reader, or None
+    where it declines: what the polars reader (:mod:`metrics.loaders.fast`) would not read
+    without doubt, or a header. Then the slower readers read the block, or refuse it."""
+    head = bytes(data[:SAMPLE])
+    if head[:len(UTF8_BOM)] == UTF8_BOM or head[:len(PARQUET_MAGIC)] == PARQUET_MAGIC or \
+            trec_header(head):
+        return None   # (gzip's magic, a control byte, makes the reader decline)
+    delimiter = delimiter_of(head)
+    fields, _, integer, _ = layout
+    capacity = (len(data) + 1) // (_SHORTEST_LINE * fields)
+    numbers = np.empty(capacity, dtype=np.int64 if integer else np.float64)
+    keys = np.empty(capacity, dtype=np.uint64)
+    offsets = np.empty(capacity + 1, dtype=np.int64)
+    offsets[0] = 0
+    run_lines, run_bytes = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
+    run_flags = np.empty(capacity, dtype=np.uint8)
+    item_bytes = (scratch or Scratch()).for_items(len(data))
+    scanned = _trec_lines.scan(data, delimiter.decode(), tuple(int(x) for x in layout), capacity,
+                               numbers, keys, offsets, item_bytes, run_lines, run_bytes,
+                               run_flags)
+    if scanned is None:
+        return None
+    lines, used, names, tag, ascii_only = scanned
+    if not lines:
+        return None   # nothing but line ends is not a TREC file
+    if not ascii_only and plain_delimiter(bytes(data)) is None:
+        return None   # Unicode spaces: the careful reader's
+    runs = len(names)
+    return Scanned(numbers[:lines], BlockIds(item_bytes[:used].tobytes(), offsets[:lines + 1],
+                                             keys[:lines]),
+                   names, np.diff(np.append(run_lines[:runs], lines)), run_flags[:runs], tag)
 
 
 def hash_spans(data, offsets: np.ndarray) -> np.ndarray:
@@ -90,6 +160,8 @@ class BlockIds(IdColumn):
 
     @classmethod
     def keys_of(cls, column: IdColumn) -> np.ndarray:
+        if isinstance(column, BlockIds):
+            return column.keys
         # the ids' bytes as polars holds them for arrow: no Python string per id
         ids = column.series.to_arrow()
         if ids.null_count or str(ids.type) != "large_string" or not len(ids):
@@ -155,6 +227,19 @@ class BlockIds(IdColumn):
 
         return pl.Series("id", self.strings(np.asarray(positions, dtype=np.int64).ravel()),
                          dtype=pl.String)
+
+    def same_as(self, positions: np.ndarray, other: IdColumn,
+                other_positions: np.ndarray) -> np.ndarray:
+        if not isinstance(other, BlockIds):
+            return super().same_as(positions, other, other_positions)
+        out = np.empty(len(positions), dtype=np.bool_)
+        _trec_lines.same_items(self.data, self.offsets, np.ascontiguousarray(positions, np.int64),
+                               other.data, other.offsets,
+                               np.ascontiguousarray(other_positions, np.int64), out)
+        return out
+
+    def tolist(self) -> list:
+        return self.strings(np.arange(len(self)))
 
     def filter(self, keep: np.ndarray) -> "BlockIds":
         return BlockIds.from_strings(self.strings(np.flatnonzero(keep)))

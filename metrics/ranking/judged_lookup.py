@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.data.idcolumn import IdColumn, mix, same_ids
+from metrics.data.idcolumn import IdColumn, mix
 from metrics.data.truth import GroundTruth
 from metrics.loaders.trec_lines import COMPILED, judged_lookup, repeats_within_runs
 from metrics.parallel import over_parts
@@ -56,13 +56,11 @@ class QueryKeys:
     keys: np.ndarray
 
 
-def judged_keys(truth: GroundTruth, item_keys: np.ndarray | None = None
-                ) -> JudgedKeys | QueryKeys | None:
+def judged_keys(truth: GroundTruth, keys: np.ndarray) -> JudgedKeys | QueryKeys | None:
     """The look-up tables of the truth's judged keys, made once per ground truth however many
     blocks of a run are looked up in them, or None when two judged pairs share a key (then pairs
-    are matched on the ids); ``item_keys``: the keys of ``truth.pair_items`` as the run's items
-    are keyed, when not the truth's own (a run read by the C reader)."""
-    keys = truth.pair_keys if item_keys is None else item_keys
+    are matched on the ids); ``keys``: those of ``truth.pair_items`` as the run's items are
+    keyed (``type(items).keys_of(truth.pair_items)``)."""
     if COMPILED:
         # (a ground truth's pairs usually come grouped by query: then this sort is one pass)
         order = np.argsort(truth.pair_query, kind="stable")
@@ -108,7 +106,7 @@ def judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray
     if not len(truth.pair_item) or not len(rows):
         return none, none
     if keys is _MAKE_KEYS:
-        keys = judged_keys(truth)
+        keys = judged_keys(truth, type(items).keys_of(truth.pair_items))
     if keys is None:
         return matches_by_id(truth, query_index, items.take(rows))
     if isinstance(keys, QueryKeys):
@@ -121,7 +119,7 @@ def judged_matches(truth: GroundTruth, query_index: np.ndarray, rows: np.ndarray
     else:
         found, at = _numpy_matches(keys, query_index, rows, items.keys)
     if (truth.pair_query[at] == query_index[found]).all() and \
-            same_ids(items, rows[found], truth.pair_items, at).all():
+            items.same_as(rows[found], truth.pair_items, at).all():
         by_place = np.argsort(found, kind="stable")
         return found[by_place].astype(np.int64), at[by_place].astype(np.int64)
     return matches_by_id(truth, query_index, items.take(rows))

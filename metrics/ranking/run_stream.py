@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from metrics.data.idcolumn import IdColumn, same_ids
+from metrics.data.idcolumn import IdColumn
 from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.rows import duplicate_warning, later_repeats
 from metrics.data.run import Run
@@ -230,8 +230,8 @@ class _Judging:
         self.truth = truth
         self.lengths = np.zeros(len(truth.query_ids), dtype=np.int64)
         self.position = {query: i for i, query in enumerate(truth.query_ids)}
-        self.keys = judged_keys(truth, None if items is None else type(items).keys_of(
-            truth.pair_items)) if len(truth.pair_item) else None
+        self.keys = judged_keys(truth, type(items).keys_of(truth.pair_items)) \
+            if len(truth.pair_item) and items is not None else None
 
     @property
     def tag(self) -> str | None:
@@ -291,7 +291,7 @@ class _Judging:
         run = np.searchsorted(first, found, side="right") - 1
         hit_query = truth_query[run]
         if not ((self.truth.pair_query[at] == hit_query).all() and
-                same_ids(part.items, found, self.truth.pair_items, at).all()):
+                part.items.same_as(found, self.truth.pair_items, at).all()):
             return False
         known = truth_query >= 0
         self.lengths[truth_query[known]] = lengths[known]
