@@ -388,9 +388,9 @@ keyset_add(KeySet *set, uint64_t k)
  * first and the item id third, the field of the number (a run's score, as float64, or with
  * `integer` a qrels file's grade, as int64) and of the tag (-1: none). Runs are flagged only
  * for scores.
- * The arrays hold `capacity` entries (item_ends one more: entry 0 is left as it is); a block of
- * more lines declines. A field has a byte at least and a delimiter or line end after it, so a
- * block of n bytes has at most (n + 1) / (2 * fields) lines. The last value says whether every byte is ASCII: when not, the caller
+ * The arrays hold `capacity` entries (item_ends one more: entry 0 is left as it is); for a block
+ * of more lines the result is -1 (a field has a byte at least and a delimiter or line end after
+ * it, so a block of n bytes has at most (n + 1) / (2 * fields) lines). The last value says whether every byte is ASCII: when not, the caller
  * checks that the text has no Unicode spaces before it takes the block. Each run of lines of one
  * query gets its first line, its first byte and its flags (above), and its id as a str in the
  * list of ids; the tag is every line's tag, or None when they differ. */
@@ -401,7 +401,7 @@ scan(PyObject *self, PyObject *args)
     int delimiter;
     Py_ssize_t lines;
     Py_ssize_t line = 0, runs = 0, used = 0, tag_start = 0, tag_length = 0;
-    int same_tag = 1, declined = 0, out_of_memory = 0;
+    int same_tag = 1, declined = 0, out_of_memory = 0, too_many = 0;
     unsigned char seen = 0;   /* every byte of every field, or-ed: its top bit is non-ASCII */
     KeySet set = {NULL, NULL, 0, 0, 0};
     PyObject *result = NULL;
@@ -455,7 +455,7 @@ scan(PyObject *self, PyObject *args)
         while (pos < len) {
             Py_ssize_t start[MOST_FIELDS], stop[MOST_FIELDS];
             if (line >= lines) {
-                declined = 1;
+                too_many = 1;   /* more lines than the arrays hold: the caller gives more room */
                 break;
             }
             for (int f = 0; f < fields; f++) {
@@ -549,6 +549,8 @@ scan(PyObject *self, PyObject *args)
 
     if (out_of_memory)
         PyErr_NoMemory();
+    else if (too_many)
+        result = PyLong_FromLong(-1);
     else if (declined) {
         Py_INCREF(Py_None);
         result = Py_None;

@@ -61,10 +61,14 @@ class Scanned:
 
 
 class Scratch:
-    """A buffer that the C reader copies items into, kept from block to block (one per thread)."""
+    """What the C reader keeps from block to block (one per thread): the buffer it copies items
+    into, and the fewest bytes per line seen so far, which sizes the next block's arrays (fresh
+    memory costs its first touch, and NumPy asks for huge pages, cleared whole: arrays sized for
+    the worst case, lines of one byte per field, would cost several times what is used)."""
 
     def __init__(self):
         self.items = np.empty(0, dtype=np.uint8)
+        self.bytes_per_line: float | None = None
 
     def for_items(self, size: int) -> np.ndarray:
         if len(self.items) < size:
@@ -81,28 +85,40 @@ def scan_block(data, layout: tuple, scratch: Scratch | None = None) -> Scanned |
             trec_header(head):
         return None   # (gzip's magic, a control byte, makes the reader decline)
     delimiter = delimiter_of(head)
+    scratch = scratch or Scratch()
     fields, _, integer, _ = layout
-    capacity = (len(data) + 1) // (_SHORTEST_LINE * fields)
-    numbers = np.empty(capacity, dtype=np.int64 if integer else np.float64)
-    keys = np.empty(capacity, dtype=np.uint64)
-    offsets = np.empty(capacity + 1, dtype=np.int64)
-    offsets[0] = 0
-    run_lines, run_bytes = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)
-    run_flags = np.empty(capacity, dtype=np.uint8)
-    item_bytes = (scratch or Scratch()).for_items(len(data))
-    scanned = _trec_lines.scan(data, delimiter.decode(), tuple(int(x) for x in layout), capacity,
-                               numbers, keys, offsets, item_bytes, run_lines, run_bytes,
-                               run_flags)
+    most = (len(data) + 1) // (_SHORTEST_LINE * fields)
+    capacity = most if scratch.bytes_per_line is None else \
+        min(most, int(len(data) / scratch.bytes_per_line * 1.25) + 64)
+    while True:
+        numbers = np.empty(capacity, dtype=np.int64 if integer else np.float64)
+        keys = np.empty(capacity, dtype=np.uint64)
+        offsets = np.empty(capacity + 1, dtype=np.int64)
+        offsets[0] = 0
+        run_lines = np.empty(capacity, dtype=np.int64)
+        run_bytes = np.empty(capacity, dtype=np.int64)
+        run_flags = np.empty(capacity, dtype=np.uint8)
+        scanned = _trec_lines.scan(data, delimiter.decode(), tuple(int(x) for x in layout),
+                                   capacity, numbers, keys, offsets,
+                                   scratch.for_items(len(data)), run_lines, run_bytes, run_flags)
+        if scanned != -1:
+            break
+        if capacity == most:   # more lines than such a block can hold: not the layout's lines
+            return None
+        capacity = most   # shorter lines than before: room for the most there can be
     if scanned is None:
         return None
     lines, used, names, tag, ascii_only = scanned
     if not lines:
         return None   # nothing but line ends is not a TREC file
+    seen = len(data) / lines
+    scratch.bytes_per_line = seen if scratch.bytes_per_line is None else \
+        min(scratch.bytes_per_line, seen)
     if not ascii_only and plain_delimiter(bytes(data)) is None:
         return None   # Unicode spaces: the careful reader's
     runs = len(names)
-    return Scanned(numbers[:lines], BlockIds(item_bytes[:used].tobytes(), offsets[:lines + 1],
-                                             keys[:lines]),
+    return Scanned(numbers[:lines], BlockIds(scratch.items[:used].tobytes(),
+                                             offsets[:lines + 1], keys[:lines]),
                    names, np.diff(np.append(run_lines[:runs], lines)), run_flags[:runs], tag)
 
 
