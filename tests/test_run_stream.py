@@ -144,7 +144,7 @@ def test_id_policy_with_whole_and_other_ids_in_different_blocks(tmp_path, monkey
     whole = judge(load_run(run_path), truth, "id", keep_lists=False)
     same_judged(streamed.judged, whole)
     assert whole.hit_ranks.tolist() == [2, 1]   # 10 before 9 as text; a before b
-    monkeypatch.setattr(run_stream, "RANKED_BATCH", 2)   # a batch per query
+    monkeypatch.setattr(run_stream, "batch_lines", lambda block: 2)   # a batch per query
     assert judge_run_stream(run_path, truth, "id", block=20) is None
     run_path.write_text(text.replace(" b ", " 12 ").replace(" a ", " 11 "))
     qrels.write_text("q1 0 9 1\nq2 0 11 1\n")

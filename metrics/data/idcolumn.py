@@ -82,6 +82,11 @@ class IdColumn:
         """The ids at some positions as a polars string Series."""
         return self.series.gather(np.asarray(positions, dtype=np.int64))
 
+    def dense_ranks(self, positions: np.ndarray) -> np.ndarray:
+        """Each id's place (from 0) among the distinct ids at these positions, in byte order
+        (which is code-point order: strcmp's, trec_eval's)."""
+        return self.gathered(positions).rank("dense").to_numpy().astype(np.int64) - 1
+
     def same_as(self, positions: np.ndarray, other: "IdColumn",
                 other_positions: np.ndarray) -> np.ndarray:
         """Whether the id at each position is the one ``other`` holds at the matching position."""

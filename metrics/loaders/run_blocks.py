@@ -2,11 +2,13 @@
 a time, so that no more than a block is ever held: for evaluating runs larger than memory
 (:mod:`metrics.ranking.run_stream`).
 
-Each block is a run of whole lines of about ``block_bytes`` bytes, parsed by the fast reader
-(:mod:`metrics.loaders.fast`), which accepts only what it can read without doubt. Where it cannot
-(a header, a comment line, runs of spaces, a bad line, text that is not UTF-8, ids written as
-whole floats such as ``10.0``, which the whole-file loader reads by a rule over the whole column),
-:class:`NotStreamable` is raised: the caller then reads the file with
+Each block is a run of whole lines of about ``block_bytes`` bytes (a plain file's read into one
+buffer reused from block to block), parsed by the C reader (:mod:`metrics.loaders.trec_lines`,
+its two halves on two threads) or, where that declines or is not built, by the polars fast
+reader (:mod:`metrics.loaders.fast`); both accept only what they can read without doubt. Where
+they cannot (a header, a comment line, runs of spaces, a bad line, text that is not UTF-8, ids
+written as whole floats such as ``10.0``, which the whole-file loader reads by a rule over the
+whole column), :class:`NotStreamable` is raised: the caller then reads the file with
 :func:`metrics.loaders.load_run`, which reads it or names its first bad line, so that streaming
 changes memory and speed, never results or messages.
 """

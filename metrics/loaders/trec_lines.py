@@ -1,15 +1,17 @@
-"""The Python side of the C reader of TREC run lines (:mod:`metrics.loaders._trec_lines`, see its
-comment): the item ids of a block as it leaves them (:class:`BlockIds`), the same keys for other
-ids, a check for repeated keys and the look-up of (query, item) keys in a ground truth's table.
+"""The Python side of the C reader of TREC runs and qrels files (:mod:`metrics.loaders._trec_lines`,
+see its comment): a block of lines read (:func:`scan_block`, into :class:`Scanned`), the item
+ids as it leaves them (:class:`BlockIds`), the same keys for other ids, a check for repeated keys,
+and the look-up of retrieved items among a ground truth's judged ones.
 
 :class:`BlockIds` holds the ids' UTF-8 bytes end to end, their offsets and a 64-bit key each, with
 no polars column and no Python string per line; strings are made only for the positions asked
-for. Its keys are the C reader's, not polars' (:attr:`metrics.data.idcolumn.IdColumn.keys`): a
-ground truth looked up with them is keyed the same way (:meth:`BlockIds.keys_of`), and every match
-of keys is confirmed on the ids, as everywhere.
+for. Its keys are the C reader's, not polars' (:attr:`metrics.data.idcolumn.IdColumn.keys`): two
+columns are looked up in each other with the keys one kind of column makes
+(:meth:`~metrics.data.idcolumn.IdColumn.keys_of`), and every match of keys is confirmed on the
+ids, as everywhere.
 
 Without the compiled reader (no C compiler where the package was installed) :data:`COMPILED` is
-False: streamed runs are read with polars into :class:`~metrics.data.idcolumn.IdColumn`\\ s and
+False: runs and qrels are read with polars into :class:`~metrics.data.idcolumn.IdColumn`\\ s and
 judged pairs are looked up with NumPy, giving the same values more slowly.
 """
 
@@ -244,6 +246,11 @@ class BlockIds(IdColumn):
         return pl.Series("id", self.strings(np.asarray(positions, dtype=np.int64).ravel()),
                          dtype=pl.String)
 
+    def dense_ranks(self, positions: np.ndarray) -> np.ndarray:
+        # Python compares str by code point, which is UTF-8's byte order: no polars needed
+        ids = np.array(self.strings(np.asarray(positions, dtype=np.int64).ravel()), dtype=object)
+        return np.unique(ids, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
     def same_as(self, positions: np.ndarray, other: IdColumn,
                 other_positions: np.ndarray) -> np.ndarray:
         if not isinstance(other, BlockIds):
@@ -258,7 +265,7 @@ class BlockIds(IdColumn):
         return self.strings(np.arange(len(self)))
 
     def filter(self, keep: np.ndarray) -> "BlockIds":
-        return BlockIds.from_strings(self.strings(np.flatnonzero(keep)))
+        return self.subset(np.flatnonzero(keep))
 
     def equals(self, positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
         if not len(positions):

@@ -3,12 +3,15 @@ so that memory does not grow with the run: only what the measures need is kept
 (:class:`~metrics.data.judged.JudgedRanking`).
 
 A run sorted by query — every query's lines together, as trec_eval writes runs and nearly every
-tool does — is judged one group of whole queries at a time: the lines of a block up to its last
-query are ranked (:func:`~metrics.ranking.rank.rank_run`, under the tie policy) and looked up in
-the ground truth, and only each query's list length, the rank and grade of every judged item it
-retrieved, the tie groups (for the report and the tie-aware policies) and, for the warning on ids
-that match nothing, the first item of a list without a judged item are kept; the last query's
-lines wait for the next block. Memory is then a block (sized by ``memory``) plus the longest
+tool does — is judged one group of whole queries at a time (a block's last query waits for the
+next block, where its lines may go on). A query whose lines the C reader saw already in rank
+order, with no tie and no item twice (:mod:`metrics.loaders.trec_lines`: nearly every query of a
+run written with distinct scores), is its own ranking: its items are looked up in the ground
+truth as they stand. The others are ranked (:func:`~metrics.ranking.rank.rank_run`, under the tie
+policy) and looked up in batches (:func:`batch_lines`). Only each query's list length, the
+rank and grade of every judged item it retrieved, the tie groups (for the report and the
+tie-aware policies) and, for the warning on ids that match nothing, the first item of a list
+without a judged item are kept. Memory is then a few blocks (sized by ``memory``) plus the longest
 query's list, whatever the length of the run. The values are those of the whole-file path
 (:func:`~metrics.ranking.rank.judge`) bit for bit: the same ranking, the same look-up and the same
 warnings, made per group of queries and then put together.
@@ -17,9 +20,9 @@ Where streaming cannot give the same result, :func:`judge_run_stream` gives up a
 and the caller reads the file whole (as before this module): an unsorted run (a query's lines
 come back after another query's; about 130 MB per million lines, the whole-file path's cost), a
 file that the fast reader does not take (see :mod:`metrics.loaders.run_blocks`), ids under the
-``id`` policy that are whole numbers in some tie groups and not in others (that policy compares
-ids numerically only when every tied id is a whole number), ``collection_size="judged"``, and
-ground truths whose queries are items (clique labels).
+``id`` policy that are whole numbers in some batches' tie groups and not in others' (that policy
+compares ids numerically only when every tied id is a whole number), ``collection_size="judged"``,
+and ground truths whose queries are items (clique labels).
 """
 
 from __future__ import annotations
@@ -53,8 +56,9 @@ BLOWUP = 8
 # blocks read and parsed ahead of the one judged: the reader goes on while the ground truth loads
 # (each block's columns take about its text's size, within the budget's BLOWUP)
 READ_AHEAD = 4
-# lines of queries that must be ranked (ties, repeats, not in rank order) judged together
+# lines of queries that must be ranked (ties, repeats, not in rank order) judged together, at most
 RANKED_BATCH = 1 << 18
+_LINE_BYTES = 32   # bytes a line takes at least once read (score, key, offset, item)
 
 
 class _Unsorted(Exception):
@@ -74,6 +78,12 @@ def block_bytes(memory: int | None) -> int:
     return max(1 << 16, (DEFAULT_MEMORY if memory is None else memory) // BLOWUP)
 
 
+def batch_lines(block: int) -> int:
+    """Lines of queries to rank judged together: :data:`RANKED_BATCH`, or fewer where blocks of
+    ``block`` bytes are smaller (a batch takes no more memory than a block, or 1,024 lines)."""
+    return max(1 << 10, min(RANKED_BATCH, block // _LINE_BYTES))
+
+
 def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth],
                      ties: TiePolicy | str = TiePolicy.STABLE,
                      collection_size: int | str | None = None, name: str | None = None,
@@ -88,10 +98,11 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
     if isinstance(path, (bytes, bytearray)):
         return None
     label = source_name(path, name)
-    state = _Judging(truth, collection_size, ties.ordering, run_name(label), label)
-    # the next block is read and parsed on a thread while this one is judged
-    blocks = read_ahead(lambda: run_blocks(path, label, block or block_bytes(memory),
-                                           tags=by_tag), ahead=READ_AHEAD)
+    block = block or block_bytes(memory)
+    state = _Judging(truth, collection_size, ties.ordering, run_name(label), label,
+                     batch_lines(block))
+    # the next blocks are read and parsed on a thread while this one is judged
+    blocks = read_ahead(lambda: run_blocks(path, label, block, tags=by_tag), ahead=READ_AHEAD)
     try:
         for part in _whole_queries(blocks, state):
             state.add(part)
@@ -197,6 +208,7 @@ class _Judging:
     ordering: TiePolicy
     name: str
     source: str                                     # the file, as duplicate warnings name it
+    batch: int = RANKED_BATCH                       # lines of queries to rank, judged together
     done: set = field(default_factory=set)          # queries whose lines are all read
     tags: set = field(default_factory=set)
     lengths: np.ndarray = None
@@ -263,12 +275,12 @@ class _Judging:
 
     def _defer(self, part: RunBlock, to_truth: np.ndarray) -> None:
         """Queries to rank before they are judged, kept until they make a batch of
-        :data:`RANKED_BATCH` lines (each call costs about the same however few they are). The
+        ``batch`` lines (each call costs about the same however few they are). The
         order of judging changes nothing: hits are sorted at the end, and the queries (so their
         duplicates and tie groups) keep the order of the file."""
         self.deferred.append((part, to_truth))
         self.deferred_lines += len(part)
-        if self.deferred_lines >= RANKED_BATCH:
+        if self.deferred_lines >= self.batch:
             self.flush()
 
     def flush(self) -> None:

@@ -125,4 +125,4 @@ def tie_order(items: IdColumn, positions: np.ndarray, ties: TiePolicy) -> np.nda
     if ties is TiePolicy.ID:
         return id_order_key(items.take(positions))
     # trec: id descending, compared as bytes (strcmp), which is also code-point order
-    return -items.gathered(positions).rank("dense").to_numpy().astype(np.int64)
+    return -items.dense_ranks(positions)
