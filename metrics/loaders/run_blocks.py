@@ -24,7 +24,7 @@ import numpy as np
 from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import WHOLE_FLOAT
 from metrics.errors import InputError
-from metrics.parallel import both
+from metrics.parallel import both, read_ahead
 from metrics.loaders.trec_lines import COMPILED, RUN_LAYOUT, BlockIds, Scratch, scan_block
 from metrics.loaders.fast import single_last_field
 from metrics.loaders.runs import RUN, fast_trec
@@ -72,18 +72,22 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
         yield from _parquet_blocks(path, label, block_bytes, tags)
         return
     if head[:len(GZIP_MAGIC)] == GZIP_MAGIC:
-        texts = _cut_at_line_ends(byte_blocks(path, label, min(BLOCK, max(block_bytes,
-                                                                            SMALLEST_BLOCK))),
-                                  block_bytes)
+        # decompressed on a thread of its own, a block ahead of the parsing
+        texts = read_ahead(lambda: _cut_at_line_ends(
+            byte_blocks(path, label, min(BLOCK, max(block_bytes, SMALLEST_BLOCK))),
+            block_bytes))
     else:
         texts = _plain_line_blocks(path, label, block_bytes)
     read_any = False
     scratches = (Scratch(), Scratch())
-    for text in texts:
-        parsed = _parse_in_halves(text, tags, scratches)
-        del text   # held no longer than it is parsed (a plain file's buffer is read into again)
-        yield from parsed
-        read_any = True
+    try:
+        for text in texts:
+            parsed = _parse_in_halves(text, tags, scratches)
+            del text   # held no longer than it is parsed (a plain file's buffer is read again)
+            yield from parsed
+            read_any = True
+    finally:
+        texts.close()   # the file, and the thread that decompresses it
     if not read_any:
         raise NotStreamable()   # an empty file: the whole-file loader says so
 

@@ -27,6 +27,11 @@ from typing import Iterator, Union
 
 from metrics.errors import InputError
 
+try:   # Intel's ISA-L inflates gzip about three times as fast as zlib, to the same bytes
+    from isal import isal_zlib as _inflate
+except ImportError:   # a platform without its wheels: zlib
+    _inflate = zlib
+
 Source = Union[str, os.PathLike, bytes]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -300,7 +305,7 @@ def _gunzip_blocks(pending: bytes, read, label: str, size: int,
     taken = len(pending)   # compressed bytes received so far
     start = 0
     while True:
-        stream = zlib.decompressobj(wbits=31)
+        stream = _inflate.decompressobj(wbits=31)
         produced = 0
         while not stream.eof:
             ended = False
@@ -310,7 +315,7 @@ def _gunzip_blocks(pending: bytes, read, label: str, size: int,
                 ended = not pending
             try:
                 block = stream.decompress(pending, size)
-            except zlib.error as exc:
+            except (_inflate.error, zlib.error) as exc:
                 raise _damaged(label, exc) from None
             pending = stream.unconsumed_tail
             if block:
