@@ -12,12 +12,10 @@ which every loader of ours skips.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import platform
 import tomllib
-from importlib import metadata
 from pathlib import Path
 from typing import Iterable
 
@@ -39,6 +37,7 @@ def project_version() -> str:
         with open(_PYPROJECT, "rb") as handle:
             return tomllib.load(handle)["project"]["version"]
     except (OSError, KeyError, tomllib.TOMLDecodeError):
+        from importlib import metadata   # here: its import costs the command line 16 ms
         try:
             return metadata.version(PROJECT)
         except metadata.PackageNotFoundError:
@@ -47,6 +46,8 @@ def project_version() -> str:
 
 def file_sha256(path: str | os.PathLike) -> str:
     """SHA-256 of a file's bytes, read in chunks (hashlib.file_digest), never whole in memory."""
+    import hashlib   # here: OpenSSL's import costs the command line 17 ms
+
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 

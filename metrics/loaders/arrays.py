@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 
@@ -175,6 +174,8 @@ def whole_file_map(array) -> bool:
 def file_signature(path: str) -> tuple[int, str]:
     """The size and a digest of the first and last MB of a file: equal on two machines when they
     see the same file (a shared file system, or identical copies)."""
+    import hashlib   # here: OpenSSL's import costs the command line 17 ms
+
     digest = hashlib.blake2b(digest_size=16)
     size = os.path.getsize(path)
     with open(path, "rb") as handle:
