@@ -31,6 +31,7 @@
 #endif
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,17 @@ separators_next(Separators *s)
     return at;
 }
 
+/* Each of `count` buffers (Py_buffer *) released */
+static void
+release_buffers(int count, ...)
+{
+    va_list buffers;
+    va_start(buffers, count);
+    for (int i = 0; i < count; i++)
+        PyBuffer_Release(va_arg(buffers, Py_buffer *));
+    va_end(buffers);
+}
+
 static int
 fits(Py_buffer *view, Py_ssize_t count, Py_ssize_t size, const char *what)
 {
@@ -413,16 +425,8 @@ scan(PyObject *self, PyObject *args)
         return NULL;
     if (fields < 3 || fields > MOST_FIELDS || number_field < 3 || number_field >= fields ||
         tag_field >= fields || (tag_field >= 0 && tag_field < 3)) {
-        PyBuffer_Release(&block);
-        PyBuffer_Release(&scores);
-        PyBuffer_Release(&keys);
-        PyBuffer_Release(&item_ends);
-        PyBuffer_Release(&item_bytes);
-        PyBuffer_Release(&run_lines);
-        PyBuffer_Release(&run_bytes);
-        PyBuffer_Release(&run_flags);
         PyErr_SetString(PyExc_ValueError, "not a layout of a TREC file");
-        return NULL;
+        goto done;
     }
     if (!fits(&scores, lines, 8, "scores") || !fits(&keys, lines, 8, "keys") ||
         !fits(&item_ends, lines + 1, 8, "item_ends") ||
@@ -588,14 +592,8 @@ scan(PyObject *self, PyObject *args)
 done:
     free(set.key);
     free(set.stamp);
-    PyBuffer_Release(&block);
-    PyBuffer_Release(&scores);
-    PyBuffer_Release(&keys);
-    PyBuffer_Release(&item_ends);
-    PyBuffer_Release(&item_bytes);
-    PyBuffer_Release(&run_lines);
-    PyBuffer_Release(&run_bytes);
-    PyBuffer_Release(&run_flags);
+    release_buffers(8, &block, &scores, &keys, &item_ends, &item_bytes, &run_lines, &run_bytes,
+                    &run_flags);
     return result;
 }
 
@@ -630,9 +628,7 @@ hash_spans(PyObject *self, PyObject *args)
     }
     else if (!PyErr_Occurred())
         PyErr_SetString(PyExc_ValueError, "no offsets");
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&keys);
+    release_buffers(3, &data, &offsets, &keys);
     return result;
 }
 
@@ -658,8 +654,7 @@ repeats_within_runs(PyObject *self, PyObject *args)
             longest = length[r];
     }
     if (failed || total != rows) {
-        PyBuffer_Release(&keys);
-        PyBuffer_Release(&lengths);
+        release_buffers(2, &keys, &lengths);
         PyErr_SetString(PyExc_ValueError, "the runs' lengths do not add up to the keys");
         return NULL;
     }
@@ -671,8 +666,7 @@ repeats_within_runs(PyObject *self, PyObject *args)
     if (!table || !stamp) {
         free(table);
         free(stamp);
-        PyBuffer_Release(&keys);
-        PyBuffer_Release(&lengths);
+        release_buffers(2, &keys, &lengths);
         return PyErr_NoMemory();
     }
     Py_BEGIN_ALLOW_THREADS
@@ -702,8 +696,7 @@ repeats_within_runs(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     free(table);
     free(stamp);
-    PyBuffer_Release(&keys);
-    PyBuffer_Release(&lengths);
+    release_buffers(2, &keys, &lengths);
     return PyBool_FromLong(repeated);
 }
 
@@ -735,9 +728,7 @@ take(PyObject *self, PyObject *args)
         }
         PyList_SET_ITEM(out, i, text);
     }
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&positions);
+    release_buffers(3, &data, &offsets, &positions);
     return out;
 }
 
@@ -846,15 +837,8 @@ done:
     free(table);
     free(entry);
     free(stamp);
-    PyBuffer_Release(&item_keys);
-    PyBuffer_Release(&rows);
-    PyBuffer_Release(&run_first);
-    PyBuffer_Release(&run_length);
-    PyBuffer_Release(&run_truth);
-    PyBuffer_Release(&start);
-    PyBuffer_Release(&judged_keys);
-    PyBuffer_Release(&found);
-    PyBuffer_Release(&place);
+    release_buffers(9, &item_keys, &rows, &run_first, &run_length, &run_truth, &start,
+                    &judged_keys, &found, &place);
     return result;
 }
 
@@ -893,13 +877,8 @@ same_items(PyObject *self, PyObject *args)
         Py_INCREF(Py_None);
         result = Py_None;
     }
-    PyBuffer_Release(&data);
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&positions);
-    PyBuffer_Release(&other_data);
-    PyBuffer_Release(&other_offsets);
-    PyBuffer_Release(&other_positions);
-    PyBuffer_Release(&out);
+    release_buffers(7, &data, &offsets, &positions, &other_data, &other_offsets, &other_positions,
+                    &out);
     return result;
 }
 
