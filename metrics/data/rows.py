@@ -66,6 +66,12 @@ def id_strings(values: Iterable, source: str | None = None,
     return whole_float_ids(pl.Series(strings, dtype=pl.String)).to_numpy().astype(object)
 
 
+def whole_float_first(*first_ids: str) -> bool:
+    """Whether any of these ids (each column's first) is written as a whole float ('10.0'): then
+    :func:`whole_float_ids`' rule may apply, which only a reader of the whole column can decide."""
+    return any(re.fullmatch(WHOLE_FLOAT, first) for first in first_ids)
+
+
 def whole_float_ids(series):
     """A polars column of id text with :func:`id_strings`' rule: when every id is written as a
     whole number with a decimal point ('10.0'), the digits before the point ('10'); otherwise the

@@ -15,21 +15,20 @@ changes memory and speed, never results or messages.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
 
 from metrics.data.idcolumn import IdColumn
-from metrics.data.rows import WHOLE_FLOAT
-from metrics.errors import InputError
+from metrics.data.rows import whole_float_first
 from metrics.parallel import both, read_ahead
 from metrics.loaders.trec_lines import COMPILED, RUN_LAYOUT, BlockIds, Scratch, scan_block
 from metrics.loaders.fast import single_last_field
 from metrics.loaders.runs import RUN, fast_trec
 from metrics.loaders.tables import resolve_header
-from metrics.loaders.text import BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks, open_regular
+from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
+                                  open_regular, read_into)
 
 SMALLEST_BLOCK = 1   # bytes: tests use blocks of a few lines to put many edges in a small run
 _SMALLEST_BUFFER = 1 << 16   # bytes a plain file is read into at least (it grows for longer lines)
@@ -58,6 +57,11 @@ class RunBlock:
 
     def __len__(self) -> int:
         return len(self.scores)
+
+    @property
+    def query_starts(self) -> np.ndarray:
+        """Where each query run's lines begin."""
+        return np.cumsum(self.query_lengths) - self.query_lengths
 
 
 def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
@@ -124,7 +128,7 @@ def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[m
         buffer = bytearray(max(block_bytes, _SMALLEST_BUFFER))
         held = 0   # the lines after the last block, read already
         while True:
-            filled = held + _read_into(handle, label, buffer, held)
+            filled = held + read_into(handle, label, buffer, held)
             if not filled:
                 return
             at_end = filled < len(buffer)
@@ -141,21 +145,6 @@ def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[m
             view.release()
             buffer[:filled - cut] = buffer[cut:filled]
             held = filled - cut
-
-
-def _read_into(handle, label: str, buffer: bytearray, start: int) -> int:
-    """Bytes read into ``buffer[start:]``, as many as fit unless the file ends first."""
-    got = start
-    with memoryview(buffer) as view:
-        while got < len(buffer):
-            try:
-                count = handle.readinto(view[got:])
-            except OSError as exc:
-                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
-            if not count:
-                break
-            got += count
-    return got - start
 
 
 def _parse_in_halves(data, tags: bool, scratches: tuple[Scratch, Scratch]
@@ -188,7 +177,7 @@ def _parse(data, tags: bool, scratch: Scratch) -> RunBlock:
     if fast is None:
         raise NotStreamable()
     queries, items = fast["query_id"], fast["item_id"]
-    if any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
+    if whole_float_first(queries[0], items[0]):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
     # with the C reader, every block of a file is keyed as it keys: this one too
     ids = BlockIds.from_strings(items.to_list()) if COMPILED else IdColumn(items)
@@ -202,8 +191,7 @@ def _scan(data, tags: bool, scratch: Scratch) -> RunBlock | None:
     scanned = scan_block(data, RUN_LAYOUT, scratch)
     if scanned is None:
         return None
-    if re.fullmatch(WHOLE_FLOAT, scanned.query_names[0]) or \
-            re.fullmatch(WHOLE_FLOAT, scanned.items.strings([0])[0]):
+    if whole_float_first(*scanned.first_ids()):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
     return RunBlock(scanned.items, scanned.numbers, scanned.tag if tags else None,
                     scanned.query_names, scanned.query_lengths, scanned.run_flags)
@@ -256,7 +244,7 @@ def _parquet_blocks(path: Source, label: str, block_bytes: int, tags: bool
         scores = frame.get_column(kept["score"]).cast(pl.Float64)
         if frame.null_count().sum_horizontal()[0] or (queries == "").any() or \
                 (items == "").any() or not scores.is_finite().all() or \
-                any(re.fullmatch(WHOLE_FLOAT, column[0]) for column in (queries, items)):
+                whole_float_first(queries[0], items[0]):
             raise NotStreamable()
         tag = None
         if tags and "tag" in kept:

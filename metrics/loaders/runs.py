@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Sequence
@@ -10,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from metrics.data.idcolumn import IdColumn
-from metrics.data.rows import WHOLE_FLOAT, WHOLE_LIMIT, whole_float_ids, whole_numbers
+from metrics.data.rows import WHOLE_LIMIT, whole_float_first, whole_float_ids, whole_numbers
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.loaders.fast import encode_grouped, read_columns, single_last_field, trec_header
@@ -97,8 +96,7 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     label = source_name(source, name)
     data = read_bytes(source, label)
     scanned = scan_block(data, QRELS_LAYOUT) if COMPILED else None
-    if scanned is not None and not any(re.fullmatch(WHOLE_FLOAT, first) for first in (
-            scanned.query_names[0], scanned.items.strings([0])[0])):
+    if scanned is not None and not whole_float_first(*scanned.first_ids()):
         return _scanned_truth(scanned, label)
     fast = fast_trec(data, QRELS, {"relevance": "int64"})
     # -2^63 fits int64 but is refused: the careful reader says so, at its line

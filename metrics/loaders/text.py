@@ -155,7 +155,7 @@ def read_bytes(source: Source, name: str | None = None, binary: bool = False) ->
                 handle.seek(0)
                 data = handle.read()
             except OSError as exc:
-                raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+                raise _unreadable(label, exc) from None
     if head[:2] == GZIP_MAGIC:
         return _gunzip(data, label, binary)
     if check:
@@ -269,13 +269,33 @@ def _gunzip(compressed: bytes, label: str, binary: bool) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def read_some(handle, label: str, count: int, at: int | None = None) -> bytes:
-    """Up to ``count`` bytes of an open file, from where it stands or (``at``) from that offset
-    without moving; an error of the system is an :class:`InputError` naming the file."""
+def read_some(handle, label: str, count: int) -> bytes:
+    """Up to ``count`` bytes of an open file, from where it stands; an error of the system is an
+    :class:`InputError` naming the file."""
     try:
-        return handle.read(count) if at is None else os.pread(handle.fileno(), count, at)
+        return handle.read(count)
     except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror or exc})", source=label) from None
+        raise _unreadable(label, exc) from None
+
+
+def read_into(handle, label: str, buffer: bytearray, start: int) -> int:
+    """Bytes read into ``buffer[start:]`` from where the file stands, as many as fit unless the
+    file ends first; an error of the system is an :class:`InputError` naming the file."""
+    got = start
+    with memoryview(buffer) as view:
+        while got < len(buffer):
+            try:
+                count = handle.readinto(view[got:])
+            except OSError as exc:
+                raise _unreadable(label, exc) from None
+            if not count:
+                break
+            got += count
+    return got - start
+
+
+def _unreadable(label: str, exc: OSError) -> InputError:
+    return InputError(f"cannot be read ({exc.strerror or exc})", source=label)
 
 
 def byte_blocks(path: Source, label: str, size: int = BLOCK) -> Iterator[bytes]:

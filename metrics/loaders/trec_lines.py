@@ -61,6 +61,10 @@ class Scanned:
     run_flags: np.ndarray
     tag: str | None
 
+    def first_ids(self) -> tuple[str, str]:
+        """The first line's query and item ids."""
+        return self.query_names[0], self.items.strings([0])[0]
+
 
 class Scratch:
     """What the C reader keeps from block to block (one per thread): the buffer it copies items

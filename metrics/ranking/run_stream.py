@@ -190,7 +190,7 @@ def _concat(parts: list[RunBlock]) -> RunBlock:
 
 def _runs_of(part: RunBlock, chosen: np.ndarray) -> RunBlock:
     """The lines of some of a block's query runs (``chosen``: a mask of them), in order."""
-    first = np.cumsum(part.query_lengths) - part.query_lengths
+    first = part.query_starts
     lengths = part.query_lengths[chosen]
     rows = repeat_in_parts(first[chosen] - (np.cumsum(lengths) - lengths), lengths) + \
         arange_in_parts(int(lengths.sum()))
@@ -295,7 +295,7 @@ class _Judging:
         """Judge the ``chosen`` query runs of a block, each already its ranking (no tie, no
         repeated item), in one look-up; False (nothing kept) when a match of keys is not
         confirmed on the ids (a collision: the caller ranks and judges them the careful way)."""
-        first = (np.cumsum(part.query_lengths) - part.query_lengths)[chosen]
+        first = part.query_starts[chosen]
         lengths, truth_query = part.query_lengths[chosen], to_truth[chosen]
         found, place = judged_lookup(part.items.keys, None, first, lengths, truth_query,
                                      self.keys.start, self.keys.keys, len(part))
