@@ -21,7 +21,7 @@ from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
-from metrics.explain.verdicts import interval_text, test_sentence
+from metrics.explain.verdicts import TEST_HEADINGS, interval_text, test_sentence
 from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
                                       power_analysis)
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
@@ -79,19 +79,31 @@ frame = pd.DataFrame([{
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
     "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
     for t in tests])
-# the chosen pair in words, then its numbers in a table narrow enough for a 1024-px screen (the
-# download has every pair and every column)
+# the chosen pair in words, then its numbers: one column per test, one row per quantity, in
+# columns of fixed width, so the table fits a 1024-px screen however many systems there are and
+# whether or not the web font has loaded when the grid measures its text (the download has every
+# pair and every column)
 pair = [t for t in tests if {t.a, t.b} == {name_a, name_b}]
 st.markdown("\n".join(f"- {md(test_sentence(t))}" for t in pair))
 if pair and pair[0].a != name_a:
     st.caption(md(f"In the table, A is {pair[0].a} and B is {pair[0].b}."))
-table = pd.DataFrame([{
-    "test": t.test, "mean B − A": t.mean_diff, "95% interval": interval_text(t.ci, fixed),
-    "p": t.p, **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}), "d": t.effect_size,
-    "wins / ties / losses": f"{t.wins} / {t.ties} / {t.losses}"} for t in pair])
-st.dataframe(table.style.format({"mean B − A": fixed, "d": fixed}
-                                | {c: "{:.4g}" for c in ("p", "p (Holm)") if c in table},
-                                na_rep="—"), hide_index=True, width="stretch", placeholder="—")
+
+
+def cell(value, digits=fixed) -> str:
+    return "—" if value is None or value != value else digits(value)
+
+
+rows = {"mean B − A": [cell(t.mean_diff) for t in pair],
+        "95% interval": [interval_text(t.ci, fixed) for t in pair],
+        "p": [cell(t.p, "{:.4g}".format) for t in pair],
+        **({"p (Holm)": [cell(t.p_holm, "{:.4g}".format) for t in pair]}
+           if len(systems) > 2 else {}),
+        "d": [cell(t.effect_size) for t in pair],
+        "wins / ties / losses": [f"{t.wins} / {t.ties} / {t.losses}" for t in pair]}
+table = pd.DataFrame(rows, index=[TEST_HEADINGS.get(t.test, t.test) for t in pair]).T
+st.dataframe(table, width="stretch", placeholder="—",
+             column_config={"_index": st.column_config.Column("", width=150)}
+             | {c: st.column_config.TextColumn(width=125, alignment="right") for c in table})
 download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")
 methods = sorted({randomisation_method(t.n) for t in tests if t.test == "randomization"})
 st.caption("Paired tests over the queries where both systems have a value (scipy.stats): "

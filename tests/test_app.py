@@ -318,20 +318,47 @@ def test_compare_page_statistics_match_scipy():
     from metrics.explain.samples import load_sample
     at = app("pages/compare.py", sample="instruments", measures="AP,nDCG@10")
     assert not at.exception and not at.error
-    tests = at.dataframe[0].value.set_index("test")
+    tests = at.dataframe[0].value     # one column per test, one row per quantity
+    assert list(tests.columns) == ["t-test", "Wilcoxon", "randomisation"]
     data = load_sample("instruments")
     a = evaluate(data["system_a"], "AP").results["AP"].values
     b = evaluate(data["system_b"], "AP").results["AP"].values
-    assert tests.loc["t", "p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
-    assert tests.loc["wilcoxon", "p"] == pytest.approx(stats.wilcoxon(b, a).pvalue)
-    assert tests.loc["t", "mean B − A"] == pytest.approx((b - a).mean())
-    wins, ties, losses = map(int, tests.loc["t", "wins / ties / losses"].split(" / "))
+    assert float(tests.loc["p", "t-test"]) == pytest.approx(stats.ttest_rel(b, a).pvalue, 1e-3)
+    assert float(tests.loc["p", "Wilcoxon"]) == pytest.approx(stats.wilcoxon(b, a).pvalue, 1e-3)
+    assert tests.loc["mean B − A", "t-test"] == f"{(b - a).mean():.4f}"
+    wins, ties, losses = map(int, tests.loc["wins / ties / losses", "t-test"].split(" / "))
     assert wins + ties + losses == len(a) and wins == int((b > a).sum())
     # each test in words above the table, its p from scipy
     words = [m.value.replace("\\", "") for m in at.markdown if "average" in m.value]
     [t_test] = [line for line in words[0].splitlines() if "(paired t-test)" in line]
     assert stats.ttest_rel(b, a).pvalue < 0.001 and "p < 0.001" in t_test
     assert f"system_b is {(b - a).mean():.3g} AP better than system_a" in t_test
+
+
+def test_compare_page_of_five_systems_shows_holm_over_the_ten_pairs():
+    from scipy import stats
+
+    from metrics import evaluate
+    from metrics.explain.samples import load_sample
+    at = app("pages/compare.py", sample="versions", measures="AP")
+    assert not at.exception and not at.error
+    tests = at.dataframe[0].value
+    assert list(tests.index) == ["mean B − A", "95% interval", "p", "p (Holm)", "d",
+                                 "wins / ties / losses"]
+    # Holm by hand over the ten paired t-tests of five systems, from scipy's p-values
+    data = load_sample("versions")
+    ap = {s: evaluate(run, "AP").results["AP"].values for s, run in data.items()}
+    names = list(ap)
+    raw = {(a, b): stats.ttest_rel(ap[b], ap[a]).pvalue
+           for i, a in enumerate(names) for b in names[i + 1:]}
+    assert len(raw) == 10
+    running, holm = 0.0, {}
+    for rank, pair in enumerate(sorted(raw, key=raw.get)):
+        running = max(running, min(1.0, (len(raw) - rank) * raw[pair]))
+        holm[pair] = running
+    a, b = at.selectbox(key="system_a_box").value, at.selectbox(key="system_b_box").value
+    pair = (a, b) if (a, b) in holm else (b, a)
+    assert float(tests.loc["p (Holm)", "t-test"]) == pytest.approx(holm[pair], rel=1e-3)
 
 
 def test_compare_side_by_side_changes_with_the_query():

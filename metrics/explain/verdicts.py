@@ -7,6 +7,7 @@ from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, PairedTest
 
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
               "randomization": "randomisation test"}
+TEST_HEADINGS = {"t": "t-test", "wilcoxon": "Wilcoxon", "randomization": "randomisation"}
 
 
 def short(value: float) -> str:
