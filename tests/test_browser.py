@@ -97,6 +97,7 @@ def wait_for_app(page):
     page.wait_for_timeout(400)  # a click's rerun may not have started yet
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=90_000)
+    page.evaluate("document.fonts.ready.then(() => true)")   # text measured in the web font
     page.wait_for_timeout(600)
 
 

@@ -145,7 +145,6 @@ def assert_tests_table_fits(page):
     a narrower box), has nothing to scroll sideways: it fits within 10 s or the test fails with
     what it measured last."""
     page.wait_for_function(TESTS_TABLE, timeout=30_000)
-    page.evaluate("document.fonts.ready.then(() => true)")
     try:
         page.wait_for_function(f"() => {{ const f = ({TESTS_TABLE})(); "
                                "return f && f.scroll <= f.box + 1; }", timeout=10_000)
