@@ -90,7 +90,7 @@ if pair and pair[0].a != name_a:
 
 
 def cell(value, digits=fixed) -> str:
-    return "—" if value is None or value != value else digits(value)
+    return "—" if pd.isna(value) else digits(value)
 
 
 rows = {"mean B − A": [cell(t.mean_diff) for t in pair],
@@ -101,7 +101,7 @@ rows = {"mean B − A": [cell(t.mean_diff) for t in pair],
         "d": [cell(t.effect_size) for t in pair],
         "wins / ties / losses": [f"{t.wins} / {t.ties} / {t.losses}" for t in pair]}
 table = pd.DataFrame(rows, index=[TEST_HEADINGS.get(t.test, t.test) for t in pair]).T
-st.dataframe(table, width="stretch", placeholder="—",
+st.dataframe(table, width="stretch",
              column_config={"_index": st.column_config.Column("", width=150)}
              | {c: st.column_config.TextColumn(width=125, alignment="right") for c in table})
 download_csv("Download CSV", frame, provenance_record(measures, seed=int(seed)), "tests.csv")

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.safe import md
 from dashboard.settings import DataSource
 from metrics.explain.samples import SAMPLES
+from test_leaderboard import holm_by_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
@@ -352,10 +353,7 @@ def test_compare_page_of_five_systems_shows_holm_over_the_ten_pairs():
     raw = {(a, b): stats.ttest_rel(ap[b], ap[a]).pvalue
            for i, a in enumerate(names) for b in names[i + 1:]}
     assert len(raw) == 10
-    running, holm = 0.0, {}
-    for rank, pair in enumerate(sorted(raw, key=raw.get)):
-        running = max(running, min(1.0, (len(raw) - rank) * raw[pair]))
-        holm[pair] = running
+    holm = dict(zip(raw, holm_by_hand(np.array(list(raw.values())))))
     a, b = at.selectbox(key="system_a_box").value, at.selectbox(key="system_b_box").value
     pair = (a, b) if (a, b) in holm else (b, a)
     assert float(tests.loc["p (Holm)", "t-test"]) == pytest.approx(holm[pair], rel=1e-3)
@@ -1198,11 +1196,7 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
     # Holm over the four paired t-tests against the baseline, by hand from scipy's p-values
     raw = {s: stats.ttest_rel(per_query[s]["AP"], per_query["baseline"]["AP"]).pvalue
            for s in VERSION_SYSTEMS[1:]}
-    order = sorted(raw, key=raw.get)
-    holm, running = {}, 0.0
-    for rank, s in enumerate(order):
-        running = max(running, min(1.0, (len(order) - rank) * raw[s]))
-        holm[s] = running
+    holm = dict(zip(raw, holm_by_hand(np.array(list(raw.values())))))
     for s in VERSION_SYSTEMS[1:]:
         assert shown.loc[s, "p vs baseline"] == f"{holm[s]:.4g}"
     assert shown.loc["baseline", "p vs baseline"] == "—"

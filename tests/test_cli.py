@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from test_leaderboard import holm_by_hand
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -433,10 +435,7 @@ def test_compare_correction_matrix_agrees_with_scipy_on_pytrec_eval_values(corre
         if correction == "bh":
             adjusted = stats.false_discovery_control(raw)
         else:
-            order, adjusted, running = np.argsort(raw), np.empty(len(raw)), 0.0
-            for rank, k in enumerate(order):
-                running = max(running, min(1.0, (len(raw) - rank) * raw[k]))
-                adjusted[k] = running
+            adjusted = holm_by_hand(raw)
         got = np.array([data["matrix"]["AP"]["p_adjusted"][i][j] for i, j in pairs])
         np.testing.assert_allclose(got, adjusted, rtol=1e-9)
     diff = np.array(data["matrix"]["AP"]["mean_diff"])
