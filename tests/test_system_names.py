@@ -70,6 +70,13 @@ def test_csv_and_parquet_tag_or_run_id_column(tmp_path):
     # a file name that another system already has as its name moves that one too
     ([("run.trec", "x.trec"), ("run", "run"), ("run", "run.trec")],
      ["x.trec", "run", "run.trec"]),
+    # issue 40, defect 15: two runs of one tag are named by their files without the extension,
+    # and only when those collide too by the files' names, then by the paths
+    ([("sys", "alpha.run"), ("sys", "beta.run")], ["alpha", "beta"]),
+    ([("sys", "a/alpha.run"), ("sys", "b/beta.run.gz"), ("bm25", "c.run")],
+     ["alpha", "beta", "bm25"]),
+    ([("sys", "alpha.run"), ("sys", "alpha.trec")], ["alpha.run", "alpha.trec"]),
+    ([("sys", "a/alpha.run"), ("sys", "b/alpha.run")], ["a/alpha.run", "b/alpha.run"]),
     # a numbered name is never one that a system already has
     ([("a", "a"), ("a", "a"), ("a (2)", "f")], ["a", "a (3)", "a (2)"]),
 ])
@@ -87,6 +94,15 @@ def test_an_upload_of_run_and_run_trec_gives_two_systems():
     # d1 (relevant) ranked first by "run", second by "run.trec"
     assert judged["run"].hit_grades.tolist() == [1, 0]
     assert judged["run.trec"].hit_grades.tolist() == [0, 1]
+
+
+def test_an_upload_of_two_runs_of_one_tag_names_them_by_their_files():
+    files = {"qrels": [("qrels", QRELS)],
+             "runs": [("alpha.run", trec(["sys", "sys"])),
+                      ("beta.run", trec(["sys", "sys"], ("d2", "d1")))]}
+    judged = judge_upload("runs+qrels", files)
+    assert list(judged) == ["alpha", "beta"]
+    assert judged["alpha"].hit_grades.tolist() == [1, 0]   # alpha ranks d1 (relevant) first
 
 
 def test_warnings_name_the_system_by_its_final_name():
@@ -164,3 +180,15 @@ def test_compare_names_run_and_run_trec_apart(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["systems"] == ["run", "run.trec", "bm25"]
     assert out["aggregate"]["run"]["AP"] == 1.0 and out["aggregate"]["run.trec"]["AP"] == 0.5
+
+
+def test_compare_names_two_runs_of_one_tag_by_their_files(tmp_path, capsys):
+    (tmp_path / "alpha.run").write_bytes(trec(["sys", "sys"]))
+    (tmp_path / "beta.run").write_bytes(trec(["sys", "sys"], ("d2", "d1")))
+    (tmp_path / "qrels").write_bytes(QRELS)
+    code = main(["compare", str(tmp_path / "alpha.run"), str(tmp_path / "beta.run"),
+                 str(tmp_path / "qrels"), "--measures", "AP", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["systems"] == ["alpha", "beta"]
+    # by hand: alpha has d1 (relevant) at rank 1, beta at rank 2
+    assert out["aggregate"]["alpha"]["AP"] == 1.0 and out["aggregate"]["beta"]["AP"] == 0.5

@@ -37,11 +37,12 @@ def system_names(systems: Sequence[tuple[str, str]]) -> list[str]:
     """Distinct names for systems given as (name, file as given), in order: the one rule of the
     app and the command line. Each system is called by its name (its run's tag, or its file's name
     without extensions: :attr:`Run.system_name`); the systems that share a name are called by
-    their file name with its extensions instead (``run`` and ``run.trec``), then, if still shared,
-    by the file as given (its folder too: ``a/run.trec`` and ``b/run.trec``); a name still shared
-    gets `` (2)``, `` (3)``, … after its first holder, in order."""
+    their file name without its extensions instead (two runs tagged ``sys``: ``alpha`` and
+    ``beta``), then, if still shared, with its extensions (``run`` and ``run.trec``), then by the
+    file as given (its folder too: ``a/run.trec`` and ``b/run.trec``); a name still shared gets
+    `` (2)``, `` (3)``, … after its first holder, in order."""
     names = [name for name, _ in systems]
-    for fallback in (lambda given: PurePath(given).name, str):
+    for fallback in (run_name, lambda given: PurePath(given).name, str):
         shared = {n for n in names if names.count(n) > 1}
         names = [fallback(given) if n in shared else n
                  for n, (_, given) in zip(names, systems)]
