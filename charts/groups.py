@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metrics.evaluation.cells import fixed
+from metrics.evaluation.cells import counted, fixed
 
 from .colours import PALETTE
 from .figures import _LAYOUT, _figure, _safe
@@ -35,7 +35,8 @@ def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Se
     traces = []
     for j, system in enumerate(systems):
         hover = [f"{_safe(grouping)} = {_safe(g)}<br>{_safe(system)}: {_value(means[i, j])} "
-                 f"[{_value(low[i, j])}, {_value(high[i, j])}]<br>{counts[i]} queries"
+                 f"[{_value(low[i, j])}, {_value(high[i, j])}]<br>"
+                 f"{counted(counts[i], 'query', 'queries')}"
                  for i, g in enumerate(groups)]
         traces.append(go.Scatter(
             x=means[:, j], y=labels, mode="markers", name=_safe(system),

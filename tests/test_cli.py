@@ -470,3 +470,29 @@ def test_power_command_reports_the_figures_of_the_two_runs():
     code, _, err = cli("power", VERSION_RUNS[1], VERSION_RUNS[2], VERSIONS / "qrels.txt",
                        "--alpha", "2")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_power_table_prints_no_power_of_one_and_no_detectable_difference_above_one(tmp_path):
+    """Three queries whose AP moves by 1, −1, 1: the smallest difference detected with power 0.8
+    is 3.77 (scipy's noncentral t), which AP, in [0, 1], cannot show; a run against a much better
+    one on 60 queries has power 0.99999999998 (statsmodels), which is not 1."""
+    (tmp_path / "qrels").write_text("".join(f"q{i} 0 d1 1\n" for i in (1, 2, 3)))
+    for name, hits in (("c", (2,)), ("d", (1, 3))):
+        (tmp_path / f"{name}.run").write_text("".join(
+            f"q{i} Q0 {'d1' if i in hits else 'd9'} 1 3 {name}\n" for i in (1, 2, 3)))
+    code, out, err = cli("power", tmp_path / "c.run", tmp_path / "d.run", tmp_path / "qrels",
+                         "--measure", "map")
+    assert code == 0, err
+    assert "none in [0, 1]" in out and "3.77" not in out
+    assert "no difference in map can be detected with power 0.8" in out
+    code, out, err = cli("power", VERSION_RUNS[0], VERSION_RUNS[1], VERSIONS / "qrels.txt",
+                         "--measure", "AP", "--ties", "trec9")
+    assert code == 0, err
+    a, b = pytrec_ap(VERSION_RUNS[0]), pytrec_ap(VERSION_RUNS[1])   # baseline, cqt_net
+    from statsmodels.stats.power import TTestPower
+    d = b - a
+    observed = TTestPower().power(effect_size=d.mean() / d.std(ddof=1), nobs=60, alpha=0.05,
+                                  alternative="two-sided")
+    assert observed > 0.99995   # prints as 1.0000 to four decimals
+    line = next(x for x in out.splitlines() if x.startswith("power for the observed"))
+    assert line.split()[-2:] == [">", "0.9999"]

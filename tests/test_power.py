@@ -96,3 +96,31 @@ def test_the_sentence_names_queries_difference_and_measure():
     text = detectable_sentence(result, "AP")
     assert text.startswith("With these 50 queries, differences below ")
     assert f"{result.min_detectable:.3g} in AP are unlikely to be detected" in text
+
+
+# ---- how the figures are printed (issue 40, defect 13) -----------------------------------------
+
+def test_three_queries_on_a_measure_in_0_1_say_no_difference_in_its_range_is_detected():
+    from statsmodels.stats.power import TTestPower
+
+    a, b = np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0])   # B − A = 1, −1, 1
+    analysis = power_analysis(a, b)
+    sd = np.std(b - a, ddof=1)
+    at_one = TTestPower().power(effect_size=1 / sd, nobs=3, alpha=0.05,
+                                alternative="two-sided")
+    assert at_one == pytest.approx(0.1487, abs=5e-5)
+    sentence = detectable_sentence(analysis, "map")   # trec_eval's name for AP
+    assert sentence == ("With these 3 queries, no difference in map can be detected with power "
+                        "0.8 (α = 0.05, paired t-test): its values lie in [0, 1], and even a "
+                        f"difference of 1 has power {at_one:.4f}.")
+    # a measure without an upper bound keeps the smallest detectable difference
+    assert "differences below 3.77 in DCG@10" in detectable_sentence(analysis, "DCG@10")
+
+
+def test_a_power_that_rounds_to_one_is_never_printed_as_one():
+    from metrics.evaluation.power import power_text
+
+    assert power_text(0.9999999999) == "> 0.9999"
+    assert power_text(1.0) == "> 0.9999"
+    assert power_text(0.99994) == "0.9999"
+    assert power_text(0.35083627) == "0.3508"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from metrics.errors import InputError
+from metrics.evaluation.cells import counted
 from metrics.evaluation.groups import (Grouping, GroupDifference, GroupMeans, group_differences,
                                        group_means, grouping)
 from metrics.loaders.metadata import (query_metadata, read_item_table, read_query_table,
@@ -124,7 +125,8 @@ def ungrouped_json(grouped: list[GroupedMeans]) -> dict:
 
 def groups_csv_rows(grouped: list[GroupedMeans], measures: list[str]) -> list[list[str]]:
     """One CSV row per group (one system): its name=group label, then its aggregates."""
-    return [[f"{g.grouping.name}={row.group} ({row.num_queries} queries)",
+    return [[f"{g.grouping.name}={row.group} "
+             f"({counted(row.num_queries, 'query', 'queries')})",
              *[csv_number(row.means[m]) for m in measures]]
             for g in grouped for row in g.means]
 
@@ -142,8 +144,9 @@ def groups_text(grouped: list[GroupedMeans], measures: list[str]) -> str:
                 if row.intervals is not None else "") for m in measures]
             rows.append([row.group] + ([row.system] if several else []) +
                         [str(row.num_queries)] + cells)
-        text = f"by {g.grouping.name}" + (f" ({g.grouping.ungrouped} queries in no group)"
-                                          if g.grouping.ungrouped else "")
+        text = f"by {g.grouping.name}" + (
+            f" ({counted(g.grouping.ungrouped, 'query', 'queries')} in no group)"
+            if g.grouping.ungrouped else "")
         text += "\n" + aligned_table(header, rows)
         if g.differences:
             text += "\n\n" + aligned_table(

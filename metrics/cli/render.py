@@ -17,6 +17,7 @@ from metrics.errors import InputError
 from metrics.evaluation.cells import printed
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.protocols import PROTOCOLS
+from metrics.evaluation.power import detectable_within_range, power_text
 from metrics.evaluation.provenance import comment_lines
 from metrics.evaluation.stats import CI_METHOD
 from metrics.measures.names import parse_measure
@@ -364,9 +365,11 @@ def render_power(systems, measure: str, analysis, sentence: str, fmt: str) -> st
     rows = [["queries", str(analysis.n)], ["mean difference (B − A)",
                                            text_number(analysis.mean_diff)],
             ["sd of the differences", text_number(analysis.sd_diff)],
-            ["power for the observed difference", text_number(analysis.observed_power)],
+            ["power for the observed difference",
+             "-" if analysis.observed_power is None else power_text(analysis.observed_power)],
             [f"smallest difference detected with power {analysis.power:g}",
-             text_number(analysis.min_detectable)]]
+             text_number(analysis.min_detectable) if detectable_within_range(analysis, measure)
+             else "none in [0, 1]"]]
     if analysis.delta is not None:
         needed = analysis.queries_needed
         rows.append([f"queries needed for a difference of {analysis.delta:g}",

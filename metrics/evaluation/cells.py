@@ -37,6 +37,11 @@ def fixed(value: float, digits: int = DECIMALS) -> str:
     return f"{float(value):.{digits}f}"
 
 
+def counted(n: int, singular: str, plural: str) -> str:
+    """``n`` and the noun it agrees with: "1 query", "3 queries"."""
+    return f"{n:,} {singular if n == 1 else plural}"
+
+
 def printed(value: float) -> str:
     """A defined number as every table prints it: a whole number as an integer (a count: 8, not
     8.0000; below 10^15, where a double still holds each whole number and its ones digit means

@@ -24,6 +24,14 @@ DEFAULT_POWER = 0.8
 # the search for the queries a difference needs stops here; a difference that needs more is
 # reported as needing more than this (no search grows with a number the user types)
 MAX_QUERIES = 10_000_000
+# the measures whose every value lies in [0, 1], so that no two systems differ by more than 1
+# (not the counts and ranks, DCG, TP … TN, infAP's estimate nor BprefUncapped, which can go
+# below 0)
+UNIT_INTERVAL = frozenset({
+    "P", "R", "F", "Success", "Judged", "AP", "RR", "Rprec", "BEP", "Fmax", "Bpref", "Bpref10",
+    "BprefStar", "IPrec", "RBP", "RBPResidual", "nDCG", "ERR", "EP", "GAP", "Accuracy",
+    "Sensitivity", "Specificity", "Fallout"})
+POWER_DIGITS = 4   # a power is printed to four decimals; one that rounds to 1 as "> 0.9999"
 
 
 def t_test_power(effect_size: float, n: int, alpha: float = DEFAULT_ALPHA) -> float:
@@ -118,12 +126,48 @@ def queries_needed(effect_size: float, alpha: float = DEFAULT_ALPHA,
     return low
 
 
+def power_text(power: float) -> str:
+    """A power as printed: four decimals, but never "1": a test's power with finitely many
+    queries is below 1, so one that rounds up to 1 (0.9999999999) prints as "> 0.9999"."""
+    if power >= 1 - 0.5 * 10 ** -POWER_DIGITS:
+        return f"> {1 - 10 ** -POWER_DIGITS:.{POWER_DIGITS}f}"
+    return f"{power:.{POWER_DIGITS}f}"
+
+
+def detectable_within_range(analysis: PowerAnalysis, measure: str) -> bool:
+    """Whether some difference the measure can show is detected with the power asked for."""
+    largest = largest_difference(measure)
+    return largest is None or analysis.min_detectable is None or \
+        analysis.min_detectable <= largest
+
+
+def largest_difference(measure: str) -> float | None:
+    """The largest difference two systems can have on ``measure`` (a name or alias, with its
+    parameters): 1 for a measure whose values lie in [0, 1], None for an unbounded one."""
+    from metrics.measures.names import parse_measure
+
+    try:
+        name = parse_measure(measure).name
+    except InputError:
+        return None
+    return 1.0 if name in UNIT_INTERVAL else None
+
+
 def detectable_sentence(analysis: PowerAnalysis, measure: str) -> str:
-    """One sentence for the Compare page and the command line."""
+    """One sentence for the Compare page and the command line. For a measure in [0, 1] whose
+    smallest detectable difference is above 1, it says that no difference the measure can show
+    is likely to be detected, and the power of the largest one."""
     if analysis.min_detectable is None:
         return (f"With {analysis.n} quer{'y' if analysis.n == 1 else 'ies'} and no spread in "
                 f"the per-query differences of {measure}, the paired t-test's power is "
                 f"undefined.")
+    if not detectable_within_range(analysis, measure):
+        largest = largest_difference(measure)
+        at_largest = t_test_power(largest / analysis.sd_diff, analysis.n, analysis.alpha)
+        return (f"With these {analysis.n} queries, no difference in {measure} can be detected "
+                f"with power {analysis.power:g} (α = {analysis.alpha:g}, paired t-test): its "
+                f"values lie in [0, 1], and even a difference of {largest:g} has power "
+                f"{power_text(at_largest)}.")
     return (f"With these {analysis.n} queries, differences below "
-            f"{analysis.min_detectable:.3g} in {measure} are unlikely to be detected (power "
-            f"{analysis.power:g} at α = {analysis.alpha:g}, paired t-test).")
+            f"{analysis.min_detectable:.3g} in {measure} are unlikely to be detected "
+            f"(power {analysis.power:g} at α = {analysis.alpha:g}, paired t-test).")
