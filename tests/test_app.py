@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.safe import md
 from dashboard.settings import DataSource
 from metrics.explain.samples import SAMPLES
-from test_leaderboard import holm_by_hand
+from oracles import holm_by_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_sets.py",
@@ -706,7 +706,7 @@ def _frames_with(at, column):
 def test_teaching_mode_steps_through_the_ranking():
     # FMP toy 1: relevant at ranks 1, 2, 4, 8 of 10 (FMP C7S3's table)
     at = app("pages/explorer.py", sample="fmp", query="toy1", cutoff=4)
-    at.toggle(key="teaching").set_value(True).run()
+    at.toggle(key="teaching_box").set_value(True).run()
     assert not at.exception
     at.number_input(key="teach_rank_box").set_value(4).run()
     metrics = {m.label: m.value for m in at.metric}
@@ -714,7 +714,7 @@ def test_teaching_mode_steps_through_the_ranking():
                        "R(r), r = 4": "0.750", "F(r), r = 4": "0.750"}
     assert _confusion(at) == [["TP = 3", "FN = 1"], ["FP = 1", "TN = 5"]]    # |D| = 10
     window = _frames_with(at, "in top K")[0]
-    assert 4 in window["rank"].tolist() and len(window) == 7
+    assert window["rank"].tolist() == [2, 3, 4, 5, 6]    # r with two rows either side
     assert window.set_index("rank")["in top K"].to_dict()[4] == "✓"
     assert window.set_index("rank")["in top K"].to_dict()[5] == ""
     at.number_input(key="teach_rank_box").set_value(7).run()
@@ -734,7 +734,7 @@ def test_teaching_mode_steps_through_the_ranking():
 
 def test_teaching_mode_play_advances_and_stops_at_the_end():
     at = app("pages/explorer.py", sample="fmp", query="toy1")
-    at.toggle(key="teaching").set_value(True).run()
+    at.toggle(key="teaching_box").set_value(True).run()
     at.number_input(key="teach_rank_box").set_value(9).run()
     at.button(key="teach_play").click().run()
     assert at.session_state["teach_playing"]

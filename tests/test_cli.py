@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_leaderboard import holm_by_hand
+from oracles import holm_by_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_leaderboard import holm_by_hand
+from oracles import holm_by_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "sample_data" / "versions"
@@ -151,7 +151,7 @@ def test_the_table_output_has_a_block_per_grouping(genres):
                          "--query-metadata", genres[0], "--group-by", "genre", "--group-by",
                          "R_q", "-m", "AP")
     assert code == 0, err
-    assert "by genre (1 queries in no group)" in out and "by R_q" in out
+    assert "by genre (1 query in no group)" in out and "by R_q" in out
     assert "warning: " in err and "'nosuch'" in err
 
 

@@ -8,15 +8,7 @@ from scipy import stats
 
 from metrics import InputError
 from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
-
-
-def holm_by_hand(p):
-    order = np.argsort(p)
-    adjusted, running = np.empty(len(p)), 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (len(p) - rank) * p[i]))
-        adjusted[i] = running
-    return adjusted
+from oracles import holm_by_hand
 
 
 @pytest.fixture(scope="module")
