@@ -25,15 +25,27 @@ export default function (component) {
 }
 """
 
-# the anchor is the app's own (a heading's), never user text; the nonce makes each request a new
-# one (a component whose data did not change is not called again)
+# the selector is the app's own (a heading's anchor, a container's key), never user text; the
+# nonce makes each request a new one (a component whose data did not change is not called again)
 # while the page goes on drawing (charts and players above the heading take their height after
 # the scroll began), the heading is put back at the top for a few seconds, unless the reader
 # scrolls first: on a loaded machine a smooth scroll otherwise ends where the heading used to be
 _SCROLL_JS = """
 export default function (component) {
-  const target = document.getElementById(component.data.anchor);
-  if (!target) return;
+  const selector = component.data.selector;
+  const began = Date.now();
+  const find = () => {   // the target may still be on its way from the server
+    const target = document.querySelector(selector);
+    if (target) follow(target);
+    else if (Date.now() - began < 5000) setTimeout(find, 50);
+  };
+  find();
+}
+
+function follow(target) {
+  // clear of the app's header, which stays over the top of the page
+  const header = document.querySelector('header');
+  target.style.scrollMarginTop = (header ? header.getBoundingClientRect().bottom + 4 : 0) + "px";
   target.scrollIntoView({behavior: "smooth"});
   if (typeof ResizeObserver === "undefined") return;
   const observer = new ResizeObserver(() => target.scrollIntoView({behavior: "auto"}));
@@ -62,7 +74,17 @@ def show_address(query: str, key: str = "address_bar") -> None:
     _ADDRESS(key=key, data={"address": query}, height=0)
 
 
+def _scroll(selector: str) -> None:
+    nonce = st.session_state["_scroll_nonce"] = st.session_state.get("_scroll_nonce", 0) + 1
+    _SCROLL(key="scroll_to", data={"selector": selector, "nonce": nonce}, height=0)
+
+
 def scroll_to(anchor: str) -> None:
     """Scroll the page to the heading with this anchor."""
-    nonce = st.session_state["_scroll_nonce"] = st.session_state.get("_scroll_nonce", 0) + 1
-    _SCROLL(key="scroll_to", data={"anchor": anchor, "nonce": nonce}, height=0)
+    _scroll(f"#{anchor}")
+
+
+def scroll_to_key(key: str) -> None:
+    """Scroll the page to the container made with ``st.container(key=key)`` (the app's own key,
+    which Streamlit gives the container as the class ``st-key-<key>``)."""
+    _scroll(f".st-key-{key}")

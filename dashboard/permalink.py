@@ -17,7 +17,8 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.in_page import show_address
-from dashboard.settings import TEACH_RANK, UPLOAD, WHATIF_EDITS, WHATIF_FOR
+from dashboard.settings import (TEACH_RANK, TEACHING, UPLOAD, WHATIF_EDITS, WHATIF_FOR,
+                                WHATIF_LINK_QUERY)
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
@@ -26,6 +27,8 @@ NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, fo
 # what the link asked for that only the page can check against its data (a query, a system, a
 # K), by setting, until the end of the session's first run: see :func:`check_link_value`
 ASKED = "_permalink_asked"
+SHOWN = "_permalink_page"     # the page the session's last run showed
+ENTERED = "_permalink_entered"   # this run came to its page from another (or a new session)
 
 # the URL parameters each page writes (the page itself is the path)
 PAGE_PARAMS = {
@@ -53,13 +56,19 @@ def _positive_int(text: str) -> int | None:
 
 
 def read_permalink(page: str) -> None:
-    """Once per session: the URL's settings into session_state (unusable values are noted and
-    left at their defaults)."""
-    if st.session_state.get(READ):
-        return
-    st.session_state[READ] = True
-    params = st.query_params
+    """The URL's settings into session_state (unusable values are noted and left as they were):
+    at the start of a session (a fresh tab, a reload, a shared link), and whenever the session
+    comes to a page with a query string, which is Back or Forward to an entry of the browser's
+    history (the sidebar's navigation comes without one): the page shows what its entry's
+    address holds. Within a page, the address follows the page, never the other way round."""
     state = st.session_state
+    entered = state.get(SHOWN) != page
+    state[SHOWN], state[ENTERED] = page, entered
+    params = st.query_params
+    returning = bool(state.get(READ))
+    if returning and not (entered and params):
+        return
+    state[READ] = True
     notes: list[tuple[str, str]] = []
     asked: dict[str, object] = {}
     dataset = params.get("dataset")
@@ -90,10 +99,15 @@ def read_permalink(page: str) -> None:
                                  f"{', '.join(offered)}: {params['ties']!r}."))
     if params.get("query"):
         state["query"] = asked["query"] = params["query"]
-    if TEACH_RANK in asked:   # a prepared example opens in teaching mode at its rank
-        state["teaching"] = True
-    if params.get("edits"):   # the teaching mode's "what if" (dashboard/what_if_view.py)
-        state[WHATIF_EDITS], state[WHATIF_FOR], state["teaching"] = params["edits"], None, True
+    teaching = TEACH_RANK in asked or bool(params.get("edits"))
+    if page == "explorer" and (teaching or returning):
+        # the address says whether the teaching mode is on: r= (and edits=) only while it is,
+        # so Back to an entry without them turns it off; the "what if" edits
+        # (dashboard/what_if_view.py) belong to the query the link names
+        state[TEACHING] = teaching
+        state[WHATIF_EDITS] = params.get("edits", "")
+        state[WHATIF_FOR] = None
+        state[WHATIF_LINK_QUERY] = params.get("query")
     if params.get("group_by"):   # the Groups page falls back to its first option if unknown
         state["group_by"] = params["group_by"]
     systems = [s for s in params.get_all("systems") if s]
@@ -106,6 +120,12 @@ def read_permalink(page: str) -> None:
                 state[key] = asked[key] = system
     state[NOTES] = notes
     state[ASKED] = asked
+
+
+def entered_page() -> bool:
+    """Whether the session has just come to the page it shows (a link, a reload, the sidebar,
+    Back): once per coming, for the page to bring into view what it was last showing."""
+    return bool(st.session_state.pop(ENTERED, False))
 
 
 def check_link_value(name: str, usable: bool, instead: str) -> None:
@@ -143,8 +163,8 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "ties": state.get("ties"),
         "k": state.get("cutoff"),
         "query": state.get("query"),
-        "edits": state.get(WHATIF_EDITS) if state.get("teaching") else None,
-        "r": state.get(TEACH_RANK) if state.get("teaching") else None,
+        "edits": state.get(WHATIF_EDITS) if state.get(TEACHING) else None,
+        "r": state.get(TEACH_RANK) if state.get(TEACHING) else None,
         "group_by": state.get("group_by"),
     }
     keys = SYSTEM_KEYS.get(page, ())

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from charts import Confusion, PRCurve, StripRow, query_figure
@@ -20,6 +21,7 @@ from dashboard.widgets import bound
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
                                        interpolated_precision)
+from metrics.explain.described import beside_ids
 from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
@@ -127,16 +129,28 @@ def _change(name: str, before: float, after: float) -> str | None:
     return signed(after - before, whole=name in COUNTS, minus="-")
 
 
+TEACHING_BLOCK = "teaching_block"   # the teaching mode's container (st-key-teaching_block)
+WINDOW_ROWS = 5   # the rows of the list around rank r that the teaching mode shows
+
+
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
                      cutoff: int, strip: list[StripRow],
                      address: Callable[[], str] | None = None,
-                     original: RankCurves | None = None) -> bool:
+                     original: RankCurves | None = None,
+                     edit_controls: Callable[[int], None] | None = None,
+                     items: pd.DataFrame | None = None) -> bool:
     """Step through one query's ranking (``strip``: the rows of its rank strip, this system's
     first). A fragment: a step reruns this part of the page only, once a second while
-    playing. ``original``: the unedited list's curves, when ``curves`` are of a "what if" edit
-    of it (each number then shows its change). Returns whether it showed the query's figure,
-    which puts ``address()`` (the page's link, made at each step: it holds r) in the address
-    bar (an empty list has neither)."""
+    playing; so everything that depends on r is drawn in it, the "what if" controls of the item
+    at r too (``edit_controls(r)``), never left showing another rank. ``original``: the
+    unedited list's curves, when ``curves`` are of a "what if" edit of it (each number then
+    shows its change). ``items``: the item table, whose titles the rows around r show. Returns
+    whether it showed the query's figure, which puts ``address()`` (the page's link, made at
+    each step: it holds r) in the address bar (an empty list has neither).
+
+    On a projector (1024 × 768, the sidebar open) the stepper, the edits, the numbers at r, the
+    rows around r and the rank strip share one screen from the stepper down: the window of the
+    list comes before the figure, whose PR curve and matrix follow below."""
     length = len(curves.chi)
     if length == 0:
         st.info("This query's list is empty: there is nothing to step through.")
@@ -156,10 +170,8 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
                 st.session_state["teach_playing"] = False
                 st.rerun()
             st.session_state[TEACH_RANK] += 1
-        # the stepping controls, the row's numbers and the figure first, in one screen of a
-        # projector (1024 × 768); the window of the list and the captions below them
-        # "Rank r" on the controls' line, not above the box: the line above it would push the
-        # figure past the bottom of a projector once each number shows its what-if change
+        # "Rank r" on the controls' line, not above the box: a line above it would push the
+        # rank strip past the bottom of a projector
         with st.container(horizontal=True, vertical_alignment="center"):
             st.markdown("**Rank r**", width="content",
                         help="the rank the teaching mode is at; ▶ steps through the list, one "
@@ -174,20 +186,24 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
                       on_click=_set_playing, args=(length, not playing_now))
             st.button("r + 1 →", key="teach_next", disabled=r >= length, on_click=_step,
                       args=(length, 1), help="one rank on")
+        if edit_controls is not None:
+            edit_controls(r)
         i = r - 1
         values = _row_numbers(curves, i)
         before = _row_numbers(original, i) if original is not None else None
         for j, (column, (name, value)) in enumerate(zip(st.columns(len(values)), values)):
             change = _change(name, before[j][1], value) if before is not None else None
             column.metric(f"{name}, r = {r}", _printed(name, value), delta=change)
+        first = max(0, min(i - WINDOW_ROWS // 2, length - WINDOW_ROWS))
+        window = beside_ids(query_table(judged, query, threshold, first, first + WINDOW_ROWS,
+                                        curves), "item", items)
+        show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
         show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
                           address=address() if address else None, compact=True)
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "
                    "R(r) = TP(r)/R_q; F(r) = 2·P·R/(P + R). The amber row is rank r; "
                    f"'{'✓'}' marks the top K = {cutoff}.")
-        first = max(0, min(i - 3, length - 7))
-        window = query_table(judged, query, threshold, first, first + 7, curves)
-        show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
 
-    step()
+    with st.container(key=TEACHING_BLOCK):
+        step()
     return True

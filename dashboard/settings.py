@@ -22,11 +22,13 @@ from metrics.ranking.pipelines import METADATA_ROLES
 SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
 METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
 # the teaching mode's "what if" edits (dashboard/what_if_view.py) and the system and query they
-# were made for (None: a link's, for the query the link opens)
+# were made for (None: a link's, for the query the link names, WHATIF_LINK_QUERY)
 WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
+WHATIF_LINK_QUERY = "whatif_link_query"
+TEACHING = "teaching"       # the Query explorer's teaching mode is on
 TEACH_RANK = "teach_rank"   # the teaching mode's rank r (dashboard/query_view.py), a link's r=
 DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
-            "threshold": 1}
+            "threshold": 1, TEACHING: False}
 UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
 

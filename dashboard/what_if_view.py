@@ -14,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.safe import md
-from dashboard.settings import TEACH_RANK, WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR
+from dashboard.settings import (TEACH_RANK, WHATIF_EDITS as EDITS, WHATIF_FOR as EDITED_FOR,
+                                WHATIF_LINK_QUERY as LINK_QUERY)
 from metrics import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.evaluation.cells import fixed
@@ -32,9 +33,16 @@ def edited_query(judged: JudgedRanking, query: int, system: str, measures) -> Wh
     edit that cannot be read or applied is noted (what is wrong, and that the list is shown
     unedited), never a traceback."""
     state = st.session_state
-    owner = f"{system}\x1f{judged.query_ids[query]}"
-    if state.get(EDITED_FOR) is None:        # a link's edits: for the query the link opens
+    shown = str(judged.query_ids[query])
+    owner = f"{system}\x1f{shown}"
+    if state.get(EDITED_FOR) is None:        # a link's edits: for the query the link names
         state[EDITED_FOR] = owner
+        made_on = state.pop(LINK_QUERY, None)
+        if state.get(EDITS) and made_on is not None and made_on != shown:
+            st.warning(md(f"The link's what-if edits {state[EDITS]!r} were made on query "
+                          f"{made_on!r}, which is not shown, so they are dropped: query "
+                          f"{shown!r} is shown as it is."))
+            state[EDITS] = ""
     elif state[EDITED_FOR] != owner:
         state[EDITS], state[EDITED_FOR] = "", owner
     if not state.get(EDITS):
@@ -63,14 +71,25 @@ def _reset() -> None:
     st.session_state["_teach_toggled"] = True
 
 
-def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None:
-    """The edits of the item at rank r: its relevance toggled (or a grade typed, for graded
+def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
+    """The edits of the item at rank ``r``: its relevance toggled (or a grade typed, for graded
     data), a step up or down, or a typed rank; and one button back to the original list.
-    ``judged``: the query as shown (edited), query 0."""
-    r = min(max(int(st.session_state.get(TEACH_RANK, 1)), 1), length)
+    ``judged``: the query as shown (edited), query 0. Drawn in the teaching mode's stepper, so
+    that every control names and edits the rank shown: the boxes are set again whenever r or
+    the edits change, so they open at the item's own rank and grade, never at another rank's."""
+    length = int(judged.lengths[0])
     grades, _ = judged.dense_grades(0)
     relevant = grades[r - 1] >= max(threshold, 1)
-    with st.container(horizontal=True, vertical_alignment="bottom"):
+    state = st.session_state
+    made = state.get(EDITS) or ""
+    if state.get("_whatif_boxes_at") != (r, made):   # the boxes open at the item's own values
+        state["whatif_to"], state["whatif_grade"] = r, int(grades[r - 1])
+        state["_whatif_boxes_at"] = (r, made)
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
+        st.markdown("**What if**", width="content",
+                    help="edit the ranking at rank r: every number and the figure follow, with "
+                         "their change from the original list; the edits are part of the "
+                         "page's link")
         st.button(f"Make rank {r} {'not relevant' if relevant else 'relevant'}",
                   key="whatif_toggle", on_click=_add,
                   args=(Edit(GRADE, r, 0 if relevant else max(threshold, 1)),),
@@ -83,20 +102,21 @@ def what_if_controls(judged: JudgedRanking, length: int, threshold: int) -> None
                   help=f"moves the item at rank {r} one rank down; r follows it")
         # each box with its button, wrapping together on a narrow screen: a "Move" alone at
         # the start of the next line, far from its box, did not say what it moves
-        with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
-            to = st.number_input("Move to rank", min_value=1, max_value=length, value=r,
-                                 step=1, key="whatif_to", width=150)
+        with st.container(horizontal=True, vertical_alignment="bottom", width="content",
+                          gap="small"):
+            to = st.number_input("Move to rank", min_value=1, max_value=length, step=1,
+                                 key="whatif_to", width=140)
             st.button("Move", key="whatif_move", on_click=_add,
                       args=(Edit(MOVE, r, int(to)), int(to)))
         if judged.max_grade > 1:
-            with st.container(horizontal=True, vertical_alignment="bottom", width="content"):
+            with st.container(horizontal=True, vertical_alignment="bottom", width="content",
+                              gap="small"):
                 grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
-                                        value=int(grades[r - 1]), step=1, key="whatif_grade",
-                                        width=130)
+                                        step=1, key="whatif_grade", width=120)
                 st.button("Set grade", key="whatif_set_grade", on_click=_add,
                           args=(Edit(GRADE, r, int(grade)),))
         st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
-                  disabled=not st.session_state.get(EDITS), type="primary")
+                  disabled=not made, type="primary")
 
 
 def signed(x: float, whole: bool = False, minus: str = "−") -> str:

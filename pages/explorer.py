@@ -8,20 +8,25 @@ from dashboard.failure import show_failure_summary, show_missed_items, strip_row
 from dashboard.frame import page_setup
 from dashboard.grouped import chosen_group, forget_group
 from dashboard.metadata import current_metadata, item_columns, show_query_description
-from dashboard.permalink import permalink_query, write_permalink
+from dashboard.in_page import scroll_to_key
+from dashboard.permalink import entered_page, permalink_query, write_permalink
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
-from dashboard.query_view import FIT_PRECISION, show_query_figure, teaching_stepper
+from dashboard.query_view import (FIT_PRECISION, TEACHING_BLOCK, show_query_figure,
+                                  teaching_stepper)
 from dashboard.safe import md
 from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from dashboard.what_if_view import edited_query, show_changes, what_if_controls
-from dashboard.widgets import choose, cutoff_control, fit_precision_toggle
+from dashboard.settings import TEACHING
+from dashboard.widgets import bound, choose, cutoff_control, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import failure_report, query_index, query_table
 from metrics.explain.described import beside_ids, query_columns, query_words
+
+TEACHING_SHOWN = "_teaching_shown"   # the teaching mode was on at the fragment's last run
 
 # the views below the figure, of which only the chosen one is built
 RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
@@ -93,9 +98,14 @@ def one_query() -> None:
     q = query_index(judged, query_id)
     k = cutoff_control(data)
     with st.container(horizontal=True):
-        teaching = st.toggle("Teaching mode: step through the ranking rank by rank",
-                             key="teaching")
+        teaching = bound(st.toggle, "Teaching mode: step through the ranking rank by rank",
+                         TEACHING, "teaching_box")
         fit_precision_toggle(FIT_PRECISION, "PR curve's")
+    # the teaching block is brought to the top of the screen when the mode is turned on, and
+    # when the page opens in it (a link, Back, the sidebar): on a projector it starts below
+    # the fold, under the query's controls
+    bring_teaching_up = teaching and (entered_page() or not st.session_state.get(TEACHING_SHOWN))
+    st.session_state[TEACHING_SHOWN] = teaching
 
     original = curves_of(system, q, threshold)
     # teaching mode's "what if": the edited query (a ranking of its own, query 0) is what the
@@ -119,15 +129,14 @@ def one_query() -> None:
         strip[0] = strip_row(ranking, system, at, threshold, items)
     if teaching:
         # the link made at each step of r (a step reruns the stepper only)
-        addressed = teaching_stepper(ranking, at, curves, threshold, k, strip,
-                                     lambda: permalink_query("explorer"),
-                                     original=original if whatif else None)
-        if addressed:
-            st.subheader("What if", help="edit the ranking at rank r: every number above and "
-                                         "below follows; the edits are part of the page's link")
-            what_if_controls(ranking, n, threshold)
-            if whatif:
-                show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
+        addressed = teaching_stepper(
+            ranking, at, curves, threshold, k, strip, lambda: permalink_query("explorer"),
+            original=original if whatif else None, items=items,
+            edit_controls=lambda r: what_if_controls(ranking, r, threshold))
+        if addressed and bring_teaching_up:
+            scroll_to_key(TEACHING_BLOCK)
+        if addressed and whatif:
+            show_changes(whatif, "AP" if "AP" in whatif.after else names[0])
     else:
         # the figure's chart puts the permalink in the address bar
         # (dashboard/chart_in_place.py): a fragment's rerun does not reach app.py, which writes
@@ -141,7 +150,7 @@ def one_query() -> None:
         ranking, system, other, at, k, threshold,
         bpref_shown=any(str(m).startswith("Bpref") for m in measures),
         report=failure_report(ranking, at, threshold, data[other] if other else None,
-                              other or "other") if whatif else None)
+                              other or "other") if whatif else None, items=items)
     columns = item_columns(items, "explorer_item_columns")
 
     # Only the chosen view is built: a query switch or a change of K redraws one table, not
@@ -164,10 +173,10 @@ def one_query() -> None:
         download_csv("Download CSV" + (" (this page)" if stop - first < n else ""), table,
                      provenance_record(measures), f"{system}_{query_id}_ranking.csv",
                      key="download_ranking")
-        list_players(table, "ranked", items)
+        list_players(table, "ranked", items, row_at=lambda rank: query_table(
+            ranking, at, threshold, rank - 1, rank, curves), length=n)   # any rank of the list
     elif view == MISSED_ITEMS:
-        show_missed_items(report, other, items, columns)
-        list_players(report.missed, "missed", items)
+        show_missed_items(report, other, items, columns)   # played in the summary above
     else:   # WORKED_MEASURES
         st.subheader(f"At cutoff K = {k}")
         for step in worked_measures(ranking, at, k, threshold):
