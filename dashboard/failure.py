@@ -3,12 +3,14 @@ of its top K nobody judged, and where the other system put the same items."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from charts import StripRow
 from dashboard.computed import failure_of
+from dashboard.players import list_players
 from dashboard.safe import md
-from dashboard.tables import spelled_ranks
+from dashboard.tables import NOT_RETRIEVED, spelled_ranks
 from metrics.explain.described import beside_ids, item_labels
 from metrics.explain.summaries import FAILS_MEANS, FailureReport, query_index, unjudged_in_top
 from metrics.data.judged import JudgedRanking
@@ -45,13 +47,16 @@ def strip_rows(data: dict[str, JudgedRanking], system: str, other: str | None, q
 
 def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, q: int,
                          cutoff: int, threshold: int, bpref_shown: bool = False,
-                         report: FailureReport | None = None) -> FailureReport:
+                         report: FailureReport | None = None, items=None) -> FailureReport:
     """What ``system``'s ranking of query ``q`` found and missed and how much of its top K
-    nobody judged, in two lines, under a heading that says whether the query fails
-    (:attr:`FailureReport.fails`); with ``bpref_shown`` (a Bpref among the measures), why Bpref
-    is the share found when nothing is judged non-relevant. ``report``: the query's report when
-    ``judged`` is not the loaded data (a "what if" edit of it), else the cached one. Returns the
-    report, whose missed items :func:`show_missed_items` lists."""
+    nobody judged, under a heading that says whether the query fails
+    (:attr:`FailureReport.fails`): the relevant items the top K misses, each named (with its
+    title and artist from the item table ``items``), with its rank or "not retrieved", its grade
+    and the ``other`` system's rank, and a player for each when the items have audio; with
+    ``bpref_shown`` (a Bpref among the measures), why Bpref is the share found when nothing is
+    judged non-relevant. ``report``: the query's report when ``judged`` is not the loaded data (a
+    "what if" edit of it), else the cached one. Returns the report, whose items not retrieved
+    :func:`show_missed_items` lists."""
     if report is None:
         report = failure_of(system, other, q, threshold)
     if report.num_relevant == 0:
@@ -63,7 +68,8 @@ def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, 
                  help=FAILS_MEANS)
     top_k, unjudged = unjudged_in_top(judged, q, cutoff)
     share = unjudged / top_k if top_k else 0.0
-    lines = [found_line(report),
+    missed = report.missed_at(cutoff)
+    lines = [found_line(report), *missed_lines(missed, cutoff, other, items),
              f"- **Unjudged in the top K = {cutoff:,}: {unjudged:,} of {top_k:,} ({share:.0%})** "
              "— " + ("nobody judged them, so they count as not relevant: the query may be better "
                      "than its numbers." if unjudged else "every item there was judged.")]
@@ -72,7 +78,38 @@ def show_failure_summary(judged: JudgedRanking, system: str, other: str | None, 
                      "items above a relevant one, so here it is the share of relevant items "
                      "found, whatever their ranks (AP counts every item above them).")
     st.markdown("\n".join(lines))
+    list_players(missed, "missed", items, f"Listen to the relevant items the top K = {cutoff:,} "
+                                          "misses")
     return report
+
+
+NAMED = 5   # missed items named in the summary; a player reaches every one
+
+
+def missed_lines(missed: pd.DataFrame, cutoff: int, other: str | None, items=None) -> list[str]:
+    """The relevant items a top ``cutoff`` misses (:meth:`FailureReport.missed_at`), as a
+    Markdown list item with one sub-item per item (the first :data:`NAMED`): its id, title and
+    artist, grade, rank here ("not retrieved") and in ``other``. Escaped: ids and titles are
+    user text."""
+    if missed.empty:
+        return []
+    count = len(missed)
+    lines = [f"- **Missed by the top K = {cutoff:,}: {count:,} relevant "
+             f"item{'' if count == 1 else 's'}**"]
+    other_column = f"rank in {other}" if other is not None else None
+    labels = item_labels(missed["item"].head(NAMED), items)
+    for label, (_, row) in zip(labels, missed.head(NAMED).iterrows()):
+        line = f"    - {md(label)} (grade {int(row['grade'])}): **{_where(row['rank'])}**"
+        if other_column in row.index:
+            line += f"; {md(other)}: {_where(row[other_column])}"
+        lines.append(line)
+    if count > NAMED:
+        lines.append(f"    - … and {count - NAMED:,} more")
+    return lines
+
+
+def _where(rank) -> str:
+    return NOT_RETRIEVED if pd.isna(rank) else f"rank {int(rank):,}"
 
 
 def found_line(report: FailureReport) -> str:

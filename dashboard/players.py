@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from typing import Callable
 
 import pandas as pd
 import streamlit as st
@@ -126,32 +127,65 @@ def query_player(query_id: str, items: pd.DataFrame | None,
     audio_player(row, "query")
 
 
-def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None) -> None:
-    """Players for the first :data:`TOP_PLAYERS` items of ``table`` (a page of a ranked list, or
-    the missed items) and, on request, for one other item of it, from the item table ``items``.
-    Nothing when the items have no ``audio`` column."""
+def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None,
+                 title: str = "Listen", row_at: Callable[[int], pd.DataFrame] | None = None,
+                 length: int | None = None) -> None:
+    """Players, under ``title``, for the first :data:`TOP_PLAYERS` items of ``table`` (a page of
+    a ranked list, or the missed items) and, on request, for one other item of the list, from
+    the item table ``items``. ``row_at`` (a rank → that row of the whole list, of ``length``
+    items) when ``table`` is one page of a longer list: any rank of it can then be heard. Nothing
+    when the items have no ``audio`` column."""
     if not _has_audio(items) or table.empty:
         return
+    st.markdown(f"**{md(title)}**")
+    for i in range(min(TOP_PLAYERS, len(table))):
+        row = table.iloc[i]
+        st.caption(md(heading(row, items)))
+        audio_player(_row(items, str(row["item"])), f"{key}_{i}")
+    whole = len(table) if row_at is None else int(length)
+    if whole <= TOP_PLAYERS:
+        return
     ids = [str(i) for i in table["item"]]
-    ranks = [int(r) for r in table["rank"]] if "rank" in table else [None] * len(ids)
-    relevant = [bool(c) for c in table["χ"]] if "χ" in table else [None] * len(ids)
-
-    def heading(i: int) -> str:
-        where = f"rank {ranks[i]} · " if ranks[i] is not None else ""
-        mark = {True: " · relevant", False: " · not relevant", None: ""}[relevant[i]]
-        return where + label(ids[i], _row(items, ids[i])) + mark
-
-    st.markdown("**Listen**")
-    for i in range(min(TOP_PLAYERS, len(ids))):
-        st.caption(md(heading(i)))
-        audio_player(_row(items, ids[i]), f"{key}_{i}")
-    if len(ids) > TOP_PLAYERS:
-        choices = range(TOP_PLAYERS, min(len(ids), CHOICES))
-        # keyed on the list: another query's or page's list starts with nothing chosen
+    # keyed on the list: another query's or page's list starts with nothing chosen
+    tag = f"{zlib.crc32(chr(10).join(ids).encode()):08x}"
+    if row_at is None and whole <= CHOICES:
         chosen = st.selectbox(
-            "Another item of this list" if len(ids) <= CHOICES else
-            f"Another of this list's first {CHOICES} items", choices, index=None,
-            format_func=heading, placeholder="Choose an item to hear it",
-            key=f"listen_{key}_{zlib.crc32(chr(10).join(ids).encode()):08x}")
-        if chosen is not None:
-            audio_player(_row(items, ids[chosen]), f"{key}_chosen")
+            "Another item of this list", range(TOP_PLAYERS, whole), index=None,
+            format_func=lambda i: heading(table.iloc[i], items),
+            placeholder="Choose an item to hear it", key=f"listen_{key}_{tag}")
+        row = None if chosen is None else table.iloc[chosen]
+    else:
+        # a long list, or one page of it: any rank of the whole list, by number
+        if row_at is None:
+            row_at = lambda rank: table.iloc[rank - 1:rank]   # noqa: E731 (rank = position)
+        else:
+            first = str(row_at(1)["item"].iloc[0])
+            tag = f"{zlib.crc32(f'{whole}:{first}'.encode()):08x}"
+        rank = st.number_input(
+            f"Another item of this list: its rank (1 to {whole:,})", min_value=1,
+            max_value=whole, value=None, step=1, placeholder="a rank, to hear that item",
+            key=f"listen_{key}_rank_{tag}")
+        row = None if rank is None else row_at(int(rank)).iloc[0]
+    if row is not None:
+        st.caption(md(heading(row, items)))
+        audio_player(_row(items, str(row["item"])), f"{key}_chosen")
+
+
+def heading(row: pd.Series, items: pd.DataFrame | None) -> str:
+    """A listed item in words: ``rank 3 · c0123 · Bright Tides — Ana Ruiz · relevant`` for a
+    ranked list's row (rank, item, χ); for a missed item's (rank or none, item, grade, the other
+    systems' ranks) ``rank 135 · … · grade 1 · system_b: rank 2``, "not retrieved" where a list
+    does not hold it."""
+    def where(rank) -> str:
+        return "not retrieved" if pd.isna(rank) else f"rank {int(rank):,}"
+
+    item = str(row["item"])
+    words = [where(row["rank"])] if "rank" in row.index else []
+    words.append(label(item, _row(items, item)))
+    if "χ" in row.index:
+        words.append("relevant" if row["χ"] else "not relevant")
+    elif "grade" in row.index and not pd.isna(row["grade"]):
+        words.append(f"grade {int(row['grade'])}")
+    words += [f"{column.removeprefix('rank in ')}: {where(row[column])}"
+              for column in row.index if str(column).startswith("rank in ")]
+    return " · ".join(words)

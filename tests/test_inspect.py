@@ -55,6 +55,21 @@ def test_failure_report_against_brute_force(tmp_path, seed, threshold, cutoff):
         assert report.first_relevant == (first[0] if first else None)
         top = listed[:cutoff]
         assert unjudged_in_top(a, q, cutoff) == (len(top), sum(d not in truth for d in top))
+        # every relevant item by name, its rank here (None: not retrieved) and in b, its grade:
+        # those of the list by rank, then the missed ones as above (issue 40, defect 9)
+        ranked = [(d, r + 1) for r, d in enumerate(listed) if d in relevant]
+        everyone = ranked + [(d, None) for d in missed]
+        rows = report.relevant
+        assert rows["item"].tolist() == [d for d, _ in everyone]
+        assert [None if pd.isna(r) else int(r) for r in rows["rank"]] == [r for _, r in everyone]
+        assert rows["grade"].tolist() == [truth[d] for d, _ in everyone]
+        assert [None if pd.isna(r) else int(r) for r in rows["rank in b"]] == \
+            [other.index(d) + 1 if d in other else None for d, _ in everyone]
+        # what a top K misses: below it by rank, then not retrieved
+        below = [(d, r) for d, r in everyone if r is None or r > cutoff]
+        at_k = report.missed_at(cutoff)
+        assert at_k["item"].tolist() == [d for d, _ in below]
+        assert [None if pd.isna(r) else int(r) for r in at_k["rank"]] == [r for _, r in below]
 
 
 def test_failure_report_without_item_ids_and_with_whole_collection_judged():
@@ -66,6 +81,26 @@ def test_failure_report_without_item_ids_and_with_whole_collection_judged():
     covers = load_sample("covers")["system_a"]         # labels judge every item: none unjudged
     assert unjudged_in_top(covers, 0, 50) == (50, 0)
     assert failure_report(covers, 0).missed.empty   # all-vs-all: every item is in every list
+
+
+def test_the_covers_failing_query_names_its_relevant_item_and_the_other_systems_rank():
+    # brute force from the sample's files: c0047's clique-mate, ranked by each system's row of
+    # the similarity matrix (the query itself left out, ties by item order)
+    labels = pd.read_csv("sample_data/covers/labels.csv", dtype=str)
+    ids, work = labels["item_id"].to_numpy(), labels["label"].to_numpy()
+    q = int(np.flatnonzero(ids == "c0047")[0])
+    ranks = {}
+    for name in ("system_a", "system_b"):
+        row = np.load(f"sample_data/covers/{name}.npy")[q]
+        others = [i for i in np.argsort(-row, kind="stable") if i != q]
+        ranks[name] = {ids[i]: r + 1 for r, i in enumerate(others)}
+    mates = [d for d in ids[work == work[q]] if d != "c0047"]
+    data = load_sample("covers")
+    report = failure_report(data["system_a"], q, 1, data["system_b"], "system_b")
+    assert report.relevant["item"].tolist() == mates
+    assert report.relevant["rank"].tolist() == [ranks["system_a"][d] for d in mates]
+    assert report.relevant["rank in system_b"].tolist() == [ranks["system_b"][d] for d in mates]
+    assert report.missed_at(4)["item"].tolist() == [d for d in mates if ranks["system_a"][d] > 4]
 
 
 def test_query_texts_of_the_text_to_music_sample():

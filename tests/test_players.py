@@ -1,6 +1,7 @@
 """The players on the pages (AppTest): the query's and the listed items' clips, excerpts, and a
 refused path shown as a warning without a player."""
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,21 +21,62 @@ def test_the_explorer_plays_the_query_and_the_top_of_its_list():
     assert not at.exception and not at.error
     shown = [m.value for m in at.markdown]
     assert "**Listen to the query**" in shown
-    assert len(players(at)) == 1 + 3            # the query and the list's first three
+    # the query, the relevant items its top K = 4 misses (brute force from the files), and the
+    # list's first three
+    missed = [r + 1 for r, d in enumerate(_covers_ranking("c0001"))
+              if d in _clique_mates("c0001") and r + 1 > 4]
+    assert len(players(at)) == 1 + len(missed) + 3 and len(missed) == 1
     assert all(p.proto.url.endswith(".wav") for p in players(at))
     headings = [c.value for c in at.caption if c.value.startswith("rank ")]
-    assert [h.split(" · ")[0] for h in headings] == ["rank 1", "rank 2", "rank 3"]
+    assert [h.split(" · ")[0] for h in headings] == [f"rank {missed[0]}", "rank 1", "rank 2",
+                                                     "rank 3"]
     # the items' own titles (sample_data/covers/items.csv), not only their ids
     items = pd.read_csv("sample_data/covers/items.csv", dtype=str).set_index("item_id")
-    first = headings[0].split(" · ")[1]
-    assert items.loc[first, "title"] in headings[0]
+    first = headings[1].split(" · ")[1]
+    assert items.loc[first, "title"] in headings[1]
 
 
-def test_another_item_of_the_page_is_played_on_request():
+def _covers_ranking(query: str, system: str = "system_a") -> list[str]:
+    """Brute force from the sample's files: a system's ranking for a query (its row of the
+    similarity matrix, highest first, the query left out)."""
+    ids = pd.read_csv("sample_data/covers/labels.csv", dtype=str)["item_id"].to_numpy()
+    q = int(np.flatnonzero(ids == query)[0])
+    row = np.load(f"sample_data/covers/{system}.npy")[q]
+    return [ids[i] for i in np.argsort(-row, kind="stable") if i != q]
+
+
+def _clique_mates(query: str) -> list[str]:
+    labels = pd.read_csv("sample_data/covers/labels.csv", dtype=str).set_index("item_id")["label"]
+    return [i for i in labels.index if labels[i] == labels[query] and i != query]
+
+
+def test_any_rank_of_the_list_is_played_on_request_not_only_the_page():
+    # issue 40, defect 9: the page shows ranks 1-50; rank 135 is another page's
     at = app("pages/explorer.py", sample="covers", query="c0001")
-    box = [s for s in at.selectbox if s.label == "Another item of this list"][0]
-    box.set_value(10).run()
-    assert len(players(at)) == 1 + 3 + 1
+    box = at.number_input(key=[n.key for n in at.number_input
+                               if n.label.startswith("Another item of this list")][0])
+    assert box.label == "Another item of this list: its rank (1 to 299)"
+    box.set_value(135).run()
+    assert not at.exception and len(players(at)) == 1 + 1 + 3 + 1
+    item = _covers_ranking("c0001")[134]
+    title = pd.read_csv("sample_data/covers/items.csv", dtype=str).set_index("item_id").loc[
+        item, "title"]
+    assert players(at)[-1].proto.url.endswith(".wav")
+    assert any(c.value.startswith(f"rank 135 · {item} · {md(title)}") for c in at.caption)
+
+
+def test_the_missed_items_are_named_with_their_ranks_and_played():
+    # c0047, the worst query of system_a by AP: its one relevant item at rank 135, system_b's
+    # rank of it from system_b's matrix
+    at = app("pages/explorer.py", sample="covers", query="c0047")
+    (mate,) = _clique_mates("c0047")
+    rank_a = _covers_ranking("c0047").index(mate) + 1
+    rank_b = _covers_ranking("c0047", "system_b").index(mate) + 1
+    text = " ".join(m.value for m in at.markdown)
+    assert f"{mate} — " in text and f"**rank {rank_a}**; system\\_b: rank {rank_b}" in text
+    assert md(f"rank {rank_a} · {mate} · ") in " ".join(c.value for c in at.caption)
+    assert "**Listen to the relevant items the top K = 4 misses**" in [m.value for m in
+                                                                        at.markdown]
 
 
 def test_a_sample_without_audio_builds_no_player():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -162,6 +162,10 @@ class FailureReport:
     missed: pd.DataFrame              # item, grade[, rank in <other>]; empty when ids are unknown
     missed_ids_known: bool            # False when the ground truth has no item ids (answer sets)
     judged_nonrelevant: int = 0       # N: items judged, below the threshold (Bpref's N)
+    # every relevant item: item, rank (empty: not retrieved), grade[, rank in <other>]; those of
+    # the list by rank, then the missed ones as in ``missed``; empty when ids are unknown
+    relevant: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["item", "rank", "grade"]))
 
     @property
     def num_missed(self) -> int:
@@ -173,6 +177,12 @@ class FailureReport:
         """Whether the query fails: it has relevant items, and its list misses one of them or
         does not start with one (:data:`FAILS_MEANS` says it in words)."""
         return self.num_relevant > 0 and (self.num_missed > 0 or self.first_relevant != 1)
+
+    def missed_at(self, cutoff: int) -> pd.DataFrame:
+        """The relevant items a top ``cutoff`` misses: those ranked below it (by rank), then
+        those not retrieved (highest grade first), as rows of :attr:`relevant`."""
+        ranks = self.relevant["rank"]
+        return self.relevant[ranks.isna() | (ranks > cutoff)].reset_index(drop=True)
 
 
 FAILS_MEANS = ("A query fails when its list misses a relevant item or does not start with "
@@ -224,29 +234,40 @@ def unjudged_in_top(judged: JudgedRanking, query: int, cutoff: int) -> tuple[int
 def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
                    other: JudgedRanking | None = None, other_name: str = "other") -> FailureReport:
     """What a person asks of a failing query, for one query: see :class:`FailureReport`. The
-    missed items are listed by grade (highest first), then by id."""
+    missed items are listed by grade (highest first), then by id; the relevant items of the list
+    by rank, at the grades ``judged`` gives them (a "what if" edit's grades included)."""
     at = slice(judged.offsets[query], judged.offsets[query + 1])
     ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
-    relevant_ranks = ranks[grades >= max(threshold, 1)]
+    keep = grades >= max(threshold, 1)
+    relevant_ranks = ranks[keep]
     r_q = int(judged.num_relevant(threshold)[query])
     length = int(judged.lengths[query])
     truth = relevant_in_truth(judged, query, threshold)
-    columns = ["item", "grade"] + ([f"rank in {other_name}"] if other is not None else [])
-    missed = pd.DataFrame(columns=columns)
+    other_column = [f"rank in {other_name}"] if other is not None else []
+    missed = pd.DataFrame(columns=["item", "grade"] + other_column)
+    relevant = pd.DataFrame(columns=["item", "rank", "grade"] + other_column)
     if truth is not None and len(truth[0]):
         ids, truth_grades = truth
         listed, _ = judged.ranked_list(query) if length else (np.zeros(0, dtype=object), None)
+        listed = np.asarray(listed, dtype=object)
         # missed: not in the list at all. A listed item the ground truth calls relevant is not
         # missed even when a "what if" edit judged it not relevant (metrics/explain/what_if.py):
         # the list holds it, and R_q no longer counts it
-        lost = ~np.isin(ids, np.asarray(listed, dtype=object))
+        lost = ~np.isin(ids, listed)
         ids, truth_grades = ids[lost], truth_grades[lost]
         order = np.lexsort((ids.astype(str), -truth_grades))
-        missed = pd.DataFrame({"item": ids[order], "grade": truth_grades[order]})
+        relevant = pd.DataFrame({
+            "item": np.concatenate([listed[relevant_ranks - 1], ids[order]]),
+            "rank": pd.array(np.r_[relevant_ranks, np.zeros(len(ids), dtype=np.int64)],
+                             dtype="Int64"),
+            "grade": np.concatenate([grades[keep], truth_grades[order]]).astype(np.int64)})
+        relevant.loc[len(relevant_ranks):, "rank"] = pd.NA   # not retrieved
         if other is not None:
-            other_ranks = ranks_in(other, str(judged.query_ids[query]), missed["item"].to_numpy())
-            missed[f"rank in {other_name}"] = pd.array(   # empty: the other did not retrieve it
+            other_ranks = ranks_in(other, str(judged.query_ids[query]), relevant["item"].to_numpy())
+            relevant[other_column[0]] = pd.array(   # empty: the other did not retrieve it
                 [int(r) if r > 0 else None for r in other_ranks], dtype="Int64")
+        missed = relevant[relevant["rank"].isna()].drop(columns="rank").reset_index(drop=True)
     return FailureReport(r_q, len(relevant_ranks),
                          int(relevant_ranks[0]) if len(relevant_ranks) else None, missed,
-                         truth is not None, int(judged.num_judged_nonrelevant(threshold)[query]))
+                         truth is not None, int(judged.num_judged_nonrelevant(threshold)[query]),
+                         relevant)
