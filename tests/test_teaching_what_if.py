@@ -120,6 +120,42 @@ def test_edits_belong_to_their_query():
     assert not [d for d in at.dataframe if "change" in d.value.columns]
 
 
+@pytest.mark.parametrize("how", ["steps", "typed"])
+def test_the_what_if_controls_follow_r_at_once(how):
+    # FMP toy 1 (relevant at 1, 2, 4, 8): r goes from 1 to 3, item 6, not relevant. Before, the
+    # controls stood outside the stepper's fragment: the button still read "Make rank 1 not
+    # relevant", ↑ Up stayed disabled, "Move to rank" said 1, and a click edited rank 1
+    at = _teaching()
+    if how == "steps":
+        at.button(key="teach_next").click().run()
+        at.button(key="teach_next").click().run()
+    else:
+        at.number_input(key="teach_rank_box").set_value(3).run()
+    assert at.session_state["teach_rank"] == 3
+    assert at.button(key="whatif_toggle").label == "Make rank 3 relevant"
+    assert not at.button(key="whatif_up").disabled and not at.button(key="whatif_down").disabled
+    assert at.number_input(key="whatif_to").value == 3
+    at.button(key="whatif_toggle").click().run()
+    assert at.session_state["whatif_edits"] == "g3:1"
+    assert at.button(key="whatif_toggle").label == "Make rank 3 not relevant"
+    at.number_input(key="teach_rank_box").set_value(10).run()    # the last rank: no ↓
+    assert at.button(key="whatif_down").disabled and at.number_input(key="whatif_to").value == 10
+
+
+def test_a_links_edits_for_a_query_that_is_not_shown_are_dropped_with_a_note():
+    # the link's query does not exist, so toy2 is shown; the edits were toy1's (ΔAP −0.049 on
+    # toy2 before): they are dropped, and the link says so
+    at = linked("pages/explorer.py", dataset="fmp", query="nosuchquery", k="4",
+                edits="g3:1,m8:5")
+    assert not at.exception, at.exception
+    assert at.session_state["query"] != "nosuchquery"
+    notes = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "'nosuchquery'" in notes and "dropped" in notes
+    assert at.session_state["whatif_edits"] == ""
+    assert not [d for d in at.dataframe if "change" in d.value.columns]
+    assert "edits" not in _params(at)
+
+
 # --- the query figure ---------------------------------------------------------------------------
 
 def _figure(pr: PRCurve, width_rows=1, **options):
