@@ -496,3 +496,33 @@ def test_power_table_prints_no_power_of_one_and_no_detectable_difference_above_o
     assert observed > 0.99995   # prints as 1.0000 to four decimals
     line = next(x for x in out.splitlines() if x.startswith("power for the observed"))
     assert line.split()[-2:] == [">", "0.9999"]
+
+
+def test_compare_prints_the_table_for_a_paper_in_latex_and_markdown():
+    """Three runs of the versions sample: means from pytrec_eval, the superscripts from scipy's
+    paired t-tests with Holm by hand (each system above the ones whose letters it carries)."""
+    from scipy import stats
+    runs = [VERSIONS / f"{s}.run" for s in ("baseline", "chroma_dtw", "cqt_net")]
+    ap = [pytrec_ap(p) for p in runs]
+    raw = np.array([stats.ttest_rel(ap[j], ap[i]).pvalue for i, j in ((0, 1), (0, 2), (1, 2))])
+    holm = holm_by_hand(raw)
+    assert (holm < 0.05).all()   # so b beats a, c beats a and b
+    code, out, err = cli("compare", *runs, VERSIONS / "qrels.txt", "-m", "AP", "--ties",
+                         "trec9", "--format", "latex")
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if line.startswith(("a &", "b &", "c &"))]
+    assert rows == [f"a & baseline & {ap[0].mean():.4f} \\\\",
+                    f"b & chroma\\_dtw & {ap[1].mean():.4f}$^{{a}}$ \\\\",
+                    f"c & cqt\\_net & \\textbf{{{ap[2].mean():.4f}}}$^{{ab}}$ \\\\"]
+    assert "\\toprule" in out and "Holm's step-down correction of paired t-tests" in out
+    code, out, err = cli("compare", *runs, VERSIONS / "qrels.txt", "-m", "AP", "--ties",
+                         "trec9", "--format", "markdown", "--alpha", "0.001")
+    assert code == 0, err
+    assert out.splitlines()[2] == f"| a | baseline | {ap[0].mean():.4f} |"
+    # c's letters: (a, c) is the second pair, (b, c) the third
+    beats = "".join(x for x, p in zip("ab", holm[1:]) if p < 0.001)
+    assert f"**{ap[2].mean():.4f}**" in out.splitlines()[4] and "α = 0.001" in out
+    assert out.splitlines()[4].endswith(f"<sup>{beats}</sup> |" if beats else "** |")
+    code, _, err = cli("compare", *runs, VERSIONS / "qrels.txt", "--format", "latex",
+                       "--provenance")
+    assert code == 2 and "table for a paper only" in err

@@ -21,6 +21,7 @@ from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
 from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
+from metrics.explain.paper_table import paper_table
 from metrics.loaders import load_ids, load_label_truth, load_run
 from metrics.loaders.annotations import load_taxonomy
 from metrics.measures.names import parse_measure, parse_measures
@@ -37,6 +38,7 @@ from metrics.cli.parser import build_parser
 from metrics.cli.render import (Intervals, measure_table, render_comparison, render_evaluation,
                                 render_power)
 
+PAPER_FORMATS = ("latex", "markdown")   # compare's table for a paper (metrics/explain/paper_table)
 # The input files of each evaluate command, as (role in the provenance record, argument name).
 INPUT_ROLES = {
     "evaluate": (("run", "run"), ("truth", "truth"), ("taxonomy", "taxonomy")),
@@ -92,6 +94,8 @@ def _compare(args, measures) -> int:
         raise InputError("compare needs at least two runs and a ground-truth file")
     *runs, truth_path = args.files
     check_group_options(args)
+    if args.format in PAPER_FORMATS:
+        return _paper_table(args, runs, truth_path, measures)
     names, per_query, aggregates, warnings_list, evaluated = _evaluate_runs(
         args, runs, truth_path, measures)
     labels = [str(m) for m in measures]
@@ -121,6 +125,21 @@ def _compare(args, measures) -> int:
             warnings=warnings_list)
     text = render_comparison(names, labels, aggregates, paired, args.format, record, many)
     _print_result(_with_groups(text, grouped, args.format, labels, False),
+                  dict.fromkeys(warnings_list), args.format)
+    return 0
+
+
+def _paper_table(args, runs, truth_path, measures) -> int:
+    """``compare --format latex|markdown``: the table for a paper, and only that."""
+    if args.group_by or args.provenance or args.test or args.baseline is not None:
+        raise InputError(f"--format {args.format} prints the table for a paper only; leave out "
+                         "--group-by, --provenance, --test and --baseline (the superscripts "
+                         "compare every pair of systems)")
+    _, per_query, _, warnings_list, _ = _evaluate_runs(args, runs, truth_path, measures)
+    table = paper_table(per_query, [str(m) for m in measures],
+                        {str(m): m.definition.higher_is_better for m in measures},
+                        args.correction or "holm", args.alpha, args.seed)
+    _print_result(table.latex() if args.format == "latex" else table.markdown(),
                   dict.fromkeys(warnings_list), args.format)
     return 0
 

@@ -83,13 +83,15 @@ def confidence_level(text: str) -> float:
 
 # ---- groups of options shared by several commands ----------------------------------------------
 
-def _add_measure_options(parser: argparse.ArgumentParser) -> None:
+def _add_measure_options(parser: argparse.ArgumentParser,
+                         formats: tuple[str, ...] = ("table", "json", "csv", "trec"),
+                         format_help: str = "trec: what trec_eval prints (with --per-query, "
+                                            "trec_eval -q)") -> None:
     """What is measured and how: measures, output format, tie policy, collection size."""
     parser.add_argument("--measures", "-m", default=None,
                         help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
                              f"(default {DEFAULT_MEASURES})")
-    parser.add_argument("--format", "-f", choices=("table", "json", "csv", "trec"), default="table",
-                        help="trec: what trec_eval prints (with --per-query, trec_eval -q)")
+    parser.add_argument("--format", "-f", choices=formats, default="table", help=format_help)
     parser.add_argument("--ties", choices=TiePolicy.names() + tuple(ALIASES),
                         default=TiePolicy.STABLE.value,
                         help="order of equal scores: " + TiePolicy.help_text())
@@ -214,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resampling_options(cp, "seed of the randomisation test and the bootstrap",
                             f"permutations and bootstrap resamples (default {DEFAULT_RESAMPLES})")
     _add_provenance_option(cp)
-    _add_measure_options(cp)
+    _add_measure_options(cp, ("table", "json", "csv", "trec", "latex", "markdown"),
+                         "latex, markdown: the systems × measures table for a paper (best in "
+                         "bold, superscripts: the systems each is significantly better than by "
+                         "--correction, default holm, at --alpha)")
     add_metadata_options(cp)
 
     pw = sub.add_parser("power", help="how many queries a difference between two runs needs: "
