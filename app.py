@@ -3,13 +3,13 @@ sidebar."""
 
 import streamlit as st
 
-from dashboard.frame import PAGES, app_pages, configure_page, mark_frame
+from dashboard.frame import PAGES, configure_page, declare_navigation, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
 
 configure_page()
 
-navigation = st.navigation(app_pages())
+navigation = declare_navigation()
 page = navigation.url_path or PAGES[0][3]
 read_permalink(page)
 sidebar(page)

@@ -11,6 +11,12 @@ So ``app.py`` leaves a mark in the session before it runs a page, and every page
 own navigation (which switches Streamlit to it for good) and reruns: the rerun runs ``app.py``,
 which opens the same page (the page's script hash comes from its URL path, the same in both
 ways) with the app's navigation, sidebar and state. The URL's query string is kept.
+
+The default page (Data) is served at "/", and Streamlit gives it an empty URL path in the
+navigation, so its own path (``/data``, which the pages/ fallback and the other pages' pattern
+give it) matched no page: Streamlit ran the default page under a "Page not found" notice.
+:func:`declare_navigation` turns a request for that path into a request for the default page
+before the navigation resolves it; the address bar then shows the page's address, "/".
 """
 
 from __future__ import annotations
@@ -62,6 +68,27 @@ def app_pages() -> list:
             for i, (script, title, icon, path) in enumerate(PAGES)]
 
 
+def declare_navigation(position: str = "sidebar"):
+    """``st.navigation`` of the app's pages (the page to run), where a request for the default
+    page by its own path ("/data") opens the default page, with no "Page not found" notice.
+
+    Streamlit matches a first request's path against each page's public path, and the default
+    page's is "" (it is served at "/"); but it matches a page script hash first, and the default
+    page's hash is still that of its own path. So a request by that path, with no hash, is made
+    a request for that hash. (Streamlit has no public way to do this; the deep-link browser
+    tests, /data included, would fail if its page manager changed.)"""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    pages = app_pages()
+    default = pages[0]
+    ctx = get_script_run_ctx()
+    manager = ctx.pages_manager if ctx else None
+    if (manager is not None and manager.intended_page_name == PAGES[0][3]
+            and not manager.intended_page_script_hash):
+        manager.set_script_intent(default._script_hash, "")
+    return st.navigation(pages, position=position)
+
+
 def mark_frame() -> None:
     """Called by the frame (app.py, or a test's stand-in) right before it runs a page."""
     st.session_state[FRAME_MARK] = True
@@ -73,7 +100,7 @@ def page_setup() -> None:
     if not st.session_state.pop(FRAME_MARK, False) and not st.session_state.get(FRAME_RERUN):
         st.session_state[FRAME_RERUN] = True             # once: never a loop of reruns
         configure_page()                                 # or a page's icon becomes the favicon
-        st.navigation(app_pages(), position="hidden")   # Streamlit now uses the app's pages
+        declare_navigation(position="hidden")           # Streamlit now uses the app's pages
         st.rerun()                                        # … and runs app.py for this page
     init_state()
     show_permalink_notes()

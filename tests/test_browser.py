@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from dashboard.permalink import PAGE_PARAMS
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -595,12 +597,18 @@ def test_every_page_fits_and_is_legible(app_url, browser, size, scheme, sample):
     page.close()
 
 
-# --- a deep link as the first request of a fresh server -----------------------------------------
+# --- a deep link as the first request of a fresh server, and on a warm one ---------------------
+
+# (path typed, navigation title, text shown, the page's address): the Data page, the default, is
+# served at "/", and its own path "/data" opens it too (issue 40, defect 3)
+DEEP_LINKS = [("data", "Data", "Validation summary", "")] + \
+    [(path, title, text, path) for path, title, text in PAGES[1:]]
+
 
 @pytest.fixture(scope="module")
 def fresh_servers():
     """One server per deep link, started together; each gets exactly one request, its link."""
-    launched = {path: launch_app() for path, _, _ in PAGES[1:]}
+    launched = {path: launch_app() for path, _, _, _ in DEEP_LINKS}
     try:
         yield {path: await_app(*started)[1] for path, started in launched.items()}
     finally:
@@ -608,25 +616,49 @@ def fresh_servers():
             stop_app(server)
 
 
-@pytest.mark.parametrize("path,title,text", PAGES[1:])
-def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path, title, text):
-    url = fresh_servers[path]     # nothing has run on this server yet
-    page, errors = open_page(browser, f"{url}/{path}?dataset=instruments&k=3")
-    assert_healthy(page, errors, text)
-    # the app's navigation, not the pages/ folder's ("app", "answer sets", "explorer" …)
+def assert_deep_link_opened(page, url, title, address):
+    """The app's navigation (not the pages/ folder's: "app", "answer sets", "explorer" …) with
+    the page current, no "Page not found" notice, and the page's own address."""
     nav = [line.strip() for line in page.inner_text('[data-testid="stSidebarNav"]')
            .splitlines() if line.strip()]
     assert [line for line in nav if line in {t for _, t, _ in PAGES}] == \
         [t for _, t, _ in PAGES], nav
     assert not {"app", "answer sets", "explorer", "data"} & set(nav), nav
+    current = page.locator('[data-testid="stSidebarNav"] a[aria-current="page"]')
+    assert current.count() == 1 and title in current.inner_text(), current.all_inner_texts()
     assert page.get_by_text("Page not found").count() == 0
-    assert page.url.split("?")[0] == f"{url}/{path}"
+    assert page.url.split("?")[0] == f"{url}/{address}"
+
+
+@pytest.mark.parametrize("path,title,text,address", DEEP_LINKS)
+def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path, title, text,
+                                                    address):
+    url = fresh_servers[path]     # nothing has run on this server yet
+    page, errors = open_page(browser, f"{url}/{path}?dataset=instruments&k=3")
+    assert_healthy(page, errors, text)
+    assert_deep_link_opened(page, url, title, address)
     if path == "explorer":   # the link's settings arrived through the fallback's rerun
         assert "Unjudged in the top K = 3:" in page.inner_text('[data-testid="stMain"]')
     wait_for_app(page)       # the frontend may rerun once more for the new navigation
     assert_healthy(page, errors, text)
+    assert_deep_link_opened(page, url, title, address)
+    if "dataset" in PAGE_PARAMS[path]:   # the link's dataset, kept in the address
+        assert "dataset=instruments" in page.url, page.url
     shoot(page, f"deep_link_{path}")
     page.close()
+
+
+def test_every_deep_link_on_a_warm_server(app_url, browser):
+    """The same links once the server has run the app (st.navigation declared): each in a new
+    session, each page current in the navigation, no "Page not found"."""
+    warm, errors = open_page(browser, app_url)   # the app has run on this server
+    assert_healthy(warm, errors, "Validation summary")
+    warm.close()
+    for path, title, text, address in DEEP_LINKS:
+        page, errors = open_page(browser, f"{app_url}/{path}?dataset=instruments")
+        assert_healthy(page, errors, text)
+        assert_deep_link_opened(page, app_url, title, address)
+        page.close()
 
 
 # --- permalinks ---------------------------------------------------------------------------------
