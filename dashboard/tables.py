@@ -58,14 +58,18 @@ UNDEFINED_CELL = ""
 GRADE_COLUMN = {"grade": st.column_config.TextColumn("grade", width=90)}
 
 
-def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None) -> None:
+def show_ranked_list(table: pd.DataFrame, height: int, current: int | None = None,
+                     column_config: dict | None = None) -> None:
+    """A ranked list (styled up to :data:`STYLED_ROWS` rows, else plain); ``column_config``
+    overrides the columns' own (widths, a column hidden by None)."""
     if len(table) <= STYLED_ROWS:
         st.dataframe(ranked_list_style(table, current), hide_index=True, width="stretch",
-                     height=height, placeholder=UNDEFINED_CELL, column_config=GRADE_COLUMN)
+                     height=height, placeholder=UNDEFINED_CELL,
+                     column_config=GRADE_COLUMN | (column_config or {}))
         return
     shown, numbers = printed_numbers(plain_ranked_list(table), ["P(r)", "R(r)", "F(r)"], 3)
     config = {"relevant": st.column_config.CheckboxColumn("relevant", width="small"),
-              **GRADE_COLUMN, **numbers}
+              **GRADE_COLUMN, **numbers, **(column_config or {})}
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch", height=height,
                  placeholder=UNDEFINED_CELL)
 
@@ -152,9 +156,15 @@ def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: s
                  key: str | None = None, index: bool = False) -> None:
     """A download button for a table as CSV (:func:`csv_bytes`), made when it is clicked: on a
     page that reruns on every click, writing a 1,000-row CSV nobody asked for cost a tenth of
-    a second each time."""
+    a second each time.
+
+    A click does not rerun the app (``on_click="ignore"``): the file made for a click is held by
+    no session until the browser has fetched it, and the end of any script run deletes such
+    files. With a rerun per click, a second download clicked before the first arrived lost its
+    file to the first click's rerun (one came back "canceled", one never arrived); and the
+    rerun redrew a page whose settings had not changed."""
     st.download_button(label, lambda: csv_bytes(frame, provenance, index), file_name,
-                       "text/csv", key=key)
+                       "text/csv", key=key, on_click="ignore")
 
 
 PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured

@@ -15,13 +15,13 @@ from dashboard.metadata import current_metadata, item_columns, show_query_descri
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.tables import download_csv, printed_numbers, show_ranked_list
+from dashboard.tables import STYLED_ROWS, download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
-from metrics.explain.verdicts import TEST_HEADINGS, interval_text, test_sentence
+from metrics.explain.verdicts import TEST_HEADINGS, interval_text, pair_verdict
 from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
                                       power_analysis)
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
@@ -79,12 +79,13 @@ frame = pd.DataFrame([{
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
     "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
     for t in tests])
-# the chosen pair in words, then its numbers: one column per test, one row per quantity, in
+# the chosen pair in one verdict, then its tests: one column per test, one row per quantity, in
 # columns of fixed width, so the table fits a 1024-px screen however many systems there are and
 # whether or not the web font has loaded when the grid measures its text (the download has every
 # pair and every column)
 pair = [t for t in tests if {t.a, t.b} == {name_a, name_b}]
-st.markdown("\n".join(f"- {md(test_sentence(t))}" for t in pair))
+if pair:
+    st.markdown(md(pair_verdict(pair)))
 if pair and pair[0].a != name_a:
     st.caption(md(f"In the table, A is {pair[0].a} and B is {pair[0].b}."))
 
@@ -159,14 +160,29 @@ table_a, table_b = (beside_ids(t, "item", items, columns)
                     for t in side_by_side(data[name_a], data[name_b], query_id, threshold))
 
 
+# Each column of the two rankings at a fixed width, so that a ranking fits its half of the page
+# whatever its text and whether or not the web font has loaded; χ is left out (the green rows or
+# the "relevant" ticks say it). The two stand side by side only where both fit in full (1400 px
+# with the sidebar closed), else one above the other, so "rank in other" is never cut off.
+SIDE_WIDTHS = {"rank": 48, "item": 72, "grade": 64, "relevant": 64, "rank in other": 108}
+METADATA_WIDTH = 98   # each item column (title, artist…)
+side_config = {"χ": None} | {
+    c: (st.column_config.CheckboxColumn(c, width=w) if c == "relevant" else
+        st.column_config.TextColumn(c, width=w)) for c, w in SIDE_WIDTHS.items()} | {
+    c: st.column_config.TextColumn(c, width=METADATA_WIDTH) for c in columns}
+ticked = max(len(table_a), len(table_b)) > STYLED_ROWS   # a "relevant" column, not green rows
+side_width = sum(SIDE_WIDTHS.values()) - SIDE_WIDTHS["relevant"] * (not ticked) \
+    + METADATA_WIDTH * len(columns) + 4   # the grid's borders
+
+
 def show(table: pd.DataFrame, title: str, other: str, key: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
-    show_ranked_list(table, height=400)
+    show_ranked_list(table, height=400, column_config=side_config)
     list_players(table, key, items)
 
 
-rankings_grid = st.grid(2, min_column_width=300)
+rankings_grid = st.grid(2, min_column_width=side_width)
 with rankings_grid.cell():
     show(table_a, f"A: {name_a}", name_b, "side_a")
 with rankings_grid.cell():

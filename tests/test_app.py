@@ -336,6 +336,25 @@ def test_compare_page_statistics_match_scipy():
     assert f"system_b is {(b - a).mean():.3g} AP better than system_a" in t_test
 
 
+def test_compare_says_one_verdict_then_the_tests():
+    # issue 40, defect 10: the same sentence was printed once per test
+    from scipy import stats
+
+    from metrics import evaluate
+    from metrics.explain.samples import load_sample
+    at = app("pages/compare.py", sample="instruments", measures="AP")
+    said = [m.value.replace("\\", "") for m in at.markdown if "on average" in m.value]
+    assert len(said) == 1 and said[0].count("on average") == 1, said
+    data = load_sample("instruments")
+    a, b = (evaluate(data[s], "AP").results["AP"].values for s in ("system_a", "system_b"))
+    p = stats.wilcoxon(b, a).pvalue
+    for test in ("(paired t-test)", "(Wilcoxon signed-rank test)", "(randomisation test)"):
+        assert said[0].count(test) == 1
+    assert ((f"p = {p:.2g}" if p >= 0.001 else "p < 0.001") + " (Wilcoxon signed-rank test)"
+            in said[0])
+    assert list(at.dataframe[0].value.columns) == ["t-test", "Wilcoxon", "randomisation"]
+
+
 def test_compare_page_of_five_systems_shows_holm_over_the_ten_pairs():
     from scipy import stats
 
@@ -1208,9 +1227,8 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
     for row in rows:
         expected = "—" if row.p_best is None else f"{row.p_best:.4g}"
         assert bh.loc[row.system, "p vs best"] == expected
-    grid = next(d.value for d in at.main.dataframe if "AP" in d.value.columns
-                and "system" in d.value.columns)
-    assert grid.set_index("system").loc["transformer", "AP"].endswith("★ ▲")
+    [grid] = at.main.table   # one measure, five systems: the systems run down
+    assert grid.value.loc["transformer", "AP"].startswith("**0.9068** ★ ▲\n")
 
 
 def test_leaderboard_correction_baseline_and_alpha_change_the_tests_and_the_caption():
@@ -1228,7 +1246,34 @@ def test_leaderboard_correction_baseline_and_alpha_change_the_tests_and_the_capt
     assert moved.loc[("baseline", "AP"), "− baseline"] < 0
     at.number_input(key="leaderboard_alpha").set_value(0.01).run()
     assert "α = 0.01" in _leaderboard_caption(at)
-    assert _params(at)["systems"] == ["cqt_net"]   # the baseline: in the link
+    params = _params(at)
+    assert params["systems"] == ["cqt_net"]   # the baseline, the correction and α: in the link
+    assert (params["correction"], params["alpha"]) == (["tukey"], ["0.01"])
+
+
+def test_a_leaderboard_link_restores_correction_alpha_baseline_and_measure():
+    at = linked("pages/leaderboard.py", dataset="versions", measures="AP,nDCG@10",
+                correction="bh", alpha="0.01", systems="cqt_net", measure="nDCG@10")
+    assert not at.exception and not at.error and not at.warning
+    assert "Benjamini–Hochberg" in _leaderboard_caption(at)
+    assert "α = 0.01" in _leaderboard_caption(at)
+    assert at.radio(key="leaderboard_correction").value == "bh"
+    assert at.selectbox(key="leaderboard_measure_box").value == "nDCG@10"
+    params = _params(at)
+    assert (params["correction"], params["alpha"], params["systems"], params["measure"]) == \
+        (["bh"], ["0.01"], ["cqt_net"], ["nDCG@10"])
+
+
+def test_a_groups_link_restores_grouping_measure_group_and_systems():
+    at = linked("pages/groups.py", dataset="versions", measures="AP,P@10", group_by="R_q",
+                measure="P@10", group="5", systems=["cqt_net", "transformer"])
+    assert not at.exception and not at.error and not at.warning
+    assert at.selectbox(key="group_measure").value == "P@10"
+    assert at.selectbox(key="group_open_box").value == "5"
+    assert any(b.label == "Open the 12 queries" for b in at.button)
+    params = _params(at)
+    assert (params["group_by"], params["measure"], params["group"], params["systems"]) == \
+        (["R_q"], ["P@10"], ["5"], ["cqt_net", "transformer"])
 
 
 def test_leaderboard_of_two_systems_and_of_one():
@@ -1385,6 +1430,17 @@ def test_a_system_renamed_on_the_data_page_is_named_so_and_a_duplicate_is_refuse
      "The link's systems 'nobody' cannot be shown here: this data has no such system"),
     ("pages/leaderboard.py", {"dataset": "versions", "systems": "nobody"},
      "The link's systems 'nobody' cannot be shown here"),
+    ("pages/leaderboard.py", {"dataset": "versions", "correction": "bonferroni"},
+     "The link's correction is not one of holm, bh, tukey: 'bonferroni'."),
+    ("pages/leaderboard.py", {"dataset": "versions", "alpha": "0.9"},
+     "The link's α is not a number from 0.0001 to 0.5: '0.9'."),
+    ("pages/leaderboard.py", {"dataset": "versions", "measure": "XX"},
+     "The link's measure 'XX' cannot be shown here: this data has no such measure; 'AP' is "
+     "shown."),
+    ("pages/groups.py", {"dataset": "versions", "group_by": "R_q", "group": "99"},
+     "The link's group '99' cannot be shown here: this data has no such group; none is shown."),
+    ("pages/groups.py", {"dataset": "versions", "group_by": "genre"},
+     "The link's grouping 'genre' cannot be shown here: this data has no such grouping"),
     ("pages/curves.py", {"dataset": "instruments", "systems": ["system_a", "nobody"]},
      "The link's systems ['system_a', 'nobody'] cannot be shown here: this data has only "
      "system_a of them"),
