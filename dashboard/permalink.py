@@ -17,8 +17,9 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from dashboard.in_page import show_address
-from dashboard.settings import (TEACH_RANK, TEACHING, UPLOAD, WHATIF_EDITS, WHATIF_FOR,
-                                WHATIF_LINK_QUERY)
+from dashboard.settings import (ALPHA, CORRECTION, GROUPS_MEASURE, LEADERBOARD_MEASURE,
+                                OPEN_GROUP, TEACH_RANK, TEACHING, UPLOAD, WHATIF_EDITS,
+                                WHATIF_FOR, WHATIF_LINK_QUERY)
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.explain.samples import SAMPLES
 
@@ -27,6 +28,10 @@ NOTES = "_permalink_notes"    # what the link asked for that cannot be shown, fo
 # what the link asked for that only the page can check against its data (a query, a system, a
 # K), by setting, until the end of the session's first run: see :func:`check_link_value`
 ASKED = "_permalink_asked"
+MIN_ALPHA, MAX_ALPHA = 0.0001, 0.5   # the Leaderboard's α box goes from, to
+# what a link calls the settings a page checks (by default "systems")
+LINK_WORDS = {"query": "query", "group_by": "grouping", LEADERBOARD_MEASURE: "measure",
+              GROUPS_MEASURE: "measure", OPEN_GROUP: "group"}
 SHOWN = "_permalink_page"     # the page the session's last run showed
 ENTERED = "_permalink_entered"   # this run came to its page from another (or a new session)
 
@@ -38,13 +43,18 @@ PAGE_PARAMS = {
     "curves": ("dataset", "threshold", "ties", "systems"),
     "answer_sets": (),
     "compare": ("dataset", "measures", "threshold", "ties", "systems", "query"),
-    "leaderboard": ("dataset", "measures", "threshold", "ties", "systems"),
+    "leaderboard": ("dataset", "measures", "threshold", "ties", "systems", "correction",
+                    "alpha", "measure"),
     "conventions": ("dataset", "measures", "threshold", "ties"),
-    "groups": ("dataset", "measures", "threshold", "ties", "group_by"),
+    "groups": ("dataset", "measures", "threshold", "ties", "group_by", "measure", "group",
+               "systems"),
 }
 # the session-state settings that hold a page's "systems"
 SYSTEM_KEYS = {"explorer": ("system",), "compare": ("system_a", "system_b"),
-               "curves": ("curve_systems",), "leaderboard": ("baseline",)}
+               "curves": ("curve_systems",), "leaderboard": ("baseline",),
+               "groups": ("system_a", "system_b")}
+# the session-state setting that holds a page's "measure" (the one its charts show)
+MEASURE_KEYS = {"leaderboard": LEADERBOARD_MEASURE, "groups": GROUPS_MEASURE}
 
 
 def _positive_int(text: str) -> int | None:
@@ -109,7 +119,8 @@ def read_permalink(page: str) -> None:
         state[WHATIF_FOR] = None
         state[WHATIF_LINK_QUERY] = params.get("query")
     if params.get("group_by"):   # the Groups page falls back to its first option if unknown
-        state["group_by"] = params["group_by"]
+        state["group_by"] = asked["group_by"] = params["group_by"]
+    _read_leaderboard_and_groups(page, params, returning, notes, asked)
     systems = [s for s in params.get_all("systems") if s]
     if systems:
         keys = SYSTEM_KEYS.get(page, ())
@@ -120,6 +131,41 @@ def read_permalink(page: str) -> None:
                 state[key] = asked[key] = system
     state[NOTES] = notes
     state[ASKED] = asked
+
+
+def _read_leaderboard_and_groups(page, params, returning: bool, notes: list, asked: dict) -> None:
+    """The Leaderboard's correction and α, and the measure and group of the Leaderboard and the
+    Groups page (a measure or group the data does not have is for the page to note)."""
+    from metrics.evaluation.leaderboard import CORRECTIONS
+
+    state = st.session_state
+    if params.get("correction") in CORRECTIONS:
+        state[CORRECTION] = params["correction"]
+    elif "correction" in params:
+        notes.append(("warning", f"The link's correction is not one of "
+                                 f"{', '.join(CORRECTIONS)}: {params['correction']!r}."))
+    if "alpha" in params:
+        alpha = _level(params["alpha"])
+        if alpha is None:
+            notes.append(("warning", f"The link's α is not a number from {MIN_ALPHA:g} to "
+                                     f"{MAX_ALPHA:g}: {params['alpha']!r}."))
+        else:
+            state[ALPHA] = alpha
+    if params.get("measure") and page in MEASURE_KEYS:
+        state[MEASURE_KEYS[page]] = asked[MEASURE_KEYS[page]] = params["measure"]
+    if page == "groups" and (params.get("group") or returning):
+        # Back to an entry that opened no group shows none
+        state[OPEN_GROUP] = params.get("group") or None
+        if params.get("group"):
+            asked[OPEN_GROUP] = params["group"]
+
+
+def _level(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if MIN_ALPHA <= value <= MAX_ALPHA else None
 
 
 def entered_page() -> bool:
@@ -141,7 +187,7 @@ def check_link_value(name: str, usable: bool, instead: str) -> None:
         if not usable:
             what = ("k = " + str(value) if name == "cutoff" else
                     "r = " + str(value) if name == TEACH_RANK else
-                    f"{'query' if name == 'query' else 'systems'} {value!r}")
+                    f"{LINK_WORDS.get(name, 'systems')} {value!r}")
             st.warning(md(f"The link's {what} cannot be shown here: {instead}."))
 
 
@@ -166,6 +212,10 @@ def permalink_params(page: str) -> dict[str, str | list[str]]:
         "edits": state.get(WHATIF_EDITS) if state.get(TEACHING) else None,
         "r": state.get(TEACH_RANK) if state.get(TEACHING) else None,
         "group_by": state.get("group_by"),
+        "correction": state.get(CORRECTION),
+        "alpha": f"{state[ALPHA]:g}" if state.get(ALPHA) is not None else None,
+        "measure": state.get(MEASURE_KEYS[page]) if page in MEASURE_KEYS else None,
+        "group": state.get(OPEN_GROUP),
     }
     keys = SYSTEM_KEYS.get(page, ())
     chosen = state.get("curve_systems") if keys == ("curve_systems",) else \

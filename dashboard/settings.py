@@ -14,6 +14,7 @@ import streamlit as st
 
 from dashboard.errors import show_error
 from metrics import MeasureError, parse_measures
+from metrics.evaluation.stats import DEFAULT_ALPHA
 from metrics.explain.samples import SAMPLES
 from metrics.measures.names import Measure, with_relevance_threshold
 from metrics.measures.registry import DEFAULT_MEASURES
@@ -27,7 +28,13 @@ WHATIF_EDITS, WHATIF_FOR = "whatif_edits", "whatif_for"
 WHATIF_LINK_QUERY = "whatif_link_query"
 TEACHING = "teaching"       # the Query explorer's teaching mode is on
 TEACH_RANK = "teach_rank"   # the teaching mode's rank r (dashboard/query_view.py), a link's r=
-DEFAULTS = {"sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
+# the Leaderboard's correction and α, the measure of its matrix and heatmap and the Groups
+# page's, and the group chosen there
+CORRECTION, ALPHA = "correction", "alpha"
+LEADERBOARD_MEASURE, GROUPS_MEASURE, OPEN_GROUP = "leaderboard_measure", "groups_measure", \
+    "chosen_group"
+DEFAULTS = {CORRECTION: "holm", ALPHA: DEFAULT_ALPHA, OPEN_GROUP: None,
+            "sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1, TEACHING: False}
 UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 

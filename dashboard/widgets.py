@@ -34,15 +34,16 @@ def bound(widget, label: str, name: str, key: str, **kwargs):
     return widget(label, key=key, on_change=_copy, args=(key, name), **kwargs)
 
 
-def choose(label: str, name: str, options: list, default, key: str, **kwargs):
+def choose(label: str, name: str, options: list, default, key: str, noun: str = "", **kwargs):
     """A selectbox for the setting ``name``; a value that is not among ``options`` (another
-    dataset's system, a link's query) gives way to ``default``."""
+    dataset's system, a link's query) gives way to ``default``. ``noun``: what an option is, for
+    the note on a link's value (default: a query or a system)."""
     usable = st.session_state.get(name) in options
     if not usable:
         st.session_state[name] = default
-    check_link_value(name, usable, f"this data has no such "
-                                   f"{'query' if name == 'query' else 'system'}; {default!r} "
-                                   f"is shown")
+    noun = noun or ("query" if name == "query" else "system")
+    check_link_value(name, usable, f"this data has no such {noun}; "
+                                   + ("none" if default is None else repr(default)) + " is shown")
     return bound(st.selectbox, label, name, key, options=options, **kwargs)
 
 

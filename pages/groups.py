@@ -15,10 +15,11 @@ from dashboard.grouped import (group_means_source, group_tests_source, grouping_
 from dashboard.metadata import current_metadata
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import source, upload_store
+from dashboard.settings import GROUPS_MEASURE, OPEN_GROUP, source, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
+from metrics.evaluation.cells import counted
 from metrics.evaluation.groups import DERIVED
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -35,11 +36,12 @@ threshold = int(st.session_state["threshold"])
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
     name = choose("Group the queries by", "group_by", options, options[0], "group_by_box",
-                  width=260, format_func=lambda o: f"{o} (derived)" if o in DERIVED and (
+                  noun="grouping", width=260, format_func=lambda o: f"{o} (derived)" if o in DERIVED and (
                       queries is None or o not in queries.columns) else o,
                   help="a column of the query table (Data page), or a property of each query: "
                        + "; ".join(f"{k}: {v}" for k, v in DERIVED.items()))
-    measure = st.selectbox("Measure", names, key="group_measure", width=200)
+    measure = choose("Measure", GROUPS_MEASURE, names, names[0], "group_measure", noun="measure",
+                     width=200)
 if queries is None:
     st.caption("No query table: the queries are grouped by what the engine derives. Upload a "
                "query table (query_id, genre, …) on the Data page to group them by its columns.")
@@ -67,7 +69,8 @@ chart = st.plotly_chart(
 st.caption(f"Each group's mean over its queries where {md(measure)} is defined (as the overall "
            f"mean), with its {DEFAULT_LEVEL:.0%} {CI_METHOD} bootstrap interval "
            f"({DEFAULT_RESAMPLES:,} resamples, seed {DEFAULT_SEED}). "
-           + (f"{ungrouped} queries have no {md(name)} and are in no group. " if ungrouped else "")
+           + (f"{counted(ungrouped, 'query has', 'queries have')} no {md(name)} and "
+              f"{'is' if ungrouped == 1 else 'are'} in no group. " if ungrouped else "")
            + "Click a group to open its queries in the Query explorer, worst first.")
 
 if open_clicked("groups_chart", chart, groups, lambda group: open_group(name, group, group_of)):
@@ -79,11 +82,13 @@ st.dataframe(shown, hide_index=True, width="stretch", height="auto", column_conf
              placeholder="undefined")
 download_csv("Download CSV (every measure; the interval of the chosen one)", frame,
              provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")
-chosen = st.selectbox("Open a group's queries in the Query explorer", [None, *groups],
-                      format_func=lambda g: "choose a group" if g is None else
-                      f"{g} ({counts[groups.index(g)]} queries)", key="group_open_box")
-if chosen is not None and st.button(f"Open the {counts[groups.index(chosen)]} queries",
-                                    key="open_group"):
+chosen = choose("Open a group's queries in the Query explorer", OPEN_GROUP, [None, *groups],
+                None, "group_open_box", noun="group",
+                format_func=lambda g: "choose a group" if g is None else
+                f"{g} ({counted(counts[groups.index(g)], 'query', 'queries')})")
+if chosen is not None and st.button(
+        f"Open the {counted(counts[groups.index(chosen)], 'query', 'queries')}",
+        key="open_group"):
     open_group(name, chosen, group_of)
     st.switch_page(page_path("explorer"))
 

@@ -13,10 +13,13 @@ from dashboard.frame import page_path, page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers
-from dashboard.widgets import choose
+from dashboard.permalink import MAX_ALPHA, MIN_ALPHA
+from dashboard.settings import ALPHA, CORRECTION, LEADERBOARD_MEASURE
+from dashboard.widgets import bound, choose
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.leaderboard import CORRECTIONS
-from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_SEED
+from metrics.evaluation.stats import DEFAULT_LEVEL, DEFAULT_SEED
+from metrics.explain.paper_table import paper_table
 from metrics.explain.standings import FAILED_VALUE, standings
 
 CORRECTION_TITLES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "tukey": "Tukey's HSD"}
@@ -33,12 +36,13 @@ names = list(results[systems[0]].measures)
 
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
+    # settings, not widget keys: they survive leaving the page, and the address holds them
     baseline = choose("Baseline", "baseline", systems, systems[0], "baseline_box", width=220)
-    correction = st.radio("Correction for many comparisons", list(CORRECTIONS),
-                          format_func=CORRECTION_TITLES.get, key="leaderboard_correction",
-                          horizontal=True)
-    alpha = st.number_input("α", min_value=0.0001, max_value=0.5, value=DEFAULT_ALPHA,
-                            step=0.01, format="%.4g", key="leaderboard_alpha", width=140)
+    correction = bound(st.radio, "Correction for many comparisons", CORRECTION,
+                       "leaderboard_correction", options=list(CORRECTIONS),
+                       format_func=CORRECTION_TITLES.get, horizontal=True)
+    alpha = float(bound(st.number_input, "α", ALPHA, "leaderboard_alpha", min_value=MIN_ALPHA,
+                        max_value=MAX_ALPHA, step=0.01, format="%.4g", width=140))
 
 board = leaderboard_now(measures, baseline, correction, DEFAULT_SEED)
 n_common = len(np.flatnonzero(np.all([~np.isnan(results[s].results[m].values)
@@ -46,28 +50,37 @@ n_common = len(np.flatnonzero(np.all([~np.isnan(results[s].results[m].values)
 
 
 def marked(row) -> str:
-    """A cell of the systems × measures table: mean [interval] and the marks of the caption."""
+    """A cell of the systems × measures table (Markdown): the mean and the marks of the caption,
+    and under them, small, the interval."""
     if pd.isna(row["mean"]):
         return "undefined"
-    text = f"{fixed(row['mean'])} [{fixed(row['CI low'])}, {fixed(row['CI high'])}]"
+    mean = f"**{fixed(row['mean'])}**" if row["best"] else fixed(row["mean"])
     marks = " ★" if row["best"] else ""
     if row["p vs baseline"] < alpha:
         higher = results[systems[0]].results[row["measure"]].higher_is_better
         marks += " ▲" if (row["− baseline"] > 0) == higher else " ▼"
     if row["p vs best"] < alpha:
         marks += " †"
-    return text + marks
+    return f"{mean}{marks}\n:small[\\[{fixed(row['CI low'])}, {fixed(row['CI high'])}\\]]"
 
 
-grid = (board.assign(cell=board.apply(marked, axis=1))
-        .pivot(index="system", columns="measure", values="cell")
-        .reindex(index=systems, columns=names).reset_index())
-st.dataframe(grid, hide_index=True, width="stretch", placeholder="undefined")
+cells = (board.assign(cell=board.apply(marked, axis=1))
+         .pivot(index="system", columns="measure", values="cell")
+         .reindex(index=systems, columns=names))
+# the fewer of systems and measures run across, so the table fits the page's width (a static
+# table that wraps, not a grid that scrolls sideways); the CSV keeps every column
+across = len(systems) < len(names)
+grid = cells.T if across else cells
+grid.index = [md(label) for label in grid.index]
+grid.columns = [md(label) for label in grid.columns]
+st.table(grid, width="stretch")
 download_csv("Download CSV", board, provenance_record(measures, seed=DEFAULT_SEED),
              "leaderboard.csv", key="download_leaderboard")
 st.caption(
-    f"Mean over the {n_common} queries where every system has a value, with its "
-    f"{DEFAULT_LEVEL:.0%} percentile bootstrap interval. ★ best of the column; ▲/▼ "
+    f"{'Systems run across, measures down' if across else 'Systems run down, measures across'}"
+    f". Mean over the {n_common} queries where every system has a value, with its "
+    f"{DEFAULT_LEVEL:.0%} percentile bootstrap interval in brackets. **Bold** ★ best of the "
+    f"column; ▲/▼ "
     f"significantly better/worse than the baseline ({md(baseline)}); † significantly "
     f"different from the best. Significance: "
     f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, within each measure's family of "
@@ -81,9 +94,21 @@ with st.expander("The numbers behind the table"):
                  placeholder="—")
     st.caption(f"p-values: {md(CORRECTIONS[correction])}; — where a test is undefined (a "
                f"system against itself, or no spread in the differences).")
+with st.expander("The table for a paper (LaTeX, Markdown)", key="paper_table_open"):
+    paper = paper_table({s: {m: results[s].results[m].values for m in names} for s in systems},
+                        names, {m: results[systems[0]].results[m].higher_is_better
+                                for m in names}, correction, alpha, DEFAULT_SEED)
+    latex, markdown = st.tabs(["LaTeX", "Markdown"])
+    latex.code(paper.latex(), language="latex")
+    markdown.code(paper.markdown(), language="markdown")
+    st.caption("The means above, the best of each column in bold; a superscript names the "
+               "systems (by letter, in the order of the table) that the system is "
+               "significantly better than, by the pairwise matrix below at this correction "
+               "and α. The copy button is at the top right of each block.")
 
 st.subheader("Every pair of systems")
-measure = st.selectbox("Measure", names, key="leaderboard_measure")
+measure = choose("Measure", LEADERBOARD_MEASURE, names, names[0], "leaderboard_measure_box",
+                 noun="measure")
 matrix = pairwise_now(measures, measure, correction, DEFAULT_SEED)
 st.plotly_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjusted,
                                 measure=measure, correction=CORRECTION_TITLES[correction],
