@@ -7,6 +7,7 @@ import pytest
 
 from metrics.evaluation.curves import drawn_ranks, rank_curves
 from metrics.explain.summaries import failure_report, query_table, unjudged_in_top
+from oracles import covers_by_hand
 from metrics.loaders import load_qrels
 from metrics.ranking.pipelines import judge_run_file
 from metrics.explain.samples import SAMPLES, load_sample, query_texts
@@ -84,17 +85,12 @@ def test_failure_report_without_item_ids_and_with_whole_collection_judged():
 
 
 def test_the_covers_failing_query_names_its_relevant_item_and_the_other_systems_rank():
-    # brute force from the sample's files: c0047's clique-mate, ranked by each system's row of
-    # the similarity matrix (the query itself left out, ties by item order)
-    labels = pd.read_csv("sample_data/covers/labels.csv", dtype=str)
-    ids, work = labels["item_id"].to_numpy(), labels["label"].to_numpy()
-    q = int(np.flatnonzero(ids == "c0047")[0])
-    ranks = {}
-    for name in ("system_a", "system_b"):
-        row = np.load(f"sample_data/covers/{name}.npy")[q]
-        others = [i for i in np.argsort(-row, kind="stable") if i != q]
-        ranks[name] = {ids[i]: r + 1 for r, i in enumerate(others)}
-    mates = [d for d in ids[work == work[q]] if d != "c0047"]
+    # brute force from the sample's files (tests/oracles.py): c0047's clique-mate, ranked by
+    # each system's row of the similarity matrix
+    by_hand = {s: covers_by_hand(s) for s in ("system_a", "system_b")}
+    q = by_hand["system_a"].index.get_loc("c0047")
+    mates = by_hand["system_a"].at["c0047", "mates"]
+    ranks = {s: by_hand[s].at["c0047", "rank"] for s in by_hand}
     data = load_sample("covers")
     report = failure_report(data["system_a"], q, 1, data["system_b"], "system_b")
     assert report.relevant["item"].tolist() == mates

@@ -1,12 +1,12 @@
 """The players on the pages (AppTest): the query's and the listed items' clips, excerpts, and a
 refused path shown as a warning without a player."""
 
-import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.safe import md
+from oracles import covers_by_hand
 from test_app import app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -37,17 +37,11 @@ def test_the_explorer_plays_the_query_and_the_top_of_its_list():
 
 
 def _covers_ranking(query: str, system: str = "system_a") -> list[str]:
-    """Brute force from the sample's files: a system's ranking for a query (its row of the
-    similarity matrix, highest first, the query left out)."""
-    ids = pd.read_csv("sample_data/covers/labels.csv", dtype=str)["item_id"].to_numpy()
-    q = int(np.flatnonzero(ids == query)[0])
-    row = np.load(f"sample_data/covers/{system}.npy")[q]
-    return [ids[i] for i in np.argsort(-row, kind="stable") if i != q]
+    return covers_by_hand(system).at[query, "list"]
 
 
 def _clique_mates(query: str) -> list[str]:
-    labels = pd.read_csv("sample_data/covers/labels.csv", dtype=str).set_index("item_id")["label"]
-    return [i for i in labels.index if labels[i] == labels[query] and i != query]
+    return covers_by_hand("system_a").at[query, "mates"]
 
 
 def test_any_rank_of_the_list_is_played_on_request_not_only_the_page():
