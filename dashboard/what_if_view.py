@@ -72,8 +72,7 @@ def _reset() -> None:
 
 
 def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
-    """The edits of the item at rank ``r``: its relevance toggled (or a grade typed, for graded
-    data), a step up or down, or a typed rank; and one button back to the original list.
+    """The edits of the item at rank ``r``: its relevance toggled or a grade typed, a step up or down, or a typed rank; and one button back to the original list.
     ``judged``: the query as shown (edited), query 0. Drawn in the teaching mode's stepper, so
     that every control names and edits the rank shown: the boxes are set again whenever r or
     the edits change, so they open at the item's own rank and grade, never at another rank's."""
@@ -82,8 +81,12 @@ def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
     relevant = grades[r - 1] >= max(threshold, 1)
     state = st.session_state
     made = state.get(EDITS) or ""
-    if state.get("_whatif_boxes_at") != (r, made):   # the boxes open at the item's own values
-        state["whatif_to"], state["whatif_grade"] = r, int(grades[r - 1])
+    # the boxes open at the item's own values; a box's state is gone after a page that did not
+    # draw it (Streamlit drops it), so it is set again then too
+    if state.get("_whatif_boxes_at") != (r, made) or "whatif_to" not in state \
+            or "whatif_grade" not in state:
+        # a negative grade (judged non-relevant below 0) opens the box at 0, its least
+        state["whatif_to"], state["whatif_grade"] = r, max(int(grades[r - 1]), 0)
         state["_whatif_boxes_at"] = (r, made)
     with st.container(horizontal=True, vertical_alignment="bottom", gap="small"):
         st.markdown("**What if**", width="content",
@@ -108,13 +111,14 @@ def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
                                  key="whatif_to", width=140)
             st.button("Move", key="whatif_move", on_click=_add,
                       args=(Edit(MOVE, r, int(to)), int(to)))
-        if judged.max_grade > 1:
-            with st.container(horizontal=True, vertical_alignment="bottom", width="content",
-                              gap="small"):
-                grade = st.number_input("Grade", min_value=0, max_value=judged.max_grade,
-                                        step=1, key="whatif_grade", width=120)
-                st.button("Set grade", key="whatif_set_grade", on_click=_add,
-                          args=(Edit(GRADE, r, int(grade)),))
+        # binary data too: a grade of 2 shows what graded gains do to nDCG
+        with st.container(horizontal=True, vertical_alignment="bottom", width="content",
+                          gap="small"):
+            grade = st.number_input("Grade", min_value=0,
+                                    max_value=max(judged.max_grade, 2, int(grades[r - 1])),
+                                    step=1, key="whatif_grade", width=120)
+            st.button("Set grade", key="whatif_set_grade", on_click=_add,
+                      args=(Edit(GRADE, r, int(grade)),))
         st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
                   disabled=not made, type="primary")
 
