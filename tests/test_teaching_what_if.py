@@ -156,6 +156,23 @@ def test_a_links_edits_for_a_query_that_is_not_shown_are_dropped_with_a_note():
     assert "edits" not in _params(at)
 
 
+def test_the_teaching_window_shows_each_items_title_and_artist():
+    # the rows around r on the cover-song sample: each item with its title and artist from the
+    # sample's item table, read here from the file
+    from oracles import covers_by_hand, covers_items
+
+    listed = covers_by_hand("system_a")
+    query = listed.index[0]
+    at = app("pages/explorer.py", sample="covers", query=query, teaching=True, teach_rank=4)
+    assert not at.exception, at.exception
+    window = next(d.value for d in at.dataframe if "in top K" in d.value.columns)
+    items = covers_items()
+    assert window["rank"].tolist() == [2, 3, 4, 5, 6]
+    assert window["item"].tolist() == listed.loc[query, "list"][1:6]
+    assert window["title"].tolist() == items.loc[window["item"], "title"].tolist()
+    assert window["artist"].tolist() == items.loc[window["item"], "artist"].tolist()
+
+
 # --- the query figure ---------------------------------------------------------------------------
 
 def _figure(pr: PRCurve, width_rows=1, **options):
