@@ -40,7 +40,11 @@ all_queries = list(data[systems[0]].query_ids)
 mode = st.radio("Queries", ["all (means)", "choose"], horizontal=True, key="curve_mode")
 chosen = all_queries
 if mode == "choose":
-    chosen = st.multiselect("Queries", all_queries, default=all_queries[:1], key="curve_queries")
+    # the choice outlives the page (assigned by the script, Streamlit keeps it), and keeps only
+    # the queries of the data shown
+    kept = [q for q in st.session_state.get("curve_queries", all_queries[:1]) if q in all_queries]
+    st.session_state["curve_queries"] = kept
+    chosen = st.multiselect("Queries", all_queries, key="curve_queries")
     if not chosen:
         st.info("Choose at least one query.")
         st.stop()

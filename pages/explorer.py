@@ -157,8 +157,9 @@ def one_query() -> None:
     # three (each costs the browser about a tenth of a second to draw). A segmented control,
     # not st.tabs: every rerun sends a tab container and its tabs as new blocks that the
     # browser lays out again, while an unchanged control is reused as it is (BENCHMARKS.md)
-    view = st.segmented_control("View", VIEWS, default=RANKED_LIST, required=True,
-                                key="explorer_view", label_visibility="collapsed")
+    st.session_state.setdefault("explorer_view", RANKED_LIST)   # kept across pages (settings)
+    view = st.segmented_control("View", VIEWS, required=True, key="explorer_view",
+                                label_visibility="collapsed")
     if view == RANKED_LIST:
         # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")

@@ -17,7 +17,7 @@ import pytrec_eval
 
 from oracles import one_list_by_hand
 from test_browser import SIZES, app_url, browser, open_page, shoot, wait_for_app  # noqa: F401
-from test_browser_teaching import CHART, RANK_BOX, TEACHING
+from test_browser_teaching import CHART, RANK_BOX, TEACHING, teaching_block_in_view
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +27,7 @@ K = 4
 MEASURES = f"AP,P@{K},R@{K},nDCG,BEP,Fmax"
 ROW = ("χ(r)", "TP(r)", "P(r)", "R(r)", "F(r)")
 COUNTS = ("χ(r)", "TP(r)")
+WORKED = "Worked measures at K"   # a view below the figure
 
 
 class Lecture:
@@ -84,27 +85,6 @@ SCREEN = """() => {
           moveTo: box('Move to rank'), grade: box('Grade'),
           markdown: document.querySelector('[data-testid="stMain"]').innerText};
 }"""
-
-# where the teaching block's parts lie in the viewport: the stepper, the numbers at r, the rows
-# around r and the rank strip (the band of the figure's markers) share the screen without
-# scrolling
-PLACES = """() => {
-  const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
-  const window_ = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
-    .find(g => g.innerText.includes('in top K') || g.querySelector('th') &&
-               Array.from(g.querySelectorAll('th')).some(t => t.innerText === 'in top K'));
-  // the rank strip: the band of the figure's first y axis, where the markers of the ranks lie
-  const gd = document.querySelector('""" + CHART + """');
-  const chart = gd.getBoundingClientRect(), size = gd._fullLayout._size;
-  const domain = gd._fullLayout.yaxis.domain;
-  const strip = [chart.top + size.t + (1 - domain[1]) * size.h,
-                 chart.top + size.t + (1 - domain[0]) * size.h];
-  return {header: document.querySelector('header').getBoundingClientRect().bottom,
-          height: window.innerHeight, rank: box(document.querySelector('""" + RANK_BOX + """')),
-          metrics: Array.from(document.querySelectorAll('[data-testid="stMetric"]')).map(box),
-          window: window_ ? box(window_) : null, strip};
-}"""
-
 
 def printed(name: str, value: float) -> str:
     return f"{int(value)}" if name in COUNTS else f"{value:.3f}"
@@ -213,16 +193,6 @@ def agrees(page, lecture: Lecture, what: str, timeout: float = 20) -> None:
     assert params.get("query") == ["toy1"] and params.get("k") == [str(K)], (what, page.url)
 
 
-def in_view(page, what: str) -> None:
-    at = page.evaluate(PLACES)
-    top, bottom = at["header"] - 1, at["height"] + 1
-    parts = {"rank": at["rank"], "window": at["window"], "strip": at["strip"],
-             **{f"metric {i}": m for i, m in enumerate(at["metrics"])}}
-    outside = {name: box for name, box in parts.items()
-               if box is None or not (top <= box[0] and box[1] <= bottom)}
-    assert not outside and len(at["metrics"]) == 5, (what, outside, at)
-
-
 def click(page, name: str) -> None:
     page.get_by_role("button", name=name, exact=True).click()
     wait_for_app(page)
@@ -233,12 +203,6 @@ def type_into(page, label: str, value: int) -> None:
     box.fill(str(value))
     box.press("Enter")
     wait_for_app(page)
-
-
-def settled_in_view(page, what: str) -> None:
-    """The teaching block brought to the top of the screen has stopped moving."""
-    page.wait_for_timeout(1200)
-    in_view(page, what)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -254,7 +218,7 @@ def test_a_lecture_on_fmp_toy1(app_url, browser, scheme):
     wait_for_app(page)
     page.wait_for_selector(RANK_BOX)
     agrees(page, lecture, "teaching mode on")
-    settled_in_view(page, "teaching mode on")
+    teaching_block_in_view(page)
 
     # 2-3. r + 1 twice: the controls follow at once (they used to edit rank 1)
     for _ in range(2):
@@ -308,7 +272,11 @@ def test_a_lecture_on_fmp_toy1(app_url, browser, scheme):
         agrees(page, lecture, "play and pause")
     edits, r = list(lecture.edits), lecture.r
 
-    # 9. Curves and back by the sidebar: teaching mode, r and the edits are all still there
+    # 9. Curves and back by the sidebar: teaching mode, r, the edits and the view below the
+    # figure (the worked measures, chosen before leaving) are all still there
+    page.get_by_role("radio", name=WORKED).or_(page.get_by_role("button", name=WORKED)).click()
+    wait_for_app(page)
+    page.get_by_text(f"At cutoff K = {K}").wait_for()
     page.locator('[data-testid="stSidebarNav"] a', has_text="Curves").click()
     wait_for_app(page)
     assert urlparse(page.url).path.endswith("/curves")
@@ -316,7 +284,8 @@ def test_a_lecture_on_fmp_toy1(app_url, browser, scheme):
     page.locator('[data-testid="stSidebarNav"] a', has_text="Query explorer").click()
     wait_for_app(page)
     agrees(page, lecture, "back by the sidebar")
-    settled_in_view(page, "back by the sidebar")
+    page.get_by_text(f"At cutoff K = {K}").wait_for(timeout=10_000)
+    teaching_block_in_view(page)
 
     # 10. Curves again, then the browser's Back
     page.locator('[data-testid="stSidebarNav"] a', has_text="Curves").click()
@@ -324,13 +293,13 @@ def test_a_lecture_on_fmp_toy1(app_url, browser, scheme):
     page.go_back()
     wait_for_app(page)
     agrees(page, lecture, "Back")
-    settled_in_view(page, "Back")
+    teaching_block_in_view(page)
 
     # 11. reload: a new session, from the address alone
     page.reload()
     wait_for_app(page)
     agrees(page, lecture, "reload")
-    settled_in_view(page, "reload")
+    teaching_block_in_view(page)
 
     if full:
         # 12. the link shared: another browser opens the same list at the same rank
