@@ -3,7 +3,7 @@ sidebar."""
 
 import streamlit as st
 
-from dashboard.frame import PAGES, configure_page, declare_navigation, mark_frame
+from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
 
@@ -16,5 +16,7 @@ sidebar(page)
 mark_frame()
 try:
     navigation.run()
-finally:   # also after st.stop(): the address bar is always a link to what is shown
+except PageEnded:
+    pass   # the page has said why it shows nothing more
+finally:   # the address bar is always a link to what is shown
     write_permalink(page)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dashboard.errors import show_error
 from dashboard.datasets import load_source, rankings
+from dashboard.frame import end_page
 from dashboard.settings import DataSource, measure_list, source, upload_store
 from metrics import InputError, evaluate, parse_measures
 from metrics.data.judged import JudgedRanking
@@ -60,7 +61,7 @@ def evaluated():
     data, measures = rankings(), measure_list()
     results = evaluations(measures) if data is not None and measures else None
     if not results:
-        st.stop()
+        end_page()
     return data, measures, results
 
 
@@ -70,7 +71,7 @@ def several_systems(advice: str):
     data, measures, results = evaluated()
     if len(data) < 2:
         st.info(f"This dataset has one system. {advice}")
-        st.stop()
+        end_page()
     return data, measures, results
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
+from typing import NoReturn
 
 import streamlit as st
 
@@ -31,6 +32,7 @@ from dashboard.settings import init_state
 
 FRAME_MARK = "_frame_ran"   # set by the frame before each page run, consumed by the page
 FRAME_RERUN = "_frame_rerun"   # the session has already rerun once to reach the frame
+FRAMED = "_framed"   # the page running now was run by the frame (which catches PageEnded)
 
 # (script, title, icon, url path); the first is the default page, served at "/". Each url path is
 # the one Streamlit's pages/ fallback derives from the file name, so that a deep link reaches the
@@ -97,7 +99,8 @@ def mark_frame() -> None:
 def page_setup() -> None:
     """The first line of every page: make sure the page runs inside the app's frame, then make
     sure every shared setting has a value (so no page can meet a missing session_state key)."""
-    if not st.session_state.pop(FRAME_MARK, False) and not st.session_state.get(FRAME_RERUN):
+    framed = st.session_state[FRAMED] = st.session_state.pop(FRAME_MARK, False)
+    if not framed and not st.session_state.get(FRAME_RERUN):
         st.session_state[FRAME_RERUN] = True             # once: never a loop of reruns
         configure_page()                                 # or a page's icon becomes the favicon
         declare_navigation(position="hidden")           # Streamlit now uses the app's pages
@@ -128,6 +131,20 @@ def freeze_imported_objects() -> None:
         gc.collect()
         gc.freeze()
         _frozen = True
+
+
+class PageEnded(Exception):
+    """Raised by :func:`end_page`, caught by the frame."""
+
+
+def end_page() -> NoReturn:
+    """End the page here, after it has said why (no data for it, nothing chosen). In place of
+    ``st.stop()``: after that nothing more reaches the browser, not even the frame's address
+    bar, so the link lost the dataset and the settings of a page that stopped early. A page run
+    without the frame (Streamlit's pages/ fallback) stops as before."""
+    if st.session_state.get(FRAMED):
+        raise PageEnded
+    st.stop()
 
 
 def page_path(url_path: str):

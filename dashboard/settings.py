@@ -96,8 +96,8 @@ class DataSource:
 # reset them all; a state the script assigns is kept, so each run assigns each of them its own
 # value (Streamlit's documented way to keep a widget's state across pages). None of these widgets
 # is given a default by its page: a default beside a state set by the script is warned about.
-KEPT_WIDGETS = ("sort_by", "explorer_view", "curve_mode", "curve_tab", "compare_measure",
-                "conventions_system")
+KEPT_WIDGETS = ("sort_by", "explorer_view", "curve_mode", "curve_queries", "curve_tab",
+                "compare_measure", "conventions_system")
 
 
 def init_state() -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 
 from charts import lift_curves_figure, pr_curves_figure
 from charts.colours import DIFFERS_BACKGROUND, highlight_css
-from dashboard.frame import page_setup
+from dashboard.frame import end_page, page_setup
 from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
 from dashboard.tables import download_csv
@@ -75,7 +75,7 @@ try:   # every row as typed: none dropped, no number rounded
     judged = judged_answer_sets(positions, relevant, int(length), int(size))
 except InputError as exc:
     st.error(f"Answer sets: {md(exc)}. Nothing is computed until the table adds up.")
-    st.stop()
+    end_page()
 names = list(positions)
 
 computed = table2(judged)

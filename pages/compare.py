@@ -9,7 +9,7 @@ from charts import difference_figure, interpolated_pr_figure, paired_scatter_fig
 from dashboard.captions import randomisation_method
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked
 from dashboard.computed import comparisons, several_systems
-from dashboard.frame import page_path, page_setup
+from dashboard.frame import end_page, page_path, page_setup
 from dashboard.in_page import scroll_to
 from dashboard.metadata import current_metadata, item_columns, show_query_description
 from dashboard.players import list_players, query_player
@@ -44,7 +44,7 @@ names = results[name_a].measures
 measure = c3.selectbox("Measure", names, key="compare_measure")
 if name_a == name_b:
     st.warning("Choose two different systems.")
-    st.stop()
+    end_page()
 
 queries = results[name_a].query_ids
 a = results[name_a].results[measure].values

@@ -6,7 +6,7 @@ import streamlit as st
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
 from dashboard.datasets import rankings
 from dashboard.errors import COLLECTION_SIZE_HOW
-from dashboard.frame import page_setup
+from dashboard.frame import end_page, page_setup
 from dashboard.permalink import check_link_value
 from dashboard.safe import md
 from dashboard.widgets import bound, fit_precision_toggle
@@ -22,7 +22,7 @@ MAX_LINES = 40   # more single-query lines than this make a figure unreadable
 st.title("Curves")
 data = rankings()
 if data is None:
-    st.stop()
+    end_page()
 threshold = int(st.session_state["threshold"])
 chosen_systems = st.session_state.get("curve_systems")
 known = [s for s in chosen_systems if s in data] if isinstance(chosen_systems, list) else []
@@ -35,19 +35,19 @@ systems = bound(st.multiselect, "Systems", "curve_systems", "curve_systems_box",
                 options=list(data))
 if not systems:
     st.info("Choose at least one system.")
-    st.stop()
+    end_page()
 all_queries = list(data[systems[0]].query_ids)
 mode = st.radio("Queries", ["all (means)", "choose"], horizontal=True, key="curve_mode")
 chosen = all_queries
 if mode == "choose":
-    # the choice outlives the page (assigned by the script, Streamlit keeps it), and keeps only
-    # the queries of the data shown
+    # the choice outlives the page (dashboard/settings.py KEPT_WIDGETS) and keeps only the
+    # queries of the data shown
     kept = [q for q in st.session_state.get("curve_queries", all_queries[:1]) if q in all_queries]
     st.session_state["curve_queries"] = kept
     chosen = st.multiselect("Queries", all_queries, key="curve_queries")
     if not chosen:
         st.info("Choose at least one query.")
-        st.stop()
+        end_page()
 show_lines = mode == "choose" or len(all_queries) <= MAX_LINES
 
 

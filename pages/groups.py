@@ -9,7 +9,7 @@ from charts.groups import group_means_figure
 from dashboard.clicks import open_clicked
 from dashboard.computed import evaluated
 from dashboard.errors import show_error
-from dashboard.frame import page_path, page_setup
+from dashboard.frame import end_page, page_path, page_setup
 from dashboard.grouped import (group_means_source, group_tests_source, grouping_options,
                                open_group)
 from dashboard.metadata import current_metadata
@@ -53,10 +53,10 @@ try:
                                                  DEFAULT_SEED, upload_store())
 except InputError as exc:
     show_error(exc)
-    st.stop()
+    end_page()
 if not groups:
     st.info(f"No query has a value of {md(name)}.")
-    st.stop()
+    end_page()
 ungrouped = sum(g is None for g in group_of.values())
 one = frame[frame["measure"] == measure]
 counts = [int(one[one["group"] == g]["queries"].iloc[0]) for g in groups]

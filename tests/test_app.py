@@ -27,7 +27,7 @@ PAGES = ["pages/data.py", "pages/explorer.py", "pages/curves.py", "pages/answer_
 # test.
 FRAME = """
 import runpy
-from dashboard.frame import mark_frame
+from dashboard.frame import PageEnded, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
 read_permalink({key!r})
@@ -35,6 +35,8 @@ sidebar({key!r})
 mark_frame()
 try:
     runpy.run_path({page!r}, run_name="__main__")
+except PageEnded:
+    pass
 finally:
     write_permalink({key!r})
 """
@@ -591,11 +593,61 @@ import runpy
 import streamlit as st
 from dashboard.frame import mark_frame
 from dashboard.sidebar import sidebar
+from dashboard.frame import PageEnded
 page, key = st.session_state["_test_page"]
 sidebar(key)
 mark_frame()
-runpy.run_path(page, run_name="__main__")
+try:
+    runpy.run_path(page, run_name="__main__")
+except PageEnded:
+    pass
 """
+
+
+def _switch(at, page: str) -> None:
+    script = f"pages/{page}.py"
+    at.session_state["_test_page"] = (str(ROOT / script), URL_PATHS[script])
+    at.run()
+    assert not at.exception, (page, at.exception)
+
+
+def test_a_page_is_as_it_was_left_after_another_page():
+    # the explorer in teaching mode at r = 3 with an edit, the worked measures open below the
+    # figure and the queries sorted by RR; Curves; the explorer again. Before, the teaching
+    # mode, and with it r and the edits, were gone (the switch was a widget's state, which
+    # Streamlit drops on a run that does not draw it), and so were the view and the sort
+    at = AppTest.from_string(SWITCHING_FRAME, default_timeout=90)
+    at.session_state["sample"], at.session_state["query"] = "fmp", "toy1"
+    _switch(at, "explorer")
+    at.toggle(key="teaching_box").set_value(True).run()
+    at.number_input(key="teach_rank_box").set_value(3).run()
+    at.button(key="whatif_toggle").click().run()
+    at.segmented_control(key="explorer_view").set_value("Worked measures at K").run()
+    at.selectbox(key="sort_by").set_value("RR").run()
+    _switch(at, "curves")
+    at.radio(key="curve_mode").set_value("choose").run()
+    at.multiselect(key="curve_queries").set_value(["toy2"]).run()
+    _switch(at, "explorer")
+    assert at.toggle(key="teaching_box").value and at.session_state["teach_rank"] == 3
+    assert at.session_state["whatif_edits"] == "g3:1"
+    assert at.button(key="whatif_toggle").label == "Make rank 3 not relevant"
+    assert at.segmented_control(key="explorer_view").value == "Worked measures at K"
+    assert at.selectbox(key="sort_by").value == "RR"
+    _switch(at, "curves")
+    assert at.radio(key="curve_mode").value == "choose"
+    assert at.multiselect(key="curve_queries").value == ["toy2"]
+
+
+@pytest.mark.parametrize("page", ["compare", "leaderboard"])
+def test_a_page_that_ends_early_still_writes_its_link(page):
+    # FMP has one system: the page says so and shows nothing more. Before, it ended with
+    # st.stop(), after which nothing reached the browser, the address bar neither: the link
+    # lost the dataset, and a reload showed the default one
+    at = linked(f"pages/{page}.py", dataset="serra", measures="AP,RR")
+    assert not at.exception, at.exception
+    assert "one system" in " ".join(i.value for i in at.info)
+    params = _params(at)
+    assert params["dataset"] == ["serra"] and params["measures"] == ["AP,RR"]
 
 
 def test_settings_survive_a_page_that_hides_their_controls():
