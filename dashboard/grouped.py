@@ -19,7 +19,7 @@ GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer s
 
 def _grouping(src: DataSource, ties: str, name: str, threshold: int, store):
     data = load_source(src, ties, store)
-    (_, queries), _ = described_tables(src, ties, store)
+    _, queries = described_tables(src, ties, store)
     first = next(iter(data.values()))
     return grouping(name, first, queries, threshold)
 

@@ -37,15 +37,22 @@ def metadata_of(src: DataSource, store: dict | None = None) -> Tables:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def described_tables(src: DataSource, ties: str,
-                     _store: dict | None) -> tuple[Tables, list[str]]:
-    """((item table, the table describing the queries), warnings of ids matching nothing)."""
+def described_tables(src: DataSource, ties: str, _store: dict | None) -> Tables:
+    """(item table, the table describing the queries)."""
     items, queries = metadata_of(src, _store)
     if items is None and queries is None:
-        return (None, None), []
-    data = load_source(src, ties, _store)
-    return ((items, describing_queries(items, queries, data)),
-            metadata_warnings(items, queries, data))
+        return None, None
+    return items, describing_queries(items, queries, load_source(src, ties, _store))
+
+
+# apart from the tables: only the Data page shows these warnings, and collecting every item id
+# the data names imports polars (a quarter of a second on a fresh server's first page)
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+def _unmatched_id_warnings(src: DataSource, ties: str, _store: dict | None) -> list[str]:
+    items, queries = metadata_of(src, _store)
+    if items is None and queries is None:
+        return []
+    return metadata_warnings(items, queries, load_source(src, ties, _store))
 
 
 def current_metadata() -> Tables:
@@ -53,7 +60,7 @@ def current_metadata() -> Tables:
     table but its queries are items (cover songs), the item table describes the queries too.
     (None, None) after an ``st.error`` when a table cannot be read."""
     try:
-        return described_tables(source(), st.session_state["ties"], upload_store())[0]
+        return described_tables(source(), st.session_state["ties"], upload_store())
     except InputError as exc:
         show_error(exc, "Cannot read the metadata: ")
         return None, None
@@ -62,7 +69,7 @@ def current_metadata() -> Tables:
 def current_metadata_warnings() -> list[str]:
     """The warnings about the current data's metadata tables (ids that match nothing)."""
     try:
-        return described_tables(source(), st.session_state["ties"], upload_store())[1]
+        return _unmatched_id_warnings(source(), st.session_state["ties"], upload_store())
     except InputError:
         return []   # current_metadata shows the error
 
