@@ -132,9 +132,9 @@ def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None,
                  length: int | None = None) -> None:
     """Players, under ``title``, for the first :data:`TOP_PLAYERS` items of ``table`` (a page of
     a ranked list, or the missed items) and, on request, for one other item of the list, from
-    the item table ``items``. ``row_at`` (a rank → that row of the whole list, of ``length``
-    items) when ``table`` is one page of a longer list: any rank of it can then be heard. Nothing
-    when the items have no ``audio`` column."""
+    the item table ``items``: chosen by name from a list that is all here and short, else by
+    rank, anywhere in the whole ranked list, with ``row_at`` (a rank → that row of the list,
+    ``length`` items long). Nothing when the items have no ``audio`` column."""
     if not _has_audio(items) or table.empty:
         return
     st.markdown(f"**{md(title)}**")
@@ -142,30 +142,29 @@ def list_players(table: pd.DataFrame, key: str, items: pd.DataFrame | None,
         row = table.iloc[i]
         st.caption(md(heading(row, items)))
         audio_player(_row(items, str(row["item"])), f"{key}_{i}")
-    whole = len(table) if row_at is None else int(length)
+    whole = len(table) if length is None else int(length)
     if whole <= TOP_PLAYERS:
         return
-    ids = [str(i) for i in table["item"]]
-    # keyed on the list: another query's or page's list starts with nothing chosen
-    tag = f"{zlib.crc32(chr(10).join(ids).encode()):08x}"
-    if row_at is None and whole <= CHOICES:
-        chosen = st.selectbox(
-            "Another item of this list", range(TOP_PLAYERS, whole), index=None,
-            format_func=lambda i: heading(table.iloc[i], items),
-            placeholder="Choose an item to hear it", key=f"listen_{key}_{tag}")
-        row = None if chosen is None else table.iloc[chosen]
-    else:
-        # a long list, or one page of it: any rank of the whole list, by number
-        if row_at is None:
-            row_at = lambda rank: table.iloc[rank - 1:rank]   # noqa: E731 (rank = position)
-        else:
-            first = str(row_at(1)["item"].iloc[0])
-            tag = f"{zlib.crc32(f'{whole}:{first}'.encode()):08x}"
+    if row_at is not None and not (len(table) == whole <= CHOICES):
+        # a page of a ranked list, or one too long to offer item by item: any rank of it, by
+        # number; keyed on the list (its length and first item)
+        first = str(row_at(1)["item"].iloc[0])
         rank = st.number_input(
             f"Another item of this list: its rank (1 to {whole:,})", min_value=1,
             max_value=whole, value=None, step=1, placeholder="a rank, to hear that item",
-            key=f"listen_{key}_rank_{tag}")
+            key=f"listen_{key}_rank_{zlib.crc32(f'{whole}:{first}'.encode()):08x}")
         row = None if rank is None else row_at(int(rank)).iloc[0]
+    else:
+        ids = [str(i) for i in table["item"]]
+        # keyed on the list: another query's or page's list starts with nothing chosen
+        chosen = st.selectbox(
+            "Another item of this list" if len(ids) <= CHOICES else
+            f"Another of this list's first {CHOICES} items",
+            range(TOP_PLAYERS, min(len(ids), CHOICES)), index=None,
+            format_func=lambda i: heading(table.iloc[i], items),
+            placeholder="Choose an item to hear it",
+            key=f"listen_{key}_{zlib.crc32(chr(10).join(ids).encode()):08x}")
+        row = None if chosen is None else table.iloc[chosen]
     if row is not None:
         st.caption(md(heading(row, items)))
         audio_player(_row(items, str(row["item"])), f"{key}_chosen")

@@ -179,7 +179,8 @@ def show(table: pd.DataFrame, title: str, other: str, key: str) -> None:
     only = int(table["rank in other"].isna().sum())
     st.markdown(f"**{md(title)}** — {only} of {len(table)} items not retrieved by {md(other)}")
     show_ranked_list(table, height=400, column_config=side_config)
-    list_players(table, key, items)
+    list_players(table, key, items, row_at=lambda rank: table.iloc[rank - 1:rank],
+                 length=len(table))   # the whole list: any rank of it
 
 
 rankings_grid = st.grid(2, min_column_width=side_width)

@@ -82,6 +82,14 @@ def test_the_compare_page_plays_both_lists():
     at = app("pages/compare.py", sample="covers")
     assert not at.exception and not at.error
     assert len(players(at)) == 1 + 3 + 3
+    # past the first 200 items of a list of 299: any rank, by number (issue 40, defect 9)
+    boxes = [n for n in at.number_input if n.label.startswith("Another item of this list")]
+    assert [n.label for n in boxes] == ["Another item of this list: its rank (1 to 299)"] * 2
+    query = at.selectbox(key="compare_query_box").value
+    boxes[0].set_value(250).run()
+    assert not at.exception and len(players(at)) == 1 + 3 + 3 + 1
+    item = _covers_ranking(query)[249]
+    assert any(c.value.startswith(f"rank 250 · {item} · ") for c in at.caption)
 
 
 def _one_player(row: dict, sample: str = "covers"):
