@@ -21,8 +21,7 @@ RANK_BOX = '[data-testid="stNumberInput"]:has(input[aria-label="Rank r"])'
 PLACES = """() => {
   const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; };
   const q = s => document.querySelector(s);
-  const window_ = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
-    .find(g => Array.from(g.querySelectorAll('th')).some(t => t.innerText === 'in top K'));
+  const window_ = q('.st-key-teaching_block [data-testid="stDataFrame"]');
   const gd = q('""" + CHART + """');
   const chart = gd.getBoundingClientRect(), size = gd._fullLayout._size;
   const domain = gd._fullLayout.yaxis.domain;
