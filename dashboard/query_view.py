@@ -131,6 +131,7 @@ def _change(name: str, before: float, after: float) -> str | None:
 
 TEACHING_BLOCK = "teaching_block"   # the teaching mode's container (st-key-teaching_block)
 WINDOW_ROWS = 5   # the rows of the list around rank r that the teaching mode shows
+WINDOW_LEAVES = ("score", "tied ranks")   # columns of the list the rows around r leave out
 
 
 def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, threshold: int,
@@ -195,9 +196,14 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
             change = _change(name, before[j][1], value) if before is not None else None
             column.metric(f"{name}, r = {r}", _printed(name, value), delta=change)
         first = max(0, min(i - WINDOW_ROWS // 2, length - WINDOW_ROWS))
-        window = beside_ids(query_table(judged, query, threshold, first, first + WINDOW_ROWS,
-                                        curves), "item", items)
-        show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r)
+        window = query_table(judged, query, threshold, first, first + WINDOW_ROWS, curves)
+        # narrow enough for a projector with the sidebar open: each item's title, and not the
+        # scores and tie groups, which the full list below shows
+        window = beside_ids(window.drop(columns=[c for c in WINDOW_LEAVES if c in window]),
+                            "item", items, ["title"])
+        # χ as the rows' colour only (χ(r) is among the numbers above)
+        show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r,
+                         column_config={"χ": None})
         show_query_figure(judged, query, curves, threshold, cutoff, strip, current=r,
                           address=address() if address else None, compact=True)
         st.caption(f"P(r) = TP(r)/r = {int(curves.true_positives[i])}/{r}; "

@@ -31,6 +31,8 @@ PLACES = """() => {
                     .find(b => b.innerText.includes('Play'))),
           metrics: Array.from(document.querySelectorAll('[data-testid="stMetric"]')).map(box),
           window: window_ ? box(window_) : null,
+          sideways: window_ ? Math.max(0, ...Array.from(window_.querySelectorAll('.dvn-scroller'))
+                                          .map(e => e.scrollWidth - e.clientWidth)) : null,
           strip: [chart.top + size.t + (1 - domain[1]) * size.h,
                   chart.top + size.t + (1 - domain[0]) * size.h]};
 }"""
@@ -46,6 +48,7 @@ def teaching_block_in_view(page) -> dict:
     top, bottom = at["header"] - 1, at["height"] + 1
     for part in TEACHING_PARTS:
         assert at[part] and top <= at[part][0] and at[part][1] <= bottom, (part, at)
+    assert at["sideways"] is not None and at["sideways"] <= 1, at   # the rows fit across
     assert len(at["metrics"]) == 5
     assert all(top <= m[0] and m[1] <= bottom for m in at["metrics"]), at
     return at

@@ -156,9 +156,9 @@ def test_a_links_edits_for_a_query_that_is_not_shown_are_dropped_with_a_note():
     assert "edits" not in _params(at)
 
 
-def test_the_teaching_window_shows_each_items_title_and_artist():
-    # the rows around r on the cover-song sample: each item with its title and artist from the
-    # sample's item table, read here from the file
+def test_the_teaching_window_shows_each_items_title():
+    # the rows around r on the cover-song sample: each item with its title from the sample's
+    # item table, read here from the file
     from oracles import covers_by_hand, covers_items
 
     listed = covers_by_hand("system_a")
@@ -170,7 +170,8 @@ def test_the_teaching_window_shows_each_items_title_and_artist():
     assert window["rank"].tolist() == [2, 3, 4, 5, 6]
     assert window["item"].tolist() == listed.loc[query, "list"][1:6]
     assert window["title"].tolist() == items.loc[window["item"], "title"].tolist()
-    assert window["artist"].tolist() == items.loc[window["item"], "artist"].tolist()
+    # narrow enough for a projector: the full list below has the scores and the artists
+    assert not {"score", "artist"} & set(window.columns)
 
 
 # --- the query figure ---------------------------------------------------------------------------
