@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from metrics.evaluation.cells import fixed
+from metrics.evaluation.cells import fixed, p_stated
 
 from .colours import DIFFERENCE_SCALE, VALUE_SCALE
 from .figures import _LAYOUT, _figure, _safe
@@ -34,7 +34,7 @@ def pairwise_figure(systems: Sequence[str], mean_diff: np.ndarray, p_adjusted: n
     cells = [[("" if i == j else
                f"{'+' if diff[i, j] >= 0 else ''}{fixed(diff[i, j])}"
                + ("" if np.isnan(p[i, j]) else
-                  f"<br>p = {p[i, j]:.2g}{' *' if p[i, j] < alpha else ''}"))
+                  f"<br>{p_stated(p[i, j], 2)}{' *' if p[i, j] < alpha else ''}"))
               for j in range(k)] for i in range(k)]
     finite = np.abs(diff[np.isfinite(diff)])
     reach = float(finite.max()) if finite.size and finite.max() > 0 else 1.0

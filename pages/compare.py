@@ -17,7 +17,7 @@ from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import STYLED_ROWS, download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
-from metrics.evaluation.cells import fixed
+from metrics.evaluation.cells import fixed, p_printed
 from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
@@ -96,8 +96,8 @@ def cell(value, digits=fixed) -> str:
 
 rows = {"mean B − A": [cell(t.mean_diff) for t in pair],
         "95% interval": [interval_text(t.ci, fixed) for t in pair],
-        "p": [cell(t.p, "{:.4g}".format) for t in pair],
-        **({"p (Holm)": [cell(t.p_holm, "{:.4g}".format) for t in pair]}
+        "p": [cell(t.p, p_printed) for t in pair],
+        **({"p (Holm)": [cell(t.p_holm, p_printed) for t in pair]}
            if len(systems) > 2 else {}),
         "d": [cell(t.effect_size) for t in pair],
         "wins / ties / losses": [f"{t.wins} / {t.ties} / {t.losses}" for t in pair]}

@@ -16,7 +16,7 @@ from dashboard.tables import download_csv, printed_numbers
 from dashboard.permalink import MAX_ALPHA, MIN_ALPHA
 from dashboard.settings import ALPHA, CORRECTION, LEADERBOARD_MEASURE
 from dashboard.widgets import bound, choose
-from metrics.evaluation.cells import fixed
+from metrics.evaluation.cells import SMALLEST_P, fixed, p_printed
 from metrics.evaluation.leaderboard import CORRECTIONS
 from metrics.evaluation.stats import DEFAULT_LEVEL, DEFAULT_SEED
 from metrics.explain.paper_table import paper_table
@@ -83,12 +83,20 @@ st.caption(
     f"column; ▲/▼ "
     f"significantly better/worse than the baseline ({md(baseline)}); † significantly "
     f"different from the best. Significance: "
-    f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, within each measure's family of "
-    f"comparisons (each system against the baseline; each against the best).")
+    f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, "
+    + (f"over all pairs of systems of each measure: q = |ȳᵢ − ȳⱼ| / √(MSE / n) with MSE the "
+       f"residual mean square of the two-way ANOVA without replication (k = {len(systems)} "
+       f"systems × the n queries where every system has a value; (k − 1)(n − 1) degrees of "
+       f"freedom), p from the studentized range of k means: every system ran the same "
+       f"queries, so their difficulty is taken out of the error, as Sakai (2018) does for IR."
+       if correction == "tukey" else
+       "within each measure's family of comparisons (each system against the baseline; each "
+       "against the best).")
+    + f" p-values below {SMALLEST_P:g} print as < {SMALLEST_P:g}.")
 with st.expander("The numbers behind the table"):
     numeric = ["mean", "CI low", "CI high", "− baseline", "− best"]
     shown, config = printed_numbers(board, numeric)
-    shown = shown.assign(**{c: [("—" if pd.isna(p) else f"{p:.4g}") for p in board[c]]
+    shown = shown.assign(**{c: [("—" if pd.isna(p) else p_printed(p)) for p in board[c]]
                             for c in ("p vs baseline", "p vs best")})
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch",
                  placeholder="—")

@@ -80,3 +80,28 @@ def covers_by_hand(system: str) -> pd.DataFrame:
 def covers_items() -> pd.DataFrame:
     """The cover-song sample's item table (title, artist, audio…), indexed by item id."""
     return pd.read_csv(COVERS / "items.csv", dtype=str).set_index("item_id")
+
+
+def paired_tukey_by_statsmodels(rows) -> np.ndarray:
+    """Tukey's HSD p-values of every pair of systems paired by query (Sakai 2018): the error is
+    the residual mean square of statsmodels' two-way ANOVA ``y ~ C(system) + C(query)`` (no
+    replication), q = |ȳᵢ − ȳⱼ| / √(MSE / n) and p = scipy's studentized range sf with k means
+    and the residual's degrees of freedom. ``rows``: one array of per-query values per system,
+    all over the same queries. A symmetric matrix, 1 on the diagonal."""
+    import statsmodels.formula.api as smf
+    from scipy.stats import studentized_range
+    from statsmodels.stats.anova import anova_lm
+
+    table = np.vstack([np.asarray(r, dtype=float) for r in rows])
+    k, n = table.shape
+    long = pd.DataFrame({"y": table.ravel(), "system": np.repeat(np.arange(k), n),
+                         "query": np.tile(np.arange(n), k)})
+    anova = anova_lm(smf.ols("y ~ C(system) + C(query)", data=long).fit())
+    mse, df = anova.loc["Residual", "mean_sq"], anova.loc["Residual", "df"]
+    assert df == (k - 1) * (n - 1)
+    means = table.mean(axis=1)
+    upper = np.triu_indices(k, 1)
+    q = np.abs(means[upper[0]] - means[upper[1]]) / np.sqrt(mse / n)
+    p = np.ones((k, k))
+    p[upper] = p[upper[::-1]] = studentized_range.sf(q, k, df)
+    return p

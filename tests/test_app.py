@@ -1269,7 +1269,9 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
            for s in VERSION_SYSTEMS[1:]}
     holm = dict(zip(raw, holm_by_hand(np.array(list(raw.values())))))
     for s in VERSION_SYSTEMS[1:]:
-        assert shown.loc[s, "p vs baseline"] == f"{holm[s]:.4g}"
+        # below 1e-16 a p prints as "< 1e-16", never as "0" (issue 40)
+        assert shown.loc[s, "p vs baseline"] == ("< 1e-16" if holm[s] < 1e-16 else
+                                                 f"{holm[s]:.4g}")
     assert shown.loc["baseline", "p vs baseline"] == "—"
     assert shown["best"].tolist() == [False] * 4 + [True]
     # and the whole table is the engine's on those independent values (BH against the best too)
@@ -1277,7 +1279,8 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
     rows = leaderboard(per_query, ["AP"], "baseline", "bh")
     bh = _leaderboard_numbers(at).set_index("system")
     for row in rows:
-        expected = "—" if row.p_best is None else f"{row.p_best:.4g}"
+        expected = ("—" if row.p_best is None else "< 1e-16" if row.p_best < 1e-16 else
+                    f"{row.p_best:.4g}")
         assert bh.loc[row.system, "p vs best"] == expected
     [grid] = at.main.table   # one measure, five systems: the systems run down
     assert grid.value.loc["transformer", "AP"].startswith("**0.9068** ★ ▲\n")

@@ -4,6 +4,7 @@ scipy with Holm's correction worked out here."""
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from oracles import holm_by_hand
+from test_browser import app_url, assert_healthy, browser, open_page  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "sample_data" / "versions"
@@ -248,6 +250,33 @@ def test_every_group_keeps_a_row_where_its_systems_markers_do_not_overlap(groups
     assert list(fig.layout.yaxis.range) == [groups - 0.5, -0.5]
 
 
+def test_each_system_has_its_own_line_in_its_groups_row_a_legend_name_and_a_hover():
+    # five systems, three groups, every mean and interval alike: they lay on one line per group
+    # (issue 40); each must sit at its own y, inside its group's row, in the systems' order
+    from charts.groups import group_means_figure
+
+    systems = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
+    means = np.full((3, 5), 0.5)
+    fig = group_means_figure(["rock", "jazz", "pop"], [12, 7, 1], systems, means, means - 0.1,
+                             means + 0.2, measure="AP", grouping="genre", level=0.95)
+    assert [t.name for t in fig.data] == systems and fig.layout.showlegend
+    y = np.array([list(t.y) for t in fig.data])          # systems × groups
+    for group in range(3):
+        column = y[:, group]
+        assert len(set(column)) == 5 and list(column) == sorted(column)   # first system on top
+        assert all(group - 0.5 < v < group + 0.5 for v in column)         # within its row
+        # apart by more than a marker: the row's pixels / spread over the five
+        plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        apart = np.diff(column).min() * plot / 3
+        assert apart >= fig.data[0].marker.size + 2, (apart, fig.layout.height)
+    assert list(fig.layout.yaxis.tickvals) == [0, 1, 2]
+    assert list(fig.layout.yaxis.ticktext) == ["rock (12)", "jazz (7)", "pop (1)"]
+    assert [list(t.customdata) for t in fig.data] == [[0, 1, 2]] * 5     # a click names the group
+    assert fig.data[2].hovertext[1] == ("genre = jazz (n = 7 queries)<br>cqt_net: mean 0.5000, "
+                                        "95% interval [0.4000, 0.7000]")
+    assert fig.data[4].hovertext[2].startswith("genre = pop (n = 1 query)<br>transformer")
+
+
 def test_a_query_tables_cells_group_as_written_and_an_absent_query_is_in_no_group():
     # None (an empty cell) and a query the table lacks: no group; any other cell is its text, a
     # NaN put in by pandas included ("nan"), and a number as Python writes it
@@ -268,3 +297,55 @@ def test_a_query_tables_cells_group_as_written_and_an_absent_query_is_in_no_grou
     assert set(genre.groups) == {"1990", "nan", "rock"} and genre.ungrouped == 2
     words = grouping("text_words", judged, table)
     assert words.labels.tolist() == ["2", None, "1", "0", "3", None]
+
+
+# ---- in a browser ------------------------------------------------------------------------------
+
+FIVE_SYSTEMS = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
+# each system's drawn markers: the group (the point's index) and its box on the screen
+MARKER_BOXES = """() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  return Array.from(gd.querySelectorAll('.scatterlayer .trace')).map(trace =>
+    Array.from(trace.querySelectorAll('path.point')).map(p => {
+      const r = p.getBoundingClientRect();
+      return {group: p.__data__.i, top: r.top, bottom: r.bottom, x: r.x + r.width / 2,
+              y: r.y + r.height / 2};
+    }));
+}"""
+
+
+@pytest.mark.browser
+def test_five_systems_markers_of_a_group_lie_apart_named_in_the_legend(app_url, browser):
+    # the version-identification sample's five systems grouped by R_q at 1400 × 1000: in each
+    # group's row the five markers had lain on one line, each over the next (issue 40)
+
+    page, errors = open_page(browser, f"{app_url}/groups?dataset=versions&group_by=R_q",
+                             1400, 1000)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .scatterlayer path.point')
+    traces = page.evaluate(MARKER_BOXES)
+    assert len(traces) == 5, traces
+    legend = page.locator('[data-testid="stPlotlyChart"] .legend .legendtext').evaluate_all(
+        "(texts) => texts.map(t => t.textContent)")
+    assert legend == FIVE_SYSTEMS
+    by_group = {}
+    for system, points in zip(FIVE_SYSTEMS, traces):
+        for point in points:
+            by_group.setdefault(point["group"], []).append((system, point))
+    assert len(by_group) >= 3, by_group
+    for group, markers in by_group.items():
+        assert [s for s, _ in markers] == FIVE_SYSTEMS, (group, markers)   # top to bottom
+        boxes = [box for _, box in markers]
+        for above, below in zip(boxes, boxes[1:]):
+            assert below["top"] >= above["bottom"], (group, above, below)   # apart, in order
+    # hover on the third system's marker of the first group: its group, n and interval
+    point = by_group[0][2][1]
+    page.mouse.move(point["x"], point["y"])
+    hover = page.locator('[data-testid="stPlotlyChart"] .hoverlayer .hovertext')
+    hover.first.wait_for()
+    text = hover.first.text_content()
+    assert "R_q = " in text and "(n = " in text and "cqt_net: mean " in text, text
+    assert re.search(r"95% interval \[\d\.\d{4}, \d\.\d{4}\]", text), text
+    page.locator('[data-testid="stPlotlyChart"]').first.screenshot(
+        path="tests/artifacts/groups_five_systems.png")
+    assert_healthy(page, errors, "Groups of queries")
+    page.close()

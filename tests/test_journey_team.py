@@ -6,7 +6,8 @@ the table's fit and the choices kept through reload, a shared link and the sideb
 
 Every number a step changes is checked against an oracle outside the app: pytrec_eval's per-query
 values (ties broken as trec_eval does: ties=trec9), scipy's paired t-tests corrected by Holm by
-hand or by statsmodels' multipletests (Benjamini–Hochberg), scipy's Tukey HSD, statsmodels'
+hand or by statsmodels' multipletests (Benjamini–Hochberg), Tukey's HSD paired by query (on
+statsmodels' two-way ANOVA and scipy's studentized range), statsmodels'
 TTestPower; and after each step the address bar, which holds the choices."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 import pytrec_eval
 from scipy import stats
 
-from oracles import holm_by_hand
+from oracles import holm_by_hand, paired_tukey_by_statsmodels
 from test_browser import (ROOT, app_url, assert_healthy, browser, go, open_page,  # noqa: F401
                           shoot, wait_for_app, wait_for_charts)
 
@@ -63,7 +64,7 @@ def against(values: dict[str, np.ndarray], reference: str, correction: str) -> d
     """Each other system's corrected p against ``reference`` (a family of k − 1 tests)."""
     others = [s for s in SYSTEMS if s != reference]
     if correction == "tukey":
-        p = stats.tukey_hsd(*(values[s] for s in SYSTEMS)).pvalue
+        p = paired_tukey_by_statsmodels([values[s] for s in SYSTEMS])
         return {s: p[SYSTEMS.index(reference), SYSTEMS.index(s)] for s in others}
     raw = np.array([stats.ttest_rel(values[s], values[reference]).pvalue for s in others])
     if correction == "holm":
@@ -78,7 +79,7 @@ def pairwise(values: dict[str, np.ndarray], correction: str) -> dict[tuple[int, 
     """Every pair's corrected p (one family of k(k − 1)/2 tests, or Tukey's HSD)."""
     pairs = list(combinations(range(len(SYSTEMS)), 2))
     if correction == "tukey":
-        p = stats.tukey_hsd(*(values[s] for s in SYSTEMS)).pvalue
+        p = paired_tukey_by_statsmodels([values[s] for s in SYSTEMS])
         return {(i, j): p[i, j] for i, j in pairs}
     raw = np.array([stats.ttest_rel(values[SYSTEMS[j]], values[SYSTEMS[i]]).pvalue
                     for i, j in pairs])
@@ -199,15 +200,16 @@ def choose_in_box(page, label: str, option: str) -> None:
 
 
 def matrix_p_values(page) -> list[str]:
-    """The p-values written in the pairwise matrix's cells (each pair twice)."""
+    """The p-values written in the pairwise matrix's cells (each pair twice): "0.028", "< 1e-16"."""
     texts = page.locator('[data-testid="stPlotlyChart"]').first.evaluate(
         "(e) => Array.from(e.querySelectorAll('.heatmaplayer text')).map(t => t.textContent)")
-    return sorted(re.findall(r"p = ([^ *]+)", " ".join(texts)))
+    return sorted(re.findall(r"p (?:= )?(< 1e-16|[^ *<]+)", " ".join(texts)))
 
 
 def expected_matrix(per_query, measure, correction) -> list[str]:
     p = pairwise(per_query_of(per_query, measure), correction)
-    return sorted([f"{v:.2g}" for v in p.values()] * 2)
+    # below 1e-16 a p is written "< 1e-16", never "0" (issue 40)
+    return sorted([("< 1e-16" if v < 1e-16 else f"{v:.2g}") for v in p.values()] * 2)
 
 
 # ---- the walks ---------------------------------------------------------------------------------

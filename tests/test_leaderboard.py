@@ -8,7 +8,7 @@ from scipy import stats
 
 from metrics import InputError
 from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
-from oracles import holm_by_hand
+from oracles import holm_by_hand, paired_tukey_by_statsmodels
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +47,107 @@ def test_holm_and_bh_agree_with_scipy_on_every_pair(five_systems):
     np.testing.assert_allclose(matrix.mean_diff, means[None, :] - means[:, None])
 
 
-def test_tukey_is_scipys_all_pairs_test(five_systems):
+def test_tukey_is_paired_by_query_on_the_two_way_anovas_residual_by_hand():
+    # three systems on six queries whose difficulty differs widely (0.05 to 0.9), each system a
+    # small, steady shift above the last (0.04), plus a residual of ±d on four queries: by hand,
+    # SSE = 8 d² on (k − 1)(n − 1) = 2 × 5 = 10 degrees of freedom, MSE = 0.8 d², and
+    # q = 0.04 / √(MSE / 6) for neighbours, 0.08 / √(MSE / 6) for the first and the last
+    difficulty = np.array([0.05, 0.9, 0.3, 0.6, 0.15, 0.75])
+    d = 0.01
+    residual = np.array([[1, -1, 1, -1, 0, 0], [-1, 1, -1, 1, 0, 0], [0, 0, 0, 0, 0, 0]]) * d
+    table = difficulty[None, :] + np.array([0.0, 0.04, 0.08])[:, None] + residual
+    values = {"a": table[0], "b": table[1], "c": table[2]}
+    se = np.sqrt(0.8 * d ** 2 / 6)
+    near, far = (stats.studentized_range.sf(step / se, 3, 10) for step in (0.04, 0.08))
+    expected = np.array([[1, near, far], [near, 1, near], [far, near, 1]])
+    matrix = pairwise_matrix(values, "tukey")
+    np.testing.assert_allclose(matrix.p_adjusted, expected, rtol=1e-9)
+    # paired, every difference is significant; as independent samples (scipy's one-way
+    # tukey_hsd, the test before issue 40) the queries' spread swamps them: none is
+    assert (matrix.p_adjusted[np.triu_indices(3, 1)] < 0.001).all()
+    assert (stats.tukey_hsd(*table).pvalue[np.triu_indices(3, 1)] > 0.9).all()
+    assert matrix.groups(0.05) == [("c",), ("b",), ("a",)]
+    # the leaderboard reads its tests against the baseline and the best off the same matrix
+    rows = {r.system: r for r in leaderboard({s: {"AP": v} for s, v in values.items()}, ["AP"],
+                                             baseline="a", correction="tukey", resamples=200)}
+    assert (rows["b"].p_baseline, rows["c"].p_baseline) == pytest.approx((near, far), rel=1e-9)
+    assert (rows["a"].p_best, rows["b"].p_best) == pytest.approx((far, near), rel=1e-9)
+
+
+def test_tukey_agrees_with_statsmodels_two_way_anova_on_pytrec_eval_values(five_systems):
     values = values_of(five_systems)
-    expected = stats.tukey_hsd(*values.values()).pvalue
-    np.testing.assert_allclose(pairwise_matrix(values, "tukey").p_adjusted, expected, rtol=1e-12)
+    expected = paired_tukey_by_statsmodels(list(values.values()))
+    np.testing.assert_allclose(pairwise_matrix(values, "tukey").p_adjusted, expected, rtol=1e-9)
+
+
+def test_tukey_leaves_out_a_query_undefined_for_any_system():
+    # the two-way table must be complete: the queries where every system has a value, as for
+    # the paired t-tests (q2 and q5 are left out, n = 5)
+    rng = np.random.default_rng(3)
+    values = {s: rng.uniform(size=7) + shift for s, shift in (("a", 0), ("b", 0.3), ("c", 0.1))}
+    values["a"][2] = np.nan
+    values["c"][5] = np.nan
+    matrix = pairwise_matrix(values, "tukey")
+    keep = [0, 1, 3, 4, 6]
+    assert matrix.n == 5
+    np.testing.assert_allclose(matrix.p_adjusted,
+                               paired_tukey_by_statsmodels([v[keep] for v in values.values()]),
+                               rtol=1e-9)
+
+
+def test_tukey_without_error_or_degrees_of_freedom():
+    # each system a constant shift of another on every query: no residual, the differences are
+    # certain (p = 0, printed "< 1e-16"); equal systems: p = 1; one query: no degree of freedom
+    base = np.array([0.2, 0.7, 0.4])
+    matrix = pairwise_matrix({"a": base, "b": base + 0.25, "c": base}, "tukey")
+    np.testing.assert_array_equal(matrix.p_adjusted, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
+    one = pairwise_matrix({"a": np.array([0.2]), "b": np.array([0.5])}, "tukey")
+    assert np.isnan(one.p_adjusted).all()
+
+
+def test_no_p_value_prints_as_zero():
+    from charts.leaderboard import pairwise_figure
+    from metrics.cli.render import p_value
+    from metrics.evaluation.cells import p_printed, p_stated
+
+    assert [p_printed(p) for p in (0.0, 5e-17, 1e-16, 0.012345, 1.0)] == [
+        "< 1e-16", "< 1e-16", "1e-16", "0.01235", "1"]
+    assert (p_stated(0.0), p_stated(0.0341, 2)) == ("p < 1e-16", "p = 0.034")
+    assert (p_value(0.0), p_value(None)) == ("< 1e-16", "-")
+    fig = pairwise_figure(["a", "b"], np.array([[0, 0.25], [-0.25, 0]]),
+                          np.array([[1, 0.0], [0.0, 1]]), measure="AP", correction="Tukey's HSD",
+                          alpha=0.05)
+    assert fig.data[0].text[0][1] == "+0.2500<br>p < 1e-16 *"
+
+
+def test_compare_on_the_command_line_prints_no_p_of_zero(tmp_path):
+    # 30 queries, one relevant item each: "first" finds it at rank 1 (AP 1), "second" at rank 2
+    # or 3 (AP 1/2 or 1/3). Tukey's q is some 50 and its p underflows to 0; it printed as "0"
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    queries = [f"q{i:02d}" for i in range(30)]
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 hit 1\n" for q in queries))
+    for name, rank_of_hit in (("first", lambda i: 1), ("second", lambda i: 2 + i % 2)):
+        lines = []
+        for i, q in enumerate(queries):
+            items = [f"miss{r}" for r in range(1, 4)]
+            items.insert(rank_of_hit(i) - 1, "hit")
+            lines += [f"{q} Q0 {item} {r} {10 - r} {name}\n" for r, item in enumerate(items, 1)]
+        (tmp_path / f"{name}.run").write_text("".join(lines))
+    done = subprocess.run(
+        [sys.executable, "-m", "metrics", "compare", tmp_path / "first.run",
+         tmp_path / "second.run", tmp_path / "qrels.txt", "-m", "AP", "--test", "t",
+         "--correction", "tukey"], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+        text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    matrix = lines[lines.index(next(line for line in lines if line.startswith("AP: p / B−A"))):]
+    assert matrix[2].split()[1:] == ["—", "<", "1e-16", "/", "-0.5833"], done.stdout
+    assert matrix[3].split()[1:] == ["<", "1e-16", "/", "0.5833", "—"], done.stdout
+    against = next(line.split() for line in matrix if line.split()[:2] == ["AP", "second"])
+    assert against[2:] == ["0.4167", "-0.5833", "<", "1e-16", "-0.5833", "<", "1e-16"], against
 
 
 def test_leaderboard_against_baseline_and_best(five_systems):

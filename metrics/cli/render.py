@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from metrics.errors import InputError
-from metrics.evaluation.cells import printed
+from metrics.evaluation.cells import p_printed, printed
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.protocols import PROTOCOLS
 from metrics.evaluation.power import detectable_within_range, power_text
@@ -48,9 +48,9 @@ def csv_number(value) -> str:
 
 
 def p_value(value) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4g}"
+    """A p-value in a text table: "-" when undefined, else as every table prints it ("< 1e-16",
+    never "0")."""
+    return "-" if value is None else p_printed(value)
 
 
 def aligned_table(header: list[str], rows: list[list[str]]) -> str:

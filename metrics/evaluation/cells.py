@@ -6,6 +6,7 @@ number shown, and text that a spreadsheet opens as text.
   prints as 0.6562). Python's ``format`` rounds the same way. A browser's ``toFixed`` (and so
   a table drawn in the browser with a "%.4f" format) rounds such a tie up, to 0.6563:
   :func:`as_printed` hands it the value that the four decimals denote instead.
+* **p-values** to four significant digits, and never as "0": "< 1e-16" (:func:`p_printed`).
 * **Text** that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula
   to a spreadsheet (``=HYPERLINK(…)`` runs when the CSV is opened). OWASP's advice for CSV files
   ("CSV Injection"): prefix such a cell with a single quote, which the spreadsheet shows as text.
@@ -35,6 +36,24 @@ _UNSAFE_IN_STRING = re.compile(r'(?<=^")[=+\-@]|,')
 def fixed(value: float, digits: int = DECIMALS) -> str:
     """``value`` as ``printf("%.<digits>f")`` writes it (trec_eval: four decimals)."""
     return f"{float(value):.{digits}f}"
+
+
+# Below this a p-value prints as "< 1e-16", never as "0": a p computed as 1 − F(x) in doubles is
+# lost under the spacing of doubles near 1 (2.2e-16), one computed as a tail underflows to 0,
+# and no test on finitely many queries makes a difference certain
+SMALLEST_P = 1e-16
+
+
+def p_printed(p: float, digits: int = DECIMALS) -> str:
+    """A p-value as every table prints it: ``digits`` significant digits, "< 1e-16" below
+    :data:`SMALLEST_P` (0 included)."""
+    return f"< {SMALLEST_P:g}" if p < SMALLEST_P else f"{p:.{digits}g}"
+
+
+def p_stated(p: float, digits: int = DECIMALS) -> str:
+    """"p = 0.034", or "p < 1e-16" (:func:`p_printed`)."""
+    text = p_printed(p, digits)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def counted(n: int, singular: str, plural: str) -> str:

@@ -8,12 +8,19 @@ Corrections (the method is named wherever a p-value is shown):
   holm`);
 * ``bh`` — Benjamini–Hochberg's false discovery rate over the same family
   (``scipy.stats.false_discovery_control``);
-* ``tukey`` — Tukey's honestly significant difference over all pairs of systems
-  (``scipy.stats.tukey_hsd``), which treats the systems' per-query values as independent samples
-  rather than paired ones; against the baseline and the best, its all-pairs p-values are read off.
+* ``tukey`` — Tukey's honestly significant difference over all pairs of systems on the residual
+  of the two-way ANOVA without replication (systems × queries), as Sakai does for IR (Laboratory
+  Experiments in Information Retrieval, 2018): every system ran the same queries, so the
+  queries' own difficulty is taken out of the error, rather than treating the systems' values as
+  independent samples (``scipy.stats.tukey_hsd``, a one-way test). With k systems and n queries,
+  q = |ȳᵢ − ȳⱼ| / √(MSE / n), MSE the residual mean square with (k − 1)(n − 1) degrees of
+  freedom, and p = P(Q > q) for the studentized range of k means
+  (``scipy.stats.studentized_range``). Against the baseline and the best, its all-pairs p-values
+  are read off.
 
 Per-query values are compared over the queries where every system has a value, so each test of a
-family sees the same queries.
+family sees the same queries (a query where the measure is undefined for any system is left out
+of every test, Tukey's two-way table included: the table must be complete).
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESA
 
 CORRECTIONS = {"holm": "Holm's step-down correction of paired t-tests",
                "bh": "Benjamini–Hochberg correction of paired t-tests",
-               "tukey": "Tukey's HSD over all pairs of systems"}
+               "tukey": "Tukey's HSD over all pairs of systems, paired by query (on the "
+                        "residual of the two-way ANOVA systems × queries)"}
 
 
 def _correct(p_values: list[float | None], correction: str) -> list[float | None]:
@@ -65,15 +73,35 @@ def _check(values: dict[str, np.ndarray], correction: str) -> dict[str, np.ndarr
 
 
 def tukey_p_values(values: dict[str, np.ndarray]) -> np.ndarray:
-    """Tukey's HSD p-values of every pair of systems (a symmetric matrix, 1 on the diagonal)."""
-    from scipy.stats import tukey_hsd
+    """Tukey's HSD p-values of every pair of systems, paired by query: the residual mean square of
+    the two-way ANOVA without replication (systems × queries) is the error (a symmetric matrix, 1
+    on the diagonal; NaN with fewer than two queries, where the residual has no degree of
+    freedom)."""
+    from scipy.stats import studentized_range
 
-    rows = list(values.values())
-    if len(rows[0]) < 2:
-        return np.full((len(rows), len(rows)), np.nan)
-    if all(np.array_equal(rows[0], row) for row in rows[1:]):
-        return np.ones((len(rows), len(rows)))   # identical systems: nothing differs
-    return np.asarray(tukey_hsd(*rows).pvalue, dtype=np.float64)
+    table = np.vstack([np.asarray(v, dtype=np.float64) for v in values.values()])
+    k, n = table.shape
+    p = np.ones((k, k))
+    if n < 2:
+        return np.full((k, k), np.nan)
+    system_means, query_means = table.mean(axis=1), table.mean(axis=0)
+    residual = table - system_means[:, None] - query_means[None, :] + table.mean()
+    df = (k - 1) * (n - 1)
+    mse = float((residual ** 2).sum()) / df
+    # a residual no larger than the rounding of the means it subtracts is none (each system a
+    # constant shift of another): taken as 0, not as an error of 1e-17 with its own p
+    if np.sqrt(mse) <= 16 * np.finfo(np.float64).eps * max(1.0, float(np.abs(table).max())):
+        mse = 0.0
+    for i in range(k):
+        for j in range(i + 1, k):
+            diff = abs(system_means[i] - system_means[j])
+            if diff == 0:
+                continue                    # equal means: nothing differs (q = 0, p = 1)
+            # an error of 0 (each system a constant shift of another on every query) and
+            # different means: the difference is certain, p = 0
+            q = diff / np.sqrt(mse / n) if mse > 0 else np.inf
+            p[i, j] = p[j, i] = 0.0 if np.isinf(q) else float(studentized_range.sf(q, k, df))
+    return p
 
 
 @dataclass(frozen=True)
