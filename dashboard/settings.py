@@ -33,6 +33,10 @@ TEACH_RANK = "teach_rank"   # the teaching mode's rank r (dashboard/query_view.p
 CORRECTION, ALPHA = "correction", "alpha"
 LEADERBOARD_MEASURE, GROUPS_MEASURE, OPEN_GROUP = "leaderboard_measure", "groups_measure", \
     "chosen_group"
+# A page's own controls that are widgets (not settings bound by dashboard/widgets.py) keep their
+# value for the whole session, across pages: Streamlit drops a widget's value on a page switch
+# unless it is created with this
+KEEP = dict(persist_state="session")
 DEFAULTS = {CORRECTION: "holm", ALPHA: DEFAULT_ALPHA, OPEN_GROUP: None,
             "sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
             "threshold": 1, TEACHING: False}
@@ -91,21 +95,9 @@ class DataSource:
                                           "similarity": self.similarity}
 
 
-# The page controls that are widgets of their own (not settings bound by dashboard/widgets.py).
-# Streamlit drops a widget's state at the end of a run that did not draw it, so leaving a page
-# reset them all; a state the script assigns is kept, so each run assigns each of them its own
-# value (Streamlit's documented way to keep a widget's state across pages). None of these widgets
-# is given a default by its page: a default beside a state set by the script is warned about.
-KEPT_WIDGETS = ("sort_by", "explorer_view", "curve_mode", "curve_queries", "curve_tab",
-                "compare_measure", "conventions_system")
-
-
 def init_state() -> None:
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, value)
-    for key in KEPT_WIDGETS:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
     if st.session_state["sample"] == UPLOAD and "upload" not in st.session_state:
         st.session_state["sample"] = DEFAULTS["sample"]
 

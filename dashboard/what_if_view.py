@@ -72,7 +72,8 @@ def _reset() -> None:
 
 
 def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
-    """The edits of the item at rank ``r``: its relevance toggled or a grade typed, a step up or down, or a typed rank; and one button back to the original list.
+    """The edits of the item at rank ``r``: its relevance toggled or a grade typed, a step up
+    or down, or a typed rank; and one button back to the original list.
     ``judged``: the query as shown (edited), query 0. Drawn in the teaching mode's stepper, so
     that every control names and edits the rank shown: the boxes are set again whenever r or
     the edits change, so they open at the item's own rank and grade, never at another rank's."""

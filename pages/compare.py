@@ -15,6 +15,7 @@ from dashboard.metadata import current_metadata, item_columns, show_query_descri
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
+from dashboard.settings import KEEP
 from dashboard.tables import STYLED_ROWS, download_csv, printed_numbers, show_ranked_list
 from dashboard.widgets import choose
 from metrics.evaluation.cells import fixed, p_printed
@@ -41,7 +42,7 @@ with c1:
 with c2:
     name_b = choose("System B", "system_b", systems, systems[1], "system_b_box")
 names = results[name_a].measures
-measure = c3.selectbox("Measure", names, key="compare_measure")
+measure = c3.selectbox("Measure", names, key="compare_measure", **KEEP)
 if name_a == name_b:
     st.warning("Choose two different systems.")
     end_page()

@@ -8,7 +8,7 @@ from dashboard.datasets import rankings
 from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import measure_list
+from dashboard.settings import KEEP, measure_list
 from dashboard.tables import download_csv, printed_text
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS
@@ -28,7 +28,7 @@ tables = conventions_tables(measures) if data is not None and measures else None
 if tables is not None:
     protocols, ours, unavailable = tables
     systems = list(protocols)
-    system = (st.selectbox("System", systems, key="conventions_system") if len(systems) > 1
+    system = (st.selectbox("System", systems, key="conventions_system", **KEEP) if len(systems) > 1
               else systems[0])
     policies = [c for c in ours[system].columns if c not in ("measure", "changes with ties")]
     current = st.session_state["ties"]

@@ -9,6 +9,7 @@ from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import end_page, page_setup
 from dashboard.permalink import check_link_value
 from dashboard.safe import md
+from dashboard.settings import KEEP
 from dashboard.widgets import bound, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, lift_curve,
@@ -37,14 +38,13 @@ if not systems:
     st.info("Choose at least one system.")
     end_page()
 all_queries = list(data[systems[0]].query_ids)
-mode = st.radio("Queries", ["all (means)", "choose"], horizontal=True, key="curve_mode")
+mode = st.radio("Queries", ["all (means)", "choose"], horizontal=True, key="curve_mode", **KEEP)
 chosen = all_queries
 if mode == "choose":
-    # the choice outlives the page (dashboard/settings.py KEPT_WIDGETS) and keeps only the
-    # queries of the data shown
+    # the choice outlives the page (KEEP), and keeps only the queries of the data shown
     kept = [q for q in st.session_state.get("curve_queries", all_queries[:1]) if q in all_queries]
     st.session_state["curve_queries"] = kept
-    chosen = st.multiselect("Queries", all_queries, key="curve_queries")
+    chosen = st.multiselect("Queries", all_queries, key="curve_queries", **KEEP)
     if not chosen:
         st.info("Choose at least one query.")
         end_page()
@@ -71,9 +71,13 @@ fit = fit_precision_toggle("pr_fit")
 # The tabs keep their state (a key, and a rerun on a switch): the chosen tab stays when the
 # controls above change (switching Queries to "choose" adds a box above them, which gave keyless
 # tabs a new identity and reopened the first), and only the open tab's curves are computed
-pr_tab, interp_tab, lift_tab, roc_tab = st.tabs(
-    ["PR curves", "11-point interpolated", "Normalised lift", "ROC"], key="curve_tab",
-    on_change="rerun")
+# st.tabs cannot keep its tab across pages itself: the open tab is a setting, the default
+CURVE_TABS = ["PR curves", "11-point interpolated", "Normalised lift", "ROC"]
+tabs = pr_tab, interp_tab, lift_tab, roc_tab = st.tabs(
+    CURVE_TABS, key="curve_tab", on_change="rerun",
+    default=st.session_state.get("curve_tab_open", CURVE_TABS[0]))
+st.session_state["curve_tab_open"] = next(
+    (name for name, tab in zip(CURVE_TABS, tabs) if tab.open), CURVE_TABS[0])
 if pr_tab.open or interp_tab.open:
     interpolated = {system: interpolated_precision(subsets[system], threshold)
                     for system in systems}

@@ -19,7 +19,7 @@ from dashboard.tables import (download_csv, page_of_ranks, printed_numbers,
                               show_ranked_list, with_cutoff)
 from dashboard.teaching import stacked, worked_measures
 from dashboard.what_if_view import edited_query, show_changes, what_if_controls
-from dashboard.settings import TEACHING
+from dashboard.settings import KEEP, TEACHING
 from dashboard.widgets import bound, choose, cutoff_control, fit_precision_toggle
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
@@ -44,7 +44,7 @@ system = choose("System", "system", systems, systems[0], "system_box") if len(sy
 judged, result = data[system], results[system]
 
 names = result.measures
-sort_by = st.selectbox("Sort queries by", names, key="sort_by",
+sort_by = st.selectbox("Sort queries by", names, key="sort_by", **KEEP,
                        help="worst first; queries where the measure is undefined come last")
 per_query = result.per_query()
 group = chosen_group()   # the queries of one group, opened from the Groups page
@@ -157,9 +157,8 @@ def one_query() -> None:
     # three (each costs the browser about a tenth of a second to draw). A segmented control,
     # not st.tabs: every rerun sends a tab container and its tabs as new blocks that the
     # browser lays out again, while an unchanged control is reused as it is (BENCHMARKS.md)
-    st.session_state.setdefault("explorer_view", RANKED_LIST)   # kept across pages (settings)
-    view = st.segmented_control("View", VIEWS, required=True, key="explorer_view",
-                                label_visibility="collapsed")
+    view = st.segmented_control("View", VIEWS, default=RANKED_LIST, required=True,
+                                key="explorer_view", label_visibility="collapsed", **KEEP)
     if view == RANKED_LIST:
         # a long list is shown a page at a time, and only that page is built
         first, stop = page_of_ranks(n, "ranking")
