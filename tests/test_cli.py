@@ -445,6 +445,20 @@ def test_compare_correction_matrix_agrees_with_scipy_on_pytrec_eval_values(corre
     assert best == ["transformer"]
 
 
+def test_compare_csv_keeps_its_numbers_whole():
+    # the CSV is read by programs: each p is the number scipy gives (never the text table's
+    # "< 1e-16" or its rounding), the mean difference the exact one
+    from scipy import stats
+    code, out, err = cli("compare", *VERSION_RUNS[:2], VERSIONS / "qrels.txt", "-m", "AP",
+                         "--test", "t", "--ties", "trec9", "--format", "csv")
+    assert code == 0, err
+    rows = list(csv.DictReader(line for line in out.splitlines() if not line.startswith("#")))
+    [row] = rows
+    ap = [pytrec_ap(p) for p in VERSION_RUNS[:2]]
+    assert float(row["p"]) == pytest.approx(stats.ttest_rel(ap[1], ap[0]).pvalue, rel=1e-12)
+    assert float(row["B−A"]) == pytest.approx(ap[1].mean() - ap[0].mean(), abs=1e-15)
+
+
 def test_compare_baseline_needs_a_correction_and_a_known_system():
     code, _, err = cli("compare", *VERSION_RUNS[:2], VERSIONS / "qrels.txt", "--baseline", "x")
     assert code == 2 and "--baseline goes with --correction" in err

@@ -126,7 +126,9 @@ FIT = """() => { const e = document.querySelector('[data-testid="stMain"] [data-
 
 
 def table_cells(page) -> dict[tuple[str, str], str]:
-    """(system, measure) → the cell's text, whichever way the table runs."""
+    """(system, measure) → the cell's text, whichever way the table runs (once the table is
+    there: after a reload or a page switch it arrives after the run has reported done)."""
+    page.wait_for_selector(TABLE + " table", timeout=30_000)
     rows = page.evaluate(READ_TABLE, TABLE)
     header, body = rows[0][1:], rows[1:]
     cells = {}

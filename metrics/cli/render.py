@@ -294,19 +294,21 @@ def render_comparison(systems, measures, aggregates, tests, fmt: str,
         if provenance is not None:
             out["provenance"] = provenance
         return json.dumps(out, indent=2)
-    rows = [[t.measure, t.a, t.b, t.test, text_number(t.mean_diff),
-             f"[{text_number(t.ci[0])}, {text_number(t.ci[1])}]", text_number(t.statistic),
-             p_value(t.p), p_value(t.p_holm), text_number(t.effect_size), str(t.n),
-             f"{t.wins}/{t.ties}/{t.losses}"] for t in tests]
+    def cells(t, number, p) -> list[str]:
+        return [t.measure, t.a, t.b, t.test, number(t.mean_diff),
+                f"[{number(t.ci[0])}, {number(t.ci[1])}]", number(t.statistic), p(t.p),
+                p(t.p_holm), number(t.effect_size), str(t.n), f"{t.wins}/{t.ties}/{t.losses}"]
+
     # 95%: the level of stats.bootstrap_ci, which compare_systems calls with its default
     header = ["measure", "A", "B", "test", "B−A", "95% CI", "statistic", "p", "p (Holm)",
               "d", "n", "win/tie/loss"]
-    if fmt == "csv":
+    if fmt == "csv":   # numbers as numbers: a p below 1e-16 is a number, not "< 1e-16"
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows(cells(t, csv_number, csv_number) for t in tests)
         return with_comments(buffer.getvalue().rstrip("\n"), provenance)
+    rows = [cells(t, text_number, p_value) for t in tests]
     means = aligned_table(["system", *measures],
                           [[s, *[text_number(aggregates[s][m]) for m in measures]]
                            for s in systems])
