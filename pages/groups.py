@@ -19,7 +19,7 @@ from dashboard.settings import GROUPS_MEASURE, OPEN_GROUP, source, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
-from metrics.evaluation.cells import counted
+from metrics.evaluation.cells import counted, p_printed
 from metrics.evaluation.groups import DERIVED
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -106,9 +106,10 @@ if len(systems) > 1:
                                    name_a, name_b, DEFAULT_SEED, upload_store())
         tests = tests[tests["measure"] == measure].rename(columns={"group": name})
         shown, numbers = printed_numbers(tests, ["B − A"])
-        st.dataframe(shown, hide_index=True, width="stretch", column_config=numbers | {
-            c: st.column_config.NumberColumn(format="%.4g") for c in
-            ("p", "p (Holm over groups)")}, placeholder="—")
+        for column in ("p", "p (Holm over groups)"):   # as every table prints p: never "0"
+            shown[column] = [None if p != p else p_printed(p) for p in tests[column]]
+        st.dataframe(shown, hide_index=True, width="stretch", column_config=numbers,
+                     placeholder="—")
         st.caption(f"Paired t-test of {md(name_b)} against {md(name_a)} over each group's "
                    "queries where both have a value (scipy.stats.ttest_rel); Holm's correction "
                    f"is over the {len(groups)} groups: testing each group is {len(groups)} "
