@@ -104,6 +104,10 @@ def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
         st.button("↓ Down", key="whatif_down", disabled=r == length, on_click=_add,
                   args=(Edit(MOVE, r, min(r + 1, length)), min(r + 1, length)),
                   help=f"moves the item at rank {r} one rank down; r follows it")
+        # on the buttons' line, short: a line of its own pushed the rank strip of a projector
+        # (1024 × 768, sidebar open) below the fold
+        st.button("↺ Original", key="whatif_reset", on_click=_reset, disabled=not made,
+                  type="primary", help="back to the original list: drops every edit")
         # each box with its button, wrapping together on a narrow screen: a "Move" alone at
         # the start of the next line, far from its box, did not say what it moves
         with st.container(horizontal=True, vertical_alignment="bottom", width="content",
@@ -120,8 +124,6 @@ def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
                                     step=1, key="whatif_grade", width=120)
             st.button("Set grade", key="whatif_set_grade", on_click=_add,
                       args=(Edit(GRADE, r, int(grade)),))
-        st.button("↺ Back to the original", key="whatif_reset", on_click=_reset,
-                  disabled=not made, type="primary")
 
 
 def signed(x: float, whole: bool = False, minus: str = "−") -> str:

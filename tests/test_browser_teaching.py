@@ -201,7 +201,7 @@ def test_a_what_if_link_opens_with_its_edits(app_url, browser, size, scheme):
     assert "5 of 5 relevant items retrieved in a list of 10" in titles
     assert parse_qs(urlparse(page.url).query)["edits"] == ["g3:1,m8:5"]
     full_shot(page, f"what_if_link_{size}_{scheme}")
-    page.get_by_role("button", name="↺ Back to the original").click()
+    page.get_by_role("button", name="↺ Original").click()
     wait_for_app(page)
     page.wait_for_function("() => !location.search.includes('edits=')")
     assert "ΔAP" not in page.inner_text('[data-testid="stMain"]')

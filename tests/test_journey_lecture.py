@@ -309,7 +309,7 @@ def test_a_lecture_on_fmp_toy1(app_url, browser, scheme):
         assert not shared_errors, shared_errors
 
     # 13. back to the original: every number as FMP's table has it, no change shown
-    click(page, "↺ Back to the original")
+    click(page, "↺ Original")
     lecture.items, lecture.grades, lecture.edits = list(TOY1), dict(TOY1_GRADES), []
     agrees(page, lecture, "back to the original")
     assert lecture.numbers()["AP"] == pytest.approx(0.8125)        # FMP C7S3: AP of toy 1
