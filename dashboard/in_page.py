@@ -28,8 +28,9 @@ export default function (component) {
 # the selector is the app's own (a heading's anchor, a container's key), never user text; the
 # nonce makes each request a new one (a component whose data did not change is not called again)
 # while the page goes on drawing (charts and players above the heading take their height after
-# the scroll began), the heading is put back at the top for a few seconds, unless the reader
-# scrolls first: on a loaded machine a smooth scroll otherwise ends where the heading used to be
+# the scroll began, or the sidebar is collapsed), the target is put back at the top for ten
+# seconds, unless the reader scrolls first: on a loaded machine a smooth scroll otherwise ends
+# where the heading used to be
 _SCROLL_JS = """
 export default function (component) {
   const selector = component.data.selector;
@@ -51,17 +52,17 @@ function follow(target) {
   const observer = new ResizeObserver(() => target.scrollIntoView({behavior: "auto"}));
   const stop = () => {
     observer.disconnect();
-    for (const name of ["wheel", "touchstart", "keydown", "mousedown"]) {
-      window.removeEventListener(name, stop, true);
-    }
+    for (const name of SCROLLING) window.removeEventListener(name, stop, true);
   };
-  for (const name of ["wheel", "touchstart", "keydown", "mousedown"]) {
-    window.addEventListener(name, stop, true);
-  }
+  for (const name of SCROLLING) window.addEventListener(name, stop, true);
   const main = document.querySelector('[data-testid="stMainBlockContainer"]');
   observer.observe(main || document.body);
-  setTimeout(stop, 3000);
+  setTimeout(stop, 10000);
 }
+
+// what a reader does to scroll; a click does not let go of the target (collapsing the sidebar
+// reflows the page above it, which would otherwise move it under the header)
+const SCROLLING = ["wheel", "touchstart", "keydown"];
 """
 
 _ADDRESS = st.components.v2.component("address_bar", js=_ADDRESS_JS)

@@ -306,9 +306,9 @@ def test_user_text_is_never_a_link_or_an_image(app_url, browser, tmp_path):
                                     for q in (MARKDOWN_QUERY, "q2") for d in range(1, 6)))
     qrels = tmp_path / "md.qrels"
     qrels.write_text(f"{MARKDOWN_QUERY} 0 d2 1\nq2 0 d4 1\n")
-    # both runs carry the tag "x": the systems are named after their files, extension kept
-    # (metrics.loaders.runs.system_names), so the names are the Markdown as written
-    systems = [f"{name}.run" for name in MARKDOWN_NAMES]
+    # both runs carry the tag "x": the systems are named after their files without the
+    # extension (metrics.loaders.runs.system_names), so the names are the Markdown as written
+    systems = list(MARKDOWN_NAMES)
     page, errors = open_page(browser, app_url)
     asked = record_requests(page)
     upload(page, runs, qrels)

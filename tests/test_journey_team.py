@@ -142,7 +142,9 @@ def table_cells(page) -> dict[tuple[str, str], str]:
 
 def assert_fits(page) -> None:
     """No sideways scrolling, every column header in view, once the layout has settled (a
-    table is laid out again as its web font and the columns' widths arrive)."""
+    table is laid out again as its web font and the columns' widths arrive), and once the table
+    is there (a rerun after the first can leave its place empty for a while)."""
+    page.wait_for_selector(TABLE + " table", timeout=60_000)
     try:
         page.wait_for_function(f"() => {{ const f = ({FIT})();"
                                " return f.scroll <= 0 && f.right <= f.viewport; }",
