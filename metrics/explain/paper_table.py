@@ -74,16 +74,22 @@ class PaperTable:
                 f"{escape(CORRECTIONS[self.correction])}, over the {pairs} pairs of systems of "
                 f"each measure, at {alpha}.")
 
+    def _cells(self, i: int, undefined: str, bold: str, superscript: str) -> list[str]:
+        """System ``i``'s cells in one markup: each mean (``undefined`` where it has none), in
+        ``bold`` (a format) where best, then the letters it beats as a ``superscript``."""
+        cells = []
+        for j in range(len(self.measures)):
+            mean = self.means[i][j] or undefined
+            mean = bold.format(mean) if self.bold[i][j] else mean
+            beats = self.beats[i][j]
+            cells.append(mean + (superscript.format(beats) if beats else ""))
+        return cells
+
     def latex(self) -> str:
         """A booktabs table (``\\usepackage{booktabs}``)."""
         rows = []
         for i, letter in enumerate(self.letters):
-            cells = []
-            for j in range(len(self.measures)):
-                mean = self.means[i][j] or "--"
-                mean = rf"\textbf{{{mean}}}" if self.bold[i][j] else mean
-                beats = self.beats[i][j]
-                cells.append(mean + (f"$^{{{beats}}}$" if beats else ""))
+            cells = self._cells(i, "--", r"\textbf{{{}}}", "$^{{{}}}$")
             rows.append(" & ".join([letter, latex_text(self.systems[i]), *cells]) + r" \\")
         header = " & ".join(["", "System", *(latex_text(m) for m in self.measures)]) + r" \\"
         caption = self.caption(latex_text, rf"$\alpha = {self.alpha:g}$")
@@ -107,12 +113,7 @@ class PaperTable:
         lines = ["| | System | " + " | ".join(markdown_text(m) for m in self.measures) + " |",
                  "| --- | --- | " + " | ".join("---:" for _ in self.measures) + " |"]
         for i, letter in enumerate(self.letters):
-            cells = []
-            for j in range(len(self.measures)):
-                mean = self.means[i][j] or "—"
-                mean = f"**{mean}**" if self.bold[i][j] else mean
-                beats = self.beats[i][j]
-                cells.append(mean + (f"<sup>{beats}</sup>" if beats else ""))
+            cells = self._cells(i, "—", "**{}**", "<sup>{}</sup>")
             lines.append(f"| {letter} | {markdown_text(self.systems[i])} | "
                          + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n\n" + self.caption(markdown_text,
