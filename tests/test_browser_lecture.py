@@ -64,17 +64,19 @@ def test_each_what_if_box_stays_beside_its_button(app_url, browser, scheme):
     # the sidebar the controls wrap, and "Move" had started the next line, away from its box
     page, errors = open_page(browser, f"{app_url}/explorer?dataset=instruments&edits=g2:1&r=2",
                              *SIZES["projector"], scheme)
-    page.get_by_role("button", name="Set grade").wait_for()
-    boxes = page.evaluate("""() => {
-      const box = e => { const r = e.getBoundingClientRect();
+    # the four elements arrive with the stepper's fragment, not necessarily in one paint: wait
+    # until all are there and measure them in the same frame
+    boxes = page.wait_for_function("""() => {
+      const box = e => { if (!e) return null; const r = e.getBoundingClientRect();
                          return {left: r.left, right: r.right, bottom: r.bottom}; };
       const input = label => box(document.querySelector(
         `[data-testid="stNumberInput"]:has(input[aria-label="${label}"])`));
       const button = name => box(Array.from(document.querySelectorAll('button'))
         .find(b => b.innerText.trim() === name));
-      return {to: input('Move to rank'), move: button('Move'), grade: input('Grade'),
-              set: button('Set grade')};
-    }""")
+      const found = {to: input('Move to rank'), move: button('Move'), grade: input('Grade'),
+                     set: button('Set grade')};
+      return Object.values(found).every(b => b) ? found : null;
+    }""", timeout=30_000).json_value()
     page.get_by_role("button", name="Set grade").screenshot(
         path=f"tests/artifacts/lecture_whatif_set_grade_{scheme}.png")
     for box, button in (("to", "move"), ("grade", "set")):
