@@ -1,10 +1,12 @@
-"""The documents stay true: docs/measures.md is what the registry generates, the README stays
-short, every relative link leads to a file, and every module path the documents name exists."""
+"""The documents stay true: every generated document and section is what docs/generate.py writes
+now, docs/measures.md leads from each measure to its code and its tests, the README stays short,
+every relative link leads to a file, and every module path the documents name exists."""
 
 import importlib
 import importlib.util
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,24 +18,44 @@ DOCUMENTS = [README, *DOCS]
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("generate_measures",
-                                                  ROOT / "docs" / "generate_measures.py")
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "docs" / "generate.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module      # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+GENERATOR = _generator()
 
 
 def _ids(paths):
     return [str(p.relative_to(ROOT)) for p in paths]
 
 
-# ---- (a), (b): docs/measures.md is generated from the registry ---------------------------------
+# ---- (a), (b): generated documents and sections are current -------------------------------------
 
-def test_measures_md_is_what_the_registry_generates():
-    expected = _generator().measures_markdown()
-    actual = (ROOT / "docs" / "measures.md").read_text(encoding="utf-8")
-    assert actual == expected, ("docs/measures.md is out of date with the measure registry: run "
-                                "`python docs/generate_measures.py` and commit docs/measures.md")
+@pytest.mark.parametrize("generated", GENERATOR.GENERATED, ids=lambda g: g.label)
+def test_every_generated_document_is_current(generated):
+    actual = (ROOT / generated.path).read_text(encoding="utf-8")
+    expected = GENERATOR.expected_text(generated, actual)
+    assert actual == expected, (f"{generated.label} is out of date with its source: run "
+                                f"`python docs/generate.py` and commit {generated.path}")
+
+
+def test_a_section_without_its_markers_is_an_error_not_a_silent_pass():
+    ties = next(g for g in GENERATOR.GENERATED if g.section == "ties")
+    with pytest.raises(ValueError, match="markers of section 'ties'"):
+        GENERATOR.expected_text(ties, "# Conventions\n\n| policy | order |\n")
+
+
+def test_the_tie_table_says_what_each_policy_does():
+    from metrics.data.ties import TiePolicy
+
+    text = (ROOT / "docs" / "conventions.md").read_text(encoding="utf-8")
+    for policy in TiePolicy:
+        assert f"| `{policy}`" in text, policy
+    assert "| `stable` (default) | input order" in text
+    assert "`trec`, its former name, is still accepted |" in text
 
 
 def test_measures_md_lists_every_measure_and_alias():
@@ -52,11 +74,43 @@ def test_measures_md_lists_every_measure_and_alias():
         assert f"| `{row['alias']}` |" in text, row["alias"]
 
 
-def test_the_protocol_table_is_the_registrys():
-    from metrics.evaluation.protocols import protocol_table
+def _measure_sections(text: str) -> dict[str, str]:
+    """Each ``### Name`` entry of docs/measures.md, up to the next heading."""
+    parts = re.split(r"^### (\S+)\n", text, flags=re.M)
+    return {name: re.split(r"^#", body, flags=re.M)[0]
+            for name, body in zip(parts[1::2], parts[2::2])}
 
-    table = protocol_table("markdown")
-    assert table.strip() in (ROOT / "docs" / "protocols.md").read_text(encoding="utf-8")
+
+def test_measures_md_names_each_measures_function_and_tests():
+    """Name → code → test in one hop: each entry names the function that computes the measure
+    (which must be where the registry's function is defined) and its family's test module with
+    the tests defined there under the measure's name."""
+    import ast
+
+    import metrics.measures  # noqa: F401
+    from metrics.measures.registry import REGISTRY
+
+    sections = _measure_sections((ROOT / "docs" / "measures.md").read_text(encoding="utf-8"))
+    for name, definition in REGISTRY.items():
+        entry = sections[name]
+        code = re.search(r"- \*\*Code:\*\* \[`([\w.]+)`\]\(\.\./([\w/]+\.py)\)", entry)
+        assert code, f"{name}: no Code line"
+        dotted, path = code.groups()
+        module, function = dotted.rsplit(".", 1)
+        assert module == definition.compute.__module__, name
+        assert path == module.replace(".", "/") + ".py", name
+        assert re.search(rf"^def {re.escape(function)}\(", (ROOT / path).read_text(), re.M), \
+            f"{name}: {function} is not a function of {path}"
+        tests = re.search(r"- \*\*Tests:\*\* \[`(tests/test_measures_\w+\.py)`\]\(\.\./\1\): "
+                          r"(.+)", entry)
+        assert tests, f"{name}: no Tests line"
+        test_file, listed = tests.groups()
+        assert test_file == f"tests/test_measures_{module.rsplit('.', 1)[-1]}.py", name
+        defined = {node.name for node in ast.parse((ROOT / test_file).read_text()).body
+                   if isinstance(node, ast.FunctionDef)}
+        names = re.findall(r"`(test_\w+)`", listed)
+        assert names, f"{name}: no test listed"
+        assert set(names) <= defined, f"{name}: {set(names) - defined} not in {test_file}"
 
 
 # ---- (c): a short README, and links that lead somewhere ----------------------------------------

@@ -90,6 +90,11 @@ class TiePolicy(StrEnum):
     def description(self) -> str:
         return DESCRIPTIONS[self]
 
+    @property
+    def in_a_group(self) -> str:
+        """The order it gives a group of equal scores, in full (docs/conventions.md's table)."""
+        return IN_A_GROUP[self]
+
     @classmethod
     def help_text(cls, policies: tuple[TiePolicy, ...] | None = None) -> str:
         """A clause per policy (all, or those offered), for the command line's --ties and the
@@ -118,4 +123,21 @@ DESCRIPTIONS = {
     TiePolicy.PESSIMISTIC: "relevant items last within each group of equal scores",
     TiePolicy.EXPECTED: "the exact mean of each measure over every order of the tied items "
                         "(McSherry & Najork 2008)",
+}
+
+# what the policy does inside a group of equal scores, with the details the short descriptions
+# above leave out (docs/generate.py writes docs/conventions.md's table of the policies from these)
+IN_A_GROUP = {
+    TiePolicy.STABLE: "input order (the run file's lines, the matrix's columns)",
+    TiePolicy.ID: "item id ascending (numerically when every id is an integer), as FMP's text "
+                  "says",
+    TiePolicy.TREC9: "as trec_eval 9.x and pytrec_eval: scores compared as float32 (scores that "
+                     "differ only past float32's precision tie), ties broken by item id "
+                     "descending",
+    TiePolicy.TREC10: "as trec_eval 10 (2023): scores compared as double, ties broken by item id "
+                      "descending",
+    TiePolicy.OPTIMISTIC: "judged items first, highest grade first; unjudged last",
+    TiePolicy.PESSIMISTIC: "unjudged first, then judged items by grade, lowest first (negative "
+                           "\"pooled but not judged\" grades before grade 0)",
+    TiePolicy.EXPECTED: "no order: each measure's exact mean over every order of the tied items",
 }
