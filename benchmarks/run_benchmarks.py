@@ -34,7 +34,9 @@ has its address space capped (RLIMIT_AS, --mem-cap-gb, default 16 GB, 8 with --q
 killed after --timeout seconds; a failure is reported ("failed: out of memory / timeout") and the
 run goes on. Reported: the median of the repeats and ratios; a Targets table at the top says
 which targets are met. A full run writes BENCHMARKS.md; --quick and --only write
-benchmarks/workloads/BENCHMARKS.partial.md unless --out is given.
+benchmarks/workloads/BENCHMARKS.partial.md unless --out is given; --update (with --only) replaces
+the sections of the workloads run, and their targets, in BENCHMARKS.md and keeps the others, so
+that the page holds each workload's latest run.
 """
 
 # The entry point only: its options, and which bench and report each chosen workload runs. A
@@ -102,6 +104,9 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument("--browser-slowdown", type=float, default=1.0,
                         help="dashboard-browser: slow Chromium's CPU this many times (its "
                              "DevTools' throttling), to see the dashboard on a slower machine")
+    parser.add_argument("--update", action="store_true",
+                        help="replace the sections (and targets) of the workloads run in "
+                             "BENCHMARKS.md (or --out) and keep the rest")
     parser.add_argument("--out", help="report file (default BENCHMARKS.md for a full run, "
                                       "benchmarks/workloads/BENCHMARKS.partial.md with --quick "
                                       "or --only)")
@@ -219,19 +224,22 @@ def main() -> None:
         print(json.dumps(JOBS[name](*rest)))
         return
     chosen = chosen_workloads(args, parser)
+    if args.update and args.quick:
+        parser.error("--update replaces sections of the report with full-size runs: not --quick")
     LIMITS.update(timeout=args.timeout,
                   mem_cap_gb=args.mem_cap_gb or (8.0 if args.quick else 16.0))
     find_trec_eval(args.trec_eval)
     sections = run_workloads(chosen, args)
     command = "python benchmarks/run_benchmarks.py" + "".join(
         f" {a}" for a in sys.argv[1:])
-    report = write_report(sections, command)
-    report += "\n" + (HERE / "scale_notes.md").read_text()
-    partial = args.quick or bool(args.only)
+    partial = (args.quick or bool(args.only)) and not args.update
     out = Path(args.out) if args.out else (HERE / "workloads" / "BENCHMARKS.partial.md"
                                            if partial else ROOT / "BENCHMARKS.md")
+    previous = out.read_text() if args.update and out.exists() else None
+    report = write_report(sections, command, previous)
+    report += "\n" + (HERE / "scale_notes.md").read_text()
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report + "\n")
+    out.write_text(report)
     print(report)
     print(f"\nwritten to {out}")
 

@@ -209,3 +209,55 @@ def test_no_reference_to_documents_outside_the_repository(path):
     text = path.read_text(encoding="utf-8")
     found = sorted(set(re.findall(r"SPEC §\d*|\bseeds? \d{3}", text)))
     assert not found, f"{path.relative_to(ROOT)} cites documents not in the repository: {found}"
+
+
+# ---- (e): BENCHMARKS.md says what is true now, in the shape its writer writes ------------------
+
+def _benchmark_report():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import report
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return report
+
+
+def test_benchmarks_md_is_one_table_per_workload_in_its_writers_shape():
+    """BENCHMARKS.md reads back as benchmarks/report.py writes it: the runs, the targets and each
+    workload's section once, each section citing a listed run; then the scale notes."""
+    report = _benchmark_report()
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    page = report.read_page(text)
+    notes = (ROOT / "benchmarks" / "scale_notes.md").read_text(encoding="utf-8")
+    assert page.text() + "\n" + notes == text
+    headings = re.findall(r"^## .+$", text, flags=re.M)
+    assert len(headings) == len(set(headings)), "a workload has two sections"
+    for heading, lines in page.sections.items():
+        cited = re.search(r"^\*Run (\d+)\*", "\n".join(lines), flags=re.M)
+        assert cited and int(cited.group(1)) in page.runs, heading
+    for row in page.targets.values():
+        assert int(report._cells(row)[-1]) in page.runs, row
+
+
+def test_an_update_replaces_only_the_workloads_run(monkeypatch):
+    report = _benchmark_report()
+    before = report.read_page((ROOT / "BENCHMARKS.md").read_text(encoding="utf-8"))
+    w4 = next(h for h in before.sections if h.startswith("## W4 "))
+    w4_targets = [key for key in before.targets if key[0] == "W4"]
+    monkeypatch.setattr(report, "_machine", lambda: ("a machine", "versions", "`abc1234`"))
+    monkeypatch.setattr(report, "TARGETS", [("W4", w4_targets[0][1], "0.11×", "yes")])
+    new = [w4, "", "| tool | whole process (s) |", "| --- | --- |", "| ours | 0.50 |", ""]
+    after = report.read_page(report.write_report([new], "run_benchmarks.py --only W4 --update",
+                                                 before.text()))
+    run = max(before.runs) + 1
+    assert "`abc1234`" in after.runs[run] and "--only W4 --update" in after.runs[run]
+    assert after.sections[w4][:3] == [w4, "", f"*Run {run}* (see Runs)."]
+    assert "| ours | 0.50 |" in after.sections[w4]
+    assert list(after.sections) == list(before.sections)          # same place, same order
+    for heading in before.sections:
+        if heading != w4:
+            assert after.sections[heading] == before.sections[heading], heading
+    assert after.targets[w4_targets[0]] == f"| W4 | {w4_targets[0][1]} | 0.11× | yes | {run} |"
+    for key in before.targets:
+        if key != w4_targets[0]:
+            assert after.targets[key] == before.targets[key], key
