@@ -113,6 +113,42 @@ def test_measures_md_names_each_measures_function_and_tests():
         assert set(names) <= defined, f"{name}: {set(names) - defined} not in {test_file}"
 
 
+# ---- the public API: numpydoc sections and examples that run ----------------------------------
+
+def _public_api():
+    """``evaluate``, ``judge`` and every loader of :mod:`metrics.loaders` (its ``load_*`` and
+    ``open_*``), by name."""
+    import metrics.loaders
+
+    return ["evaluate", "judge", *(n for n in metrics.loaders.__all__
+                                   if n.startswith(("load_", "open_")))]
+
+
+@pytest.mark.parametrize("name", _public_api())
+def test_the_public_api_says_parameters_returns_and_examples_that_run(name, monkeypatch):
+    import doctest
+    import io
+
+    import metrics
+    import metrics.loaders
+
+    function = getattr(metrics, name, None) or getattr(metrics.loaders, name)
+    doc = inspect.getdoc(function)
+    for heading in ("Parameters", "Returns", "Examples"):
+        assert f"\n{heading}\n{'-' * len(heading)}\n" in doc, f"{name}: no {heading} section"
+    parameters = doc.split("\nParameters\n", 1)[1].split("\nReturns\n", 1)[0]
+    documented = {n for line in re.findall(r"^(\w[\w, ]*) : ", parameters, flags=re.M)
+                  for n in line.split(", ")}
+    assert set(inspect.signature(function).parameters) == documented, name
+    monkeypatch.chdir(ROOT)                     # the examples read sample_data/
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    for test in doctest.DocTestFinder(recurse=False).find(function, name, globs={}):
+        runner.run(test, out=out.write)
+    assert runner.tries >= 1, f"{name} has no example"
+    assert runner.failures == 0, out.getvalue()
+
+
 # ---- (c): a short README, and links that lead somewhere ----------------------------------------
 
 def test_readme_is_short():

@@ -140,6 +140,47 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
     (R_q = 0 at ``rel``) gets no value on that measure, whatever the measure: it is reported
     undefined and left out of the aggregates, with a warning that counts those queries (trec_eval
     would count them as 0).
+
+    Parameters
+    ----------
+    judged : JudgedRanking
+        A run ranked and looked up in its ground truth (:func:`metrics.judge`, or the
+        ``judge_*`` functions of :mod:`metrics.ranking.pipelines` for matrices and embeddings).
+    measure_spec : str or sequence of str or Measure
+        The measures: a comma-separated list such as ``"AP,P@10,nDCG(form=burges)@10"``, or a
+        sequence of names or parsed :class:`~metrics.Measure`; aliases (``MAP``,
+        ``map_cut_10``, ``mAP@10``) are accepted (docs/measures.md lists every name).
+
+    Returns
+    -------
+    EvaluationResult
+        The values per query and measure (``per_query()``, a DataFrame; NaN where undefined),
+        their aggregates (``aggregate()``: means, the count measures summed), the number of
+        undefined values and the warnings, keyed by the measures' names as given.
+
+    Raises
+    ------
+    MeasureError
+        A name that is not a measure or a malformed one, or, under ``ties="expected"``, a
+        measure with no exact mean over the orders of tied items.
+    CollectionSizeNeeded
+        A measure needs the collection size |D| (TN, Accuracy, ...) and ``judged`` lacks it.
+
+    Examples
+    --------
+    FMP's first toy example: ten items, four of them relevant, ranked 1, 2, 4 and 8, so
+    AP = (1/1 + 2/2 + 3/4 + 4/8) / 4.
+
+    >>> from metrics import evaluate, judge
+    >>> from metrics.loaders import load_qrels, load_run
+    >>> judged = judge(load_run("sample_data/fmp/toy1.run"),
+    ...                load_qrels("sample_data/fmp/toy1.qrels"))
+    >>> result = evaluate(judged, "AP,P@5,R@5")
+    >>> result.aggregate()
+    {'AP': 0.8125, 'P@5': 0.6, 'R@5': 0.75}
+    >>> result.per_query()
+      query_id      AP  P@5   R@5
+    0        Q  0.8125  0.6  0.75
     """
     parsed: list[Measure] = parse_measures(measure_spec)
     warnings = list(judged.warnings)

@@ -20,7 +20,34 @@ ANNOTATIONS = Layout("annotations file", trec=("item_id", "class"), required=("i
 
 def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``item_id,label`` rows (a CSV with that header, or two whitespace-separated columns): item
-    ids and their clique labels, in file order (the row order of a score matrix)."""
+    ids and their clique labels, in file order (the row order of a score matrix).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    item_ids, labels : numpy.ndarray of str
+        Row by row; items sharing a label are relevant to each other (a clique of covers).
+
+    Raises
+    ------
+    InputError
+        An item without a label or with two, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_labels
+    >>> items, labels = load_labels("sample_data/covers/labels.csv")
+    >>> items[:2].tolist(), labels[:2].tolist()
+    (['c0001', 'c0002'], ['work003', 'work005'])
+    """
     label = source_name(source, name)
     table = read_table(source, LABELS, label)
     items = id_strings(text_column(table, "item_id"))
@@ -30,6 +57,34 @@ def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np
 
 
 def load_label_truth(source: Source, name: str | None = None) -> GroundTruth:
+    """The ground truth of clique labels (:func:`load_labels`): each item a query, the other items
+    of its clique relevant (grade 1), the query's own item left out of its ranking.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    GroundTruth
+        One query per item; every item judged for every query.
+
+    Raises
+    ------
+    InputError
+        An item without a label or with two, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_label_truth
+    >>> len(load_label_truth("sample_data/covers/labels.csv").query_ids)
+    300
+    """
     items, labels = load_labels(source, name)
     return GroundTruth.from_labels(items, labels, name=source_name(source, name))
 
@@ -37,7 +92,34 @@ def load_label_truth(source: Source, name: str | None = None) -> GroundTruth:
 def load_taxonomy(taxonomy: Source, annotations: Source, taxonomy_name: str | None = None,
                   annotations_name: str | None = None) -> GroundTruth:
     """A ``class,parent`` taxonomy (empty parent for a top-level class) and ``item_id,class``
-    annotations, one row per (item, class): relevance 2 for the query class, 1 for a sibling."""
+    annotations, one row per (item, class): relevance 2 for the query class, 1 for a sibling.
+
+    Parameters
+    ----------
+    taxonomy, annotations : str, os.PathLike or bytes
+        The two files: paths, or their content.
+    taxonomy_name, annotations_name : str, optional
+        Their names, for messages and the format of bytes (default: the paths).
+
+    Returns
+    -------
+    GroundTruth
+        One query per class that is not a parent; every annotated item judged for every query.
+
+    Raises
+    ------
+    InputError
+        A taxonomy of more than two levels, a class annotated but not in the taxonomy, no annotations, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_taxonomy
+    >>> truth = load_taxonomy("sample_data/instruments/taxonomy.csv",
+    ...                       "sample_data/instruments/annotations.csv")
+    >>> truth.query_ids[:3].tolist()
+    ['violin', 'cello', 'acoustic_guitar']
+    """
     tax_label = source_name(taxonomy, taxonomy_name)
     tax = read_table(taxonomy, TAXONOMY, tax_label)
     classes = text_column(tax, "class")

@@ -14,7 +14,35 @@ SIMILARITIES = ("cosine", "dot", "euclidean")
 
 
 def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.ndarray:
-    """A numeric ``.npy`` array of the given dimension, read with ``allow_pickle=False``."""
+    """A numeric ``.npy`` array of the given dimension, read with ``allow_pickle=False``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+    ndim : int, default 2
+        The number of dimensions the array must have (2 for embeddings and matrices).
+
+    Returns
+    -------
+    numpy.ndarray
+        The array, loaded whole (:func:`open_array` maps a large file instead).
+
+    Raises
+    ------
+    InputError
+        Not a numeric array of that dimension, NaN or infinity, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_array
+    >>> load_array("sample_data/text2music/model_a_queries.npy").shape
+    (40, 32)
+    """
     label = source_name(source, name)
     data = read_bytes(source, label, binary=True)
     if not data:
@@ -56,7 +84,33 @@ def check_finite(array: np.ndarray, source: str, rows_per_step: int = 1 << 14) -
 
 
 def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
-    """An N×N all-vs-all similarity (or distance) matrix."""
+    """An N×N all-vs-all similarity (or distance) matrix.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    numpy.ndarray
+        The matrix, row i the scores of item i (the rows of :func:`load_labels`) against all.
+
+    Raises
+    ------
+    InputError
+        Not a square numeric matrix, NaN or infinity, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_score_matrix
+    >>> load_score_matrix("sample_data/covers/system_a.npy").shape
+    (300, 300)
+    """
     matrix = load_array(source, name, ndim=2)
     if matrix.shape[0] != matrix.shape[1]:
         raise InputError(f"has shape {matrix.shape}; an all-vs-all matrix must be square (N×N)",
@@ -81,7 +135,36 @@ def check_ids(ids: np.ndarray, rows: int, ids_label: str, array_label: str) -> N
 def open_array(source: Source, name: str | None = None, ndim: int = 2) -> np.ndarray:
     """A numeric array memory-mapped from a plain ``.npy`` file (so an array larger than memory
     is streamed, never loaded whole), or loaded like :func:`load_array` from bytes or a gzipped
-    file. Memory-mapped values are checked for NaN and infinity by whoever streams through them."""
+    file. Memory-mapped values are checked for NaN and infinity by whoever streams through them.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+    ndim : int, default 2
+        The number of dimensions the array must have.
+
+    Returns
+    -------
+    numpy.ndarray
+        A read-only ``numpy.memmap`` of a plain ``.npy`` file, else the array loaded.
+
+    Raises
+    ------
+    InputError
+        Not a numeric array of that dimension, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import open_array
+    >>> matrix = open_array("sample_data/covers/system_a.npy")
+    >>> matrix.shape, matrix.flags.writeable
+    ((300, 300), False)
+    """
     label = source_name(source, name)
     if isinstance(source, (bytes, bytearray)):
         return load_array(source, name, ndim)

@@ -15,7 +15,33 @@ IDS = Layout("id list", trec=("item_id",), required=("item_id",),
 def load_ids(source: Source, name: str | None = None) -> np.ndarray:
     """Ids in row order: one per line, or a CSV/TSV with an ``item_id`` (or ``query_id``) column
     (other columns, such as a label, are ignored). Ids must be unique; whole-float ids are the
-    integers, as in runs and ground truth (:func:`~metrics.data.rows.id_strings`)."""
+    integers, as in runs and ground truth (:func:`~metrics.data.rows.id_strings`).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    numpy.ndarray of str
+        The ids, one per row of the embeddings or matrix they name.
+
+    Raises
+    ------
+    InputError
+        An id given twice, an empty file, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_ids
+    >>> load_ids("sample_data/text2music/query_ids.txt")[:3].tolist()
+    ['t001', 't002', 't003']
+    """
     table = read_table(source, IDS, source_name(source, name))
     column = "item_id" if "item_id" in table.columns else "query_id"
     ids = id_strings(text_column(table, column))

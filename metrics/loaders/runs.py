@@ -60,7 +60,37 @@ def load_run(source: Source, name: str | None = None) -> Run:
     """A run from a TREC file (``qid Q0 item rank score tag``), a CSV/TSV with header
     ``query_id,item_id,score[,rank]`` (or ``query_id,item_id[,rank]`` for a bare ranked list) or
     Parquet with those columns. The TREC rank column is ignored, as trec_eval ignores it; a bare
-    list's ranks are whole numbers, read exactly."""
+    list's ranks are whole numbers, read exactly.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    Run
+        The scores (or ranks) of each query's items, not yet ranked; named after the file
+        without its extension, with the TREC tag when every line has the same one.
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as a run, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_run
+    >>> run = load_run("sample_data/fmp/toy1.run")
+    >>> len(run), run.name, run.tag
+    (10, 'toy1', 'fmp_toy1')
+    >>> load_run(b"q1 Q0 d1 1 0.9 s\\nq1 Q0 d2 2 0.5 s\\n", "mine.run").item_ids.tolist()
+    ['d1', 'd2']
+    """
     label = source_name(source, name)
     data = read_bytes(source, label)
     fast = fast_trec(data, RUN, {"score": "float64"})
@@ -93,7 +123,37 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     ``query_id,item_id,relevance`` or Parquet with those columns. Grades are whole numbers, exact
     64-bit integers on every path; 0 is judged not relevant; a negative grade is trec_eval's
     "pooled but not judged" (never relevant, not a judged non-relevant item for the bpref
-    family), with a warning."""
+    family), with a warning.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        A path, or the file's content (an upload).
+    name : str, optional
+        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
+        ``.gz``, ...) says the format of bytes. Default: the path.
+
+    Returns
+    -------
+    GroundTruth
+        Each query's judged items and grades, queries in the order they first appear, with the
+        reader's warnings (repeated pairs, negative grades).
+
+    Raises
+    ------
+    InputError
+        A file that cannot be read as judgements, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
+        lists every known case).
+
+    Examples
+    --------
+    >>> from metrics.loaders import load_qrels
+    >>> truth = load_qrels("sample_data/fmp/toy1.qrels")
+    >>> len(truth), truth.query_ids.tolist()
+    (10, ['Q'])
+    >>> load_qrels(b"q1 0 d1 1\\nq1 0 d2 -1\\n", "mine.qrels").warnings[0]
+    'mine.qrels: 1 negative grade(s): pooled but not judged, as in trec_eval (never relevant; not judged non-relevant for bpref)'
+    """
     label = source_name(source, name)
     data = read_bytes(source, label)
     scanned = scan_block(data, QRELS_LAYOUT) if COMPILED else None

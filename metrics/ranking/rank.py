@@ -175,15 +175,58 @@ def judge(run: Run | RankedRun, truth: GroundTruth, ties: TiePolicy | str = TieP
           keep_lists: bool = True) -> JudgedRanking:
     """Rank a run and look every ranked item up in the ground truth.
 
-    ``collection_size`` is |D| for every query, or ``"judged"`` when the ground truth judges every
-    item of each query's collection, so |D_q| is the number of items judged for q (FMP's toy
-    examples: 10 and 8); then every retrieved item must be judged. Without it, a truth that judges
-    the whole collection (labels, a taxonomy) gives each query's number of candidates.
-
     Evaluated queries are the ground truth's; a truth query the run lacks gets an empty list, a run
     query the truth lacks is left out — both with a warning and a count. Only the judged items
-    retrieved are kept for the measures; ``keep_lists`` also keeps the ranked rows for display
-    (the command line does without them).
+    retrieved are kept for the measures.
+
+    Parameters
+    ----------
+    run : Run or RankedRun
+        The system's scores (:func:`metrics.loaders.load_run`, :meth:`Run.from_dict`), ranked
+        here under ``ties``; a :class:`RankedRun` is used as it is ranked.
+    truth : GroundTruth
+        The judgements (:func:`metrics.loaders.load_qrels`, :meth:`GroundTruth.from_dict`, or
+        labels and a taxonomy from :mod:`metrics.loaders`).
+    ties : TiePolicy or str, default "stable"
+        The order of equal scores: ``stable``, ``id``, ``trec9``, ``trec10``, or tie-aware
+        ``optimistic``, ``pessimistic``, ``expected`` (docs/conventions.md); a name is checked
+        here, the public door.
+    collection_size : int or "judged", optional
+        |D| for every query, or ``"judged"`` when the ground truth judges every item of each
+        query's collection, so |D_q| is the number of items judged for q (FMP's toy examples: 10
+        and 8); then every retrieved item must be judged. Without it, a truth that judges the
+        whole collection (labels, a taxonomy) gives each query's number of candidates. Only the
+        measures that need |D| (TN, Accuracy, Specificity, Fallout) read it.
+    warn_self : bool, default True
+        Warn when a query retrieves itself (all-vs-all data whose truth names each query's own
+        item), which is left out either way.
+    keep_lists : bool, default True
+        Keep the ranked rows for display (the command line does without them).
+
+    Returns
+    -------
+    JudgedRanking
+        Each query's judged hits (rank, grade, tie group), its list length, the ground truth's
+        grade counts, the tie report and the warnings: what :func:`metrics.evaluate` reads.
+
+    Raises
+    ------
+    InputError
+        An unknown tie policy, or a collection size that does not fit the data (smaller than a
+        list, or an unjudged item retrieved under ``"judged"``).
+
+    Examples
+    --------
+    >>> from metrics import GroundTruth, Run, evaluate, judge
+    >>> run = Run.from_dict({"q": {"a": 2.0, "b": 2.0, "c": 1.0}})
+    >>> truth = GroundTruth.from_dict({"q": {"b": 1, "c": 0}})
+    >>> evaluate(judge(run, truth), "RR").aggregate()              # a before b: input order
+    {'RR': 0.5}
+    >>> evaluate(judge(run, truth, ties="trec9"), "RR").aggregate()  # b before a: id descending
+    {'RR': 1.0}
+    >>> judged = judge(run, truth, ties="optimistic")                # b first among the tied
+    >>> judged.hit_ranks.tolist(), judged.hit_grades.tolist()
+    ([1, 3], [1, 0])
     """
     ties = TiePolicy.parse(ties)
     ranked = run if isinstance(run, RankedRun) else rank_run(run, ties)
