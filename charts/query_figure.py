@@ -56,8 +56,9 @@ SAME_POINT = 0.01   # recall and precision this close: one point on the chart
 @dataclass(frozen=True)
 class StripRow:
     """One system's list for one query, a row of the rank strip: the ``ranks`` and ``grades``
-    of its judged items (or of the whole list), its ``length`` and the query's number of
-    relevant items; ``labels``, when given, describe the item at each of ``ranks`` (its id,
+    of the relevant items it retrieved (the engine decides which are relevant:
+    :func:`metrics.explain.summaries.relevant_retrieved`), its ``length`` and the query's number
+    of relevant items; ``labels``, when given, describe the item at each of ``ranks`` (its id,
     title and artist) in the hover, as user text, escaped."""
     name: str
     ranks: Sequence[int]
@@ -97,20 +98,18 @@ class Confusion:
     name: str = "K"
 
 
-def _strip_traces(rows: Sequence[StripRow], threshold: int,
+def _strip_traces(rows: Sequence[StripRow],
                   current: int | None) -> tuple[list, list[int]]:
     """The strip's traces (on axes x, y; legend 1) and how many relevant items each row
-    found. Items of grade >= ``threshold`` are large and coloured by grade, every other rank
-    1..length a small tick (one line beyond STRIP_TICKS); ``current`` rings rank r in the first
-    row."""
+    found. The relevant items are large and coloured by grade, every other rank 1..length a
+    small tick (one line beyond STRIP_TICKS); ``current`` rings rank r in the first row."""
     traces, graded, found = [], set(), []
     for y, row in enumerate(rows):
         ranks = np.asarray(row.ranks, dtype=np.int64)
         grades = np.asarray(row.grades, dtype=np.int64)
-        relevant = grades >= max(threshold, 1)
         at_row = dict(legendgroup="other", showlegend=y == 0)
-        if row.length - relevant.sum() <= STRIP_TICKS:
-            others = np.setdiff1d(np.arange(1, row.length + 1), ranks[relevant])
+        if row.length - len(ranks) <= STRIP_TICKS:
+            others = np.setdiff1d(np.arange(1, row.length + 1), ranks)
             traces.append(_scatter(x=others, y=np.full(len(others), y), mode="markers",
                                    name="not relevant / unjudged",
                                    marker=dict(color=MUTED_COLOUR, size=7, symbol="line-ns-open"),
@@ -122,8 +121,8 @@ def _strip_traces(rows: Sequence[StripRow], threshold: int,
                                    **at_row))
         labels = None if row.labels is None else np.asarray(
             [_safe(label) for label in row.labels], dtype=object)
-        for g in sorted(set(grades[relevant].tolist())):
-            at = relevant & (grades == g)
+        for g in sorted(set(grades.tolist())):
+            at = grades == g
             described = {} if labels is None else dict(customdata=labels[at])
             traces.append(_scatter(x=ranks[at], y=np.full(at.sum(), y), mode="markers",
                                    name=f"grade {g}", legendgroup=f"grade {g}",
@@ -135,7 +134,7 @@ def _strip_traces(rows: Sequence[StripRow], threshold: int,
                                                  + "<extra>grade " + str(g) + "</extra>",
                                    **described))
             graded.add(g)
-        found.append(int(relevant.sum()))
+        found.append(len(ranks))
     if current is not None:
         traces.append(_scatter(x=[current], y=[0], mode="markers", name=f"rank r = {current}",
                                marker=dict(size=22, symbol="circle-open", color=PALETTE[6],
@@ -270,7 +269,7 @@ def _panel_title(text: str, x: float, y: float, anchor: str = "left") -> dict:
 
 
 def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *,
-                 query: str, threshold: int = 1, cutoff: int | None = None,
+                 query: str, cutoff: int | None = None,
                  current: int | None = None, compact: bool = False,
                  fit_precision: bool = False) -> go.Figure:
     """One query in one figure: on top the rank strip (a row per system, the first on top;
@@ -281,7 +280,7 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
     the PR curve's precision axis up to the highest precision drawn, not to 1."""
     sizes = COMPACT if compact else dict(STRIP_ROW=STRIP_ROW, STRIP_BASE=STRIP_BASE, GAP=GAP,
                                          PR_HEIGHT=PR_HEIGHT, TOP=TOP)
-    strip_traces, found = _strip_traces(strip, threshold, current)
+    strip_traces, found = _strip_traces(strip, current)
     pr_traces, pr_labels = _pr_traces(pr)
     rows, first, longest = len(strip), strip[0], max(row.length for row in strip)
     strip_height = sizes["STRIP_BASE"] + sizes["STRIP_ROW"] * rows

@@ -12,7 +12,8 @@ from dashboard.players import list_players
 from dashboard.safe import md
 from dashboard.tables import NOT_RETRIEVED, spelled_ranks
 from metrics.explain.described import beside_ids, item_labels
-from metrics.explain.summaries import FAILS_MEANS, FailureReport, query_index, unjudged_in_top
+from metrics.explain.summaries import (FAILS_MEANS, FailureReport, query_index,
+                                       relevant_retrieved, unjudged_in_top)
 from metrics.data.judged import JudgedRanking
 
 
@@ -21,15 +22,13 @@ def strip_row(judged: JudgedRanking, name: str, query: int, threshold: int,
     """One system's row of a query's rank strip: the ranks and grades of the relevant items its
     list retrieved, with each one's id, title and artist (``items``: the item table) when the
     lists are kept."""
-    at = slice(judged.offsets[query], judged.offsets[query + 1])
-    ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
-    keep = grades >= max(threshold, 1)
+    ranks, grades = relevant_retrieved(judged, query, threshold)
     labels = None
-    if items is not None and judged.lists is not None and keep.any():
+    if items is not None and judged.lists is not None and len(ranks):
         # the list up to its last relevant item: the hover names what is drawn, nothing more
-        listed, _ = judged.ranked_list(query, 0, int(ranks[keep].max()))
-        labels = item_labels(listed[ranks[keep] - 1], items)
-    return StripRow(name, ranks[keep], grades[keep], int(judged.lengths[query]),
+        listed, _ = judged.ranked_list(query, 0, int(ranks.max()))
+        labels = item_labels(listed[ranks - 1], items)
+    return StripRow(name, ranks, grades, int(judged.lengths[query]),
                     int(judged.num_relevant(threshold)[query]), labels)
 
 

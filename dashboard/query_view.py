@@ -80,8 +80,8 @@ def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, thr
     curve, caption = pr_curve(judged, query, curves, threshold, cutoff, current)
     figure = query_figure(strip, curve, Confusion(*confusion_at(judged, query, at, threshold),
                                                   k=at, name=name),
-                          query=str(judged.query_ids[query]), threshold=threshold,
-                          cutoff=cutoff, current=current, compact=compact,
+                          query=str(judged.query_ids[query]), cutoff=cutoff, current=current,
+                          compact=compact,
                           fit_precision=bool(st.session_state.get(FIT_PRECISION)))
     show_chart_in_place(figure, key="query_figure", address=address)
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"

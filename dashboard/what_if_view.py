@@ -18,6 +18,7 @@ from dashboard.settings import (TEACH_RANK, WHATIF_EDITS as EDITS, WHATIF_FOR as
                                 WHATIF_LINK_QUERY as LINK_QUERY)
 from metrics import InputError
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 from metrics.evaluation.cells import fixed
 from metrics.explain.what_if import (GRADE, MOVE, Edit, WhatIf, edits_text, parse_edits,
                                      what_if)
@@ -71,15 +72,16 @@ def _reset() -> None:
     st.session_state["_teach_toggled"] = True
 
 
-def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
-    """The edits of the item at rank ``r``: its relevance toggled or a grade typed, a step up
-    or down, or a typed rank; and one button back to the original list.
+def what_if_controls(judged: JudgedRanking, r: int, relevance: Relevance) -> None:
+    """The edits of the item at rank ``r``: its relevance toggled (to grade 0, or to the lowest
+    grade ``relevance`` counts relevant) or a grade typed, a step up or down, or a typed rank;
+    and one button back to the original list.
     ``judged``: the query as shown (edited), query 0. Drawn in the teaching mode's stepper, so
     that every control names and edits the rank shown: the boxes are set again whenever r or
     the edits change, so they open at the item's own rank and grade, never at another rank's."""
     length = int(judged.lengths[0])
     grades, _ = judged.dense_grades(0)
-    relevant = grades[r - 1] >= max(threshold, 1)
+    relevant = relevance.relevant(grades[r - 1])
     state = st.session_state
     made = state.get(EDITS) or ""
     # the boxes open at the item's own values; a box's state is gone after a page that did not
@@ -96,7 +98,7 @@ def what_if_controls(judged: JudgedRanking, r: int, threshold: int) -> None:
                          "page's link")
         st.button(f"Make rank {r} {'not relevant' if relevant else 'relevant'}",
                   key="whatif_toggle", on_click=_add,
-                  args=(Edit(GRADE, r, 0 if relevant else max(threshold, 1)),),
+                  args=(Edit(GRADE, r, 0 if relevant else relevance.threshold),),
                   help="changes the item's judgement: R_q changes with it")
         st.button("↑ Up", key="whatif_up", disabled=r == 1, on_click=_add,
                   args=(Edit(MOVE, r, max(r - 1, 1)), max(r - 1, 1)),

@@ -12,6 +12,7 @@
 # curves, metrics.evaluation.stats, ...).
 from metrics.errors import InputError, MeasureError
 from metrics.data.judged import JudgedRanking, TieReport
+from metrics.data.relevance import Relevance
 from metrics.data.run import Run
 from metrics.data.ties import TiePolicy
 from metrics.data.truth import GroundTruth
@@ -22,6 +23,6 @@ from metrics.evaluation.evaluate import EvaluationResult, MeasureResult, aggrega
 from metrics.evaluation.protocols import evaluate_protocol   # also registers the protocols
 
 __all__ = ["REGISTRY", "EvaluationResult", "GroundTruth", "InputError", "JudgedRanking",
-           "Measure", "MeasureError", "MeasureResult", "RankedRun", "Run", "TiePolicy", "TieReport",
-           "aggregate", "evaluate", "evaluate_protocol", "judge", "parse_measure",
-           "parse_measures", "rank_run", "split_measure_list"]
+           "Measure", "MeasureError", "MeasureResult", "RankedRun", "Relevance", "Run",
+           "TiePolicy", "TieReport", "aggregate", "evaluate", "evaluate_protocol", "judge",
+           "parse_measure", "parse_measures", "rank_run", "split_measure_list"]

@@ -21,6 +21,7 @@ from dashboard.teaching import stacked, worked_measures
 from dashboard.what_if_view import edited_query, show_changes, what_if_controls
 from dashboard.settings import KEEP, TEACHING
 from dashboard.widgets import bound, choose, cutoff_control, fit_precision_toggle
+from metrics import Relevance
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import rank_curves
 from metrics.explain.summaries import failure_report, query_index, query_table
@@ -132,7 +133,7 @@ def one_query() -> None:
         addressed = teaching_stepper(
             ranking, at, curves, threshold, k, strip, lambda: permalink_query("explorer"),
             original=original if whatif else None, items=items,
-            edit_controls=lambda r: what_if_controls(ranking, r, threshold))
+            edit_controls=lambda r: what_if_controls(ranking, r, Relevance(threshold)))
         if addressed and bring_teaching_up:
             scroll_to_key(TEACHING_BLOCK)
         if addressed and whatif:

@@ -21,7 +21,7 @@ from metrics.explain.worked import WORKED, worked_examples
 from metrics.measures.registry import REGISTRY
 
 
-def _query(rows=(([1, 2], [1, 0], 2, 1),), pr=PRCurve([0.5, 1], [1, 0.5]),
+def _query(rows=(([1], [1], 2, 1),), pr=PRCurve([0.5, 1], [1, 0.5]),
            confusion=Confusion(3, 1, 1, 95, k=4), query="q", **options):
     return query_figure([StripRow(f"s{i}", *row) for i, row in enumerate(rows)], pr, confusion,
                         query=query, **options)
@@ -87,7 +87,9 @@ def _strip(*rows, **options):
 
 
 def test_rank_strip_separates_relevant_items():
-    fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3))
+    # a strip row holds the relevant items the engine found (grades 1 and 2 of a list graded
+    # 1, 0, -1, 2: tests/test_relevance.py); the chart draws them apart from every other rank
+    fig = _strip(([1, 4], [1, 2], 4, 3))
     by_name = {t.name: list(t.x) for t in _panel(fig, "x")}
     assert by_name == {"not relevant / unjudged": [2, 3], "grade 1": [1], "grade 2": [4]}
     assert _titles(fig)[0] == "<b>2 of 3 relevant items retrieved in a list of 4</b>"
@@ -96,7 +98,7 @@ def test_rank_strip_separates_relevant_items():
 
 def test_two_systems_share_one_strip_figure_a_row_each():
     # system A finds grades 1 and 2 at ranks 1 and 4; B finds grade 1 at rank 3 of a list of 5
-    fig = _strip(([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([3], [1], 5, 3), cutoff=2, current=2)
+    fig = _strip(([1, 4], [1, 2], 4, 3), ([3], [1], 5, 3), cutoff=2, current=2)
     rows = [(t.name, list(t.x), set(t.y), t.showlegend is not False) for t in _panel(fig, "x")]
     assert rows == [("not relevant / unjudged", [2, 3], {0}, True),
                     ("grade 1", [1], {0}, True), ("grade 2", [4], {0}, True),
@@ -320,7 +322,7 @@ def _line_colours(fig) -> list[str]:
 
 def _every_figure():
     curves = {f"q{i}": ([0.5, 1], [1, 0.5]) for i in range(8)}
-    yield _query((([1, 2, 3, 4], [1, 0, -1, 2], 4, 3), ([2], [1], 6, 3)),
+    yield _query((([1, 4], [1, 2], 4, 3), ([2], [1], 6, 3)),
                  PRCurve([0.5, 1], [1, 0.5], bep=0.5, fmax=(1, 0.5, 2),
                          interpolated=np.linspace(1, 0, 11), exact=[1, 0.5],
                          cutoff=(0.5, 1, 1), current=(1, 0.5, 2)), cutoff=1, current=2)

@@ -135,9 +135,9 @@ def test_the_rank_strips_hover_names_each_relevant_item_escaped():
     items = read_item_table(b'item_id,title,artist\nd2,"<b>So</b> What",Miles\n', "i.csv")
     labels = item_labels(["d2", "d7"], items)
     assert labels == ["d2 — <b>So</b> What — Miles", "d7"]
-    traces, _ = _strip_traces([StripRow("sys", [2, 7], [1, 1], 10, 2, labels)], 1, None)
+    traces, _ = _strip_traces([StripRow("sys", [2, 7], [1, 1], 10, 2, labels)], None)
     graded = next(t for t in traces if t["name"] == "grade 1")
     assert list(graded["customdata"]) == ["d2 — &lt;b&gt;So&lt;/b&gt; What — Miles", "d7"]
     assert "%{customdata}" in graded["hovertemplate"]
-    plain, _ = _strip_traces([StripRow("sys", [2], [1], 10, 1)], 1, None)
+    plain, _ = _strip_traces([StripRow("sys", [2], [1], 10, 1)], None)
     assert "customdata" not in next(t for t in plain if t["name"] == "grade 1")

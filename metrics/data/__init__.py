@@ -1,1 +1,2 @@
-"""The data model: runs, ground truth, the judged ranking every measure reads."""
+"""The data model: runs, ground truth, what a grade means (relevance), the judged ranking every
+measure reads."""

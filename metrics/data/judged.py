@@ -16,9 +16,10 @@ the group's first item, and ``hit_tie_size``, its number of items; None when no 
 tie-aware policies (:mod:`metrics.ranking.tie_aware`) read them.
 
 Retrieved items that are not among the hits are unjudged — or, when ``unlisted_judged`` is set
-(labels and taxonomies annotate the whole collection), judged not relevant. A negative grade is
-trec_eval's "pooled but not judged": never relevant, and not a judged non-relevant item for the
-bpref family either.
+(labels and taxonomies annotate the whole collection), judged not relevant. What a hit's grade
+means — judged, relevant at a threshold — is :class:`~metrics.data.relevance.Relevance`'s to say
+(a negative grade is trec_eval's "pooled but not judged": never relevant, and not a judged
+non-relevant item for the bpref family either).
 
 A dense view of one query's list (ids, scores, grades) is built on demand for display, from the
 ``lists`` the ranking came from (:class:`RankedLists`); so are the relevant items a list missed,
@@ -35,6 +36,7 @@ import numpy as np
 
 from metrics.errors import InputError
 
+from metrics.data.relevance import Relevance
 from metrics.data.ties import TiePolicy
 from metrics.data.truth import GradeCounts, GroundTruth
 
@@ -197,12 +199,13 @@ class JudgedRanking:
         return np.arange(len(self.hit_ranks)) - self.offsets[self.hit_query]
 
     def num_relevant(self, threshold: int = 1) -> np.ndarray:
-        """R_q: items of grade >= threshold in the whole ground truth, per query."""
-        return self.truth_grades.at_least(max(threshold, 1))
+        """R_q: the relevant items of the whole ground truth at ``threshold``, per query."""
+        return self.truth_grades.relevant(Relevance(threshold))
 
     def num_judged_nonrelevant(self, threshold: int = 1) -> np.ndarray:
-        """N: judged items of grade 0 <= g < threshold in the whole ground truth."""
-        return self.truth_grades.judged_below(threshold)
+        """N: the items of the whole ground truth judged not relevant at ``threshold``, per
+        query."""
+        return self.truth_grades.judged_nonrelevant(Relevance(threshold))
 
     def retrieved(self, cutoff: int | None = None) -> np.ndarray:
         """|A| (or min(k, |A|) with a cutoff): how many items each query's list holds."""
@@ -290,7 +293,7 @@ class JudgedRanking:
         query = np.repeat(np.arange(len(lists)), lengths)
         ranks = np.arange(len(grades)) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
         r = np.asarray(num_relevant, dtype=np.int64)
-        retrieved_rel = np.bincount(query[grades >= 1], minlength=len(lists))
+        retrieved_rel = np.bincount(query[Relevance().relevant(grades)], minlength=len(lists))
         if np.any(retrieved_rel > r):
             bad = int(np.flatnonzero(retrieved_rel > r)[0])
             raise InputError(f"answer set {bad + 1} retrieves {retrieved_rel[bad]} relevant items "
@@ -302,7 +305,8 @@ class JudgedRanking:
         truth_grade = np.concatenate([grades, np.ones(int(unretrieved.sum()), dtype=np.int64)])
         extra = None
         if collection_size is not None:
-            listed_nonrel = np.bincount(query[grades == 0], minlength=len(lists))
+            listed_nonrel = np.bincount(query[Relevance().judged_nonrelevant(grades)],
+                                        minlength=len(lists))
             extra = collection_size - r - listed_nonrel
         counts = GradeCounts.from_pairs(truth_query, truth_grade, len(lists), extra)
         ids = np.asarray(query_ids if query_ids is not None else

@@ -1,7 +1,8 @@
-"""The ground truth: graded relevance per (query, item); 0 is judged not relevant, >= 1 relevant,
-absent items are unjudged unless the truth says every unlisted item is judged (labels and
-taxonomies, where the whole collection is annotated). Its grade counts per query
-(:class:`GradeCounts`) give R_q, relevant items retrieved or not.
+"""The ground truth: graded relevance per (query, item) (what a grade means is
+:class:`~metrics.data.relevance.Relevance`'s to say); absent items are unjudged unless the truth
+says every unlisted item is judged (labels and taxonomies, where the whole collection is
+annotated). Its grade counts per query (:class:`GradeCounts`) give R_q, relevant items retrieved
+or not.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from metrics.errors import InputError
 from metrics.data.idcolumn import IdArray, IdColumn
+from metrics.data.relevance import Relevance
 from metrics.data.rows import as_str_array, first_occurrences, id_strings, whole_numbers
 
 @dataclass(frozen=True, eq=False)
@@ -56,13 +58,13 @@ class GradeCounts:
         return np.bincount(self.query[mask], weights=self.count[mask],
                            minlength=self.num_queries).astype(np.int64)
 
-    def at_least(self, threshold: int) -> np.ndarray:
-        """Items of grade >= threshold, per query (R_q when threshold >= 1)."""
-        return self._sum(self.grade >= threshold)
+    def relevant(self, relevance: Relevance) -> np.ndarray:
+        """R_q: the relevant items per query."""
+        return self._sum(relevance.relevant(self.grade))
 
-    def judged_below(self, threshold: int) -> np.ndarray:
-        """Judged items of grade 0 <= g < threshold per query (judged not relevant)."""
-        return self._sum((self.grade >= 0) & (self.grade < threshold))
+    def judged_nonrelevant(self, relevance: Relevance) -> np.ndarray:
+        """N: the items judged not relevant per query."""
+        return self._sum(relevance.judged_nonrelevant(self.grade))
 
     @property
     def max_grade(self) -> int:

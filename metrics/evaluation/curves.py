@@ -14,6 +14,7 @@ import numpy as np
 
 from metrics.errors import CollectionSizeNeeded
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 from metrics.measures.common import divide, f_measure, per_query_count, relevant_hits
 # interpolated precision is the IPrec@r measure's, the one implementation; the curves read it too
 from metrics.measures.interpolated import RECALL_LEVELS, interpolated_precision  # noqa: F401
@@ -34,7 +35,7 @@ class RankCurves:
 def rank_curves(j: JudgedRanking, query: int, threshold: int = 1, beta: float = 1.0) -> RankCurves:
     """The FMP C7S3 table of one query: χ(r), P(r) = TP(r)/r, R(r) = TP(r)/R_q, F(r)."""
     grades, _ = j.dense_grades(query)
-    chi = (grades >= max(threshold, 1)).astype(np.float64)
+    chi = Relevance(threshold).relevant(grades).astype(np.float64)
     tp = np.cumsum(chi)
     precision = tp / np.arange(1, len(chi) + 1)
     recall = divide(tp, j.num_relevant(threshold)[query])

@@ -9,6 +9,7 @@ import pandas as pd
 
 from metrics.evaluation.curves import RankCurves, rank_curves
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 from metrics.measures.confusion import counts
 
 
@@ -17,7 +18,9 @@ def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, obje
     queries, unjudged retrieved items and score ties."""
     r_q = judged.num_relevant(threshold)
     retrieved = int(judged.lengths.sum())
-    unjudged = 0 if judged.unlisted_judged else retrieved - int((judged.hit_grades >= 0).sum())
+    relevance = Relevance(threshold)
+    unjudged = (0 if judged.unlisted_judged
+                else retrieved - int(relevance.judged(judged.hit_grades).sum()))
     return {
         "ground-truth queries": judged.num_queries,
         "queries with no relevant item": int((r_q == 0).sum()),
@@ -29,7 +32,7 @@ def dataset_summary(judged: JudgedRanking, threshold: int = 1) -> dict[str, obje
             f"{int(judged.lengths.max())}" if judged.num_queries else "-"),
         "relevant items in the ground truth": int(r_q.sum()),
         "relevant items per query (mean)": round(float(r_q.mean()), 2) if len(r_q) else 0.0,
-        "relevant items retrieved": int((judged.hit_grades >= max(threshold, 1)).sum()),
+        "relevant items retrieved": int(relevance.relevant(judged.hit_grades).sum()),
         "unjudged items retrieved": unjudged,
         "highest grade": judged.max_grade,
         "collection size |D|": collection_size_text(judged),
@@ -196,6 +199,15 @@ def query_index(judged: JudgedRanking, query_id: str) -> int | None:
     return int(rows[0]) if len(rows) else None
 
 
+def relevant_retrieved(judged: JudgedRanking, query: int,
+                       threshold: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks and grades of the relevant items query ``query``'s list retrieved, by rank."""
+    at = slice(judged.offsets[query], judged.offsets[query + 1])
+    ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
+    keep = Relevance(threshold).relevant(grades)
+    return ranks[keep], grades[keep]
+
+
 def relevant_in_truth(judged: JudgedRanking, query: int,
                       threshold: int = 1) -> tuple[np.ndarray, np.ndarray] | None:
     """The ids and grades of query ``query``'s relevant items in the ground truth the ranking was
@@ -207,7 +219,7 @@ def relevant_in_truth(judged: JudgedRanking, query: int,
     if not len(rows):
         return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
     pairs = np.flatnonzero((truth.pair_query == rows[0])
-                           & (truth.pair_grade >= max(threshold, 1)))
+                           & Relevance(threshold).relevant(truth.pair_grade))
     return np.asarray(truth.pair_item[pairs], dtype=object), truth.pair_grade[pairs]
 
 
@@ -236,10 +248,7 @@ def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
     """What a person asks of a failing query, for one query: see :class:`FailureReport`. The
     missed items are listed by grade (highest first), then by id; the relevant items of the list
     by rank, at the grades ``judged`` gives them (a "what if" edit's grades included)."""
-    at = slice(judged.offsets[query], judged.offsets[query + 1])
-    ranks, grades = judged.hit_ranks[at], judged.hit_grades[at]
-    keep = grades >= max(threshold, 1)
-    relevant_ranks = ranks[keep]
+    relevant_ranks, relevant_grades = relevant_retrieved(judged, query, threshold)
     r_q = int(judged.num_relevant(threshold)[query])
     length = int(judged.lengths[query])
     truth = relevant_in_truth(judged, query, threshold)
@@ -260,7 +269,7 @@ def failure_report(judged: JudgedRanking, query: int, threshold: int = 1,
             "item": np.concatenate([listed[relevant_ranks - 1], ids[order]]),
             "rank": pd.array(np.r_[relevant_ranks, np.zeros(len(ids), dtype=np.int64)],
                              dtype="Int64"),
-            "grade": np.concatenate([grades[keep], truth_grades[order]]).astype(np.int64)})
+            "grade": np.concatenate([relevant_grades, truth_grades[order]]).astype(np.int64)})
         relevant.loc[len(relevant_ranks):, "rank"] = pd.NA   # not retrieved
         if other is not None:
             other_ranks = ranks_in(other, str(judged.query_ids[query]), relevant["item"].to_numpy())

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.evaluate import evaluate
 from metrics.measures.confusion import counts
@@ -101,7 +102,7 @@ def worked_examples(judged: JudgedRanking, query: int, k: int, threshold: int = 
               for n, v in zip(names, (float(r.values[0]) for r in result.results.values()))}
 
     ranks, grades = one.hit_ranks, one.hit_grades
-    relevant = ranks[(grades >= max(threshold, 1)) & (ranks <= k)]      # in rank order
+    relevant = ranks[Relevance(threshold).relevant(grades) & (ranks <= k)]   # in rank order
     gaining = (grades > 0) & (ranks <= k)
     p, r = values["P"], values.get("R")   # F@K is F_β with the registry's β = 1: 2PR/(P + R)
     numbers = {

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 
 
 def divide(numerator, denominator, where_zero: float = np.nan) -> np.ndarray:
@@ -123,7 +124,7 @@ def earlier_by_level(query: np.ndarray, level: np.ndarray,
 
 @dataclass(frozen=True)
 class Hits:
-    """The retrieved relevant items (grade >= threshold, within the cutoff), in query order: their
+    """The retrieved relevant items (at the threshold, within the cutoff), in query order: their
     query, rank r, grade and TP(r) (relevant items up to and including this one)."""
 
     query: np.ndarray
@@ -133,7 +134,7 @@ class Hits:
 
 
 def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None) -> Hits:
-    mask = (j.hit_grades >= max(threshold, 1)) & j.within(cutoff)
+    mask = Relevance(threshold).relevant(j.hit_grades) & j.within(cutoff)
     query = j.hit_query[mask]
     return Hits(query, j.hit_ranks[mask], j.hit_grades[mask],
                 place_in_query(query, j.num_queries) + 1)
@@ -142,7 +143,7 @@ def relevant_hits(j: JudgedRanking, threshold: int, cutoff: int | None) -> Hits:
 def true_positives(j: JudgedRanking, threshold: int, cutoff) -> np.ndarray:
     """TP: relevant items within the cutoff (an int, one per query, or None), per query; under
     ``expected`` ties, its mean over the orderings of tied items (a sum of rank weights)."""
-    relevant = j.hit_grades >= max(threshold, 1)
+    relevant = Relevance(threshold).relevant(j.hit_grades)
     return per_query_sum(j, j.hit_query[relevant], j.rank_weights(cutoff)[relevant])
 
 

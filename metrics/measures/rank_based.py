@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.errors import MeasureError
+from metrics.data.relevance import Relevance
 from metrics.data.ties import TiePolicy
 from metrics.measures.registry import (LINEAR, MCSHERRY_NAJORK, REL, Param, choice, positive_float,
                                        register)
@@ -73,14 +74,16 @@ def inferred_average_precision(j, cutoff, rel=1):
     the whole collection, every unlisted item above r is pooled and judged not relevant, and
     infAP is AP but for the ε terms. The expression is trec_eval's, term for term, so the values
     agree to the last bits. Ref: Yilmaz & Aslam (2006); trec_eval ``infAP`` (m_infap.c)."""
-    query, grades = j.hit_query, j.hit_grades
-    above_rel = before_in_query(query, grades >= max(rel, 1), j.num_queries)
-    above_nonrel = before_in_query(query, (grades >= 0) & (grades < rel), j.num_queries)
+    query, relevance = j.hit_query, Relevance(rel)
+    relevant = relevance.relevant(j.hit_grades)
+    above_rel = before_in_query(query, relevant, j.num_queries)
+    above_nonrel = before_in_query(query, relevance.judged_nonrelevant(j.hit_grades),
+                                   j.num_queries)
     above_pooled = j.hit_position
     if j.unlisted_judged:   # ranks above that hold no hit hold judged non-relevant items
         unlisted = j.hit_ranks - 1 - j.hit_position
         above_nonrel, above_pooled = above_nonrel + unlisted, above_pooled + unlisted
-    keep = (grades >= max(rel, 1)) & j.within(cutoff)
+    keep = relevant & j.within(cutoff)
     fj = (j.hit_ranks[keep] - 1).astype(np.float64)      # trec_eval's 0-based position j
     a_rel = above_rel[keep].astype(np.float64)
     a_nonrel = above_nonrel[keep].astype(np.float64)
@@ -107,7 +110,7 @@ def reciprocal_rank(j, cutoff, form="first", rel=1):
     is :func:`metrics.ranking.tie_aware.expected_reciprocal_rank`. Ref: Voorhees (1999); Serrà (2007);
     McSherry & Najork (2008)."""
     if form == "serra":
-        relevant = j.hit_grades >= max(rel, 1)
+        relevant = Relevance(rel).relevant(j.hit_grades)
         total = per_query_sum(j, j.hit_query[relevant],
                               j.rank_weights(cutoff, lambda r: 1.0 / r)[relevant])
         return divide(total, j.retrieved(cutoff), where_zero=0.0)
@@ -161,11 +164,12 @@ def _bpref_terms(j, cutoff, rel):
     item, and R_q. Judged non-relevant means a grade 0 <= g < rel: a negative grade (trec_eval's
     "pooled but not judged") is not, and neither is an unjudged item — unless the truth judges
     every unlisted item (labels, taxonomies), where the items between the hits count too."""
-    nonrel = (j.hit_grades >= 0) & (j.hit_grades < rel)
+    relevance = Relevance(rel)
+    nonrel = relevance.judged_nonrelevant(j.hit_grades)
     above = before_in_query(j.hit_query, nonrel, j.num_queries)
     if j.unlisted_judged:   # ranks above that hold no hit hold judged non-relevant items
         above = above + (j.hit_ranks - 1 - j.hit_position)
-    relevant = (j.hit_grades >= rel) & j.within(cutoff)
+    relevant = relevance.relevant(j.hit_grades) & j.within(cutoff)
     return (j.hit_query[relevant], above[relevant].astype(np.float64),
             j.num_relevant(rel).astype(np.float64))
 
@@ -288,7 +292,7 @@ def mean_rank(j, cutoff, rel=1):
         raise MeasureError("MeanRank@k divides by the relevant items in the top k, which tied "
                            "items change, so it has no closed-form mean over their orderings; "
                            "use MeanRank without @k, or --ties optimistic / pessimistic")
-    relevant = j.hit_grades >= max(rel, 1)
+    relevant = Relevance(rel).relevant(j.hit_grades)
     query = j.hit_query[relevant]
     return divide(per_query_sum(j, query, j.rank_weights(cutoff, lambda r: r)[relevant]),
                   per_query_sum(j, query, j.rank_weights(cutoff)[relevant]))

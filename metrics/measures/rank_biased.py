@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from metrics.data.relevance import Relevance
 from metrics.measures.registry import LINEAR, REL, Param, persistence, register
 from metrics.measures.common import per_query_sum
 
@@ -30,7 +31,7 @@ def rbp(j, cutoff, p=0.8, rel=1):
     (computed there by cwl_eval); its ``RBP`` without ``rel`` uses the raw grade as gain
     (trectools), which can exceed 1, and trec_eval 10's ``rbp`` uses graded gains (rescaled when
     they leave [0, 1]) — neither is this measure. Ref: Moffat & Zobel (2008)."""
-    relevant = j.hit_grades >= max(rel, 1)
+    relevant = Relevance(rel).relevant(j.hit_grades)
     weights = j.rank_weights(cutoff, lambda r: _weights(r, p))
     return per_query_sum(j, j.hit_query[relevant], weights[relevant])
 
@@ -55,8 +56,8 @@ def rbp_residual(j, cutoff, p=0.8):
     Ref: Moffat & Zobel (2008), residuals."""
     weights = j.rank_weights(cutoff, lambda r: _weights(r, p))
     if j.unlisted_judged:
-        unknown = j.hit_grades < 0
+        unknown = ~Relevance.judged(j.hit_grades)
         return (np.power(p, j.retrieved(cutoff).astype(np.float64))
                 + per_query_sum(j, j.hit_query[unknown], weights[unknown]))
-    judged = j.hit_grades >= 0
+    judged = Relevance.judged(j.hit_grades)
     return 1.0 - per_query_sum(j, j.hit_query[judged], weights[judged])

@@ -18,6 +18,7 @@ import numpy as np
 from metrics.errors import InputError
 from metrics.data.idcolumn import IdColumn, hash_ids
 from metrics.data.judged import JudgedRanking
+from metrics.data.relevance import Relevance
 from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.data.ties import TiePolicy
@@ -303,7 +304,8 @@ def judged_ranking(name: str, truth: GroundTruth, ties: TiePolicy, warnings: lis
         warnings += no_judged_item_warning(name, truth, lengths > 0, hit_query, first_item)
     counts = truth.grade_counts()
     if collection_size is not None:
-        too_small = (lengths > collection_size) | (counts.at_least(1) > collection_size)
+        too_small = ((lengths > collection_size)
+                     | (counts.relevant(Relevance()) > collection_size))
         if too_small.any():
             bad = int(np.flatnonzero(too_small)[0])
             size = np.broadcast_to(collection_size, too_small.shape)[bad]

@@ -35,6 +35,7 @@ import numpy as np
 from metrics.errors import MeasureError
 
 from metrics.data.judged import JudgedRanking, TieGroups, expand, tie_groups
+from metrics.data.relevance import Relevance
 from metrics.data.ties import TiePolicy
 
 
@@ -89,7 +90,7 @@ def _before_in_query(query: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def _relevant_in_group(j: JudgedRanking, groups: TieGroups, rel: int) -> np.ndarray:
-    relevant = (j.hit_grades >= max(rel, 1)).astype(np.float64)
+    relevant = Relevance(rel).relevant(j.hit_grades).astype(np.float64)
     return np.bincount(groups.hit_group, weights=relevant, minlength=groups.count)
 
 
@@ -187,7 +188,7 @@ def expected_nonrelevant_above(j: JudgedRanking, rel: int, cutoff) -> tuple[np.n
     c·B + n0·c(c − 1)/(2(n − 1)), each offset having probability 1/n."""
     groups = tie_groups(j)
     m = _relevant_in_group(j, groups, rel)
-    nonrelevant = ((j.hit_grades >= 0) & (j.hit_grades < rel)).astype(np.float64)
+    nonrelevant = Relevance(rel).judged_nonrelevant(j.hit_grades).astype(np.float64)
     n0 = np.bincount(groups.hit_group, weights=nonrelevant, minlength=groups.count)
     before = _before_in_query(groups.query, n0)
     if j.unlisted_judged:   # items that are not hits are judged not relevant
