@@ -25,10 +25,9 @@ def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The labels: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -38,8 +37,7 @@ def load_labels(source: Source, name: str | None = None) -> tuple[np.ndarray, np
     Raises
     ------
     InputError
-        An item without a label or with two, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        An item without a label, or with two.
 
     Examples
     --------
@@ -63,10 +61,9 @@ def load_label_truth(source: Source, name: str | None = None) -> GroundTruth:
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The labels, as for :func:`load_labels`.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -76,8 +73,7 @@ def load_label_truth(source: Source, name: str | None = None) -> GroundTruth:
     Raises
     ------
     InputError
-        An item without a label or with two, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        As :func:`load_labels`.
 
     Examples
     --------
@@ -109,8 +105,8 @@ def load_taxonomy(taxonomy: Source, annotations: Source, taxonomy_name: str | No
     Raises
     ------
     InputError
-        A taxonomy of more than two levels, a class annotated but not in the taxonomy, no annotations, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        A taxonomy of more than two levels, a class annotated but not in the taxonomy, or no
+        annotations.
 
     Examples
     --------

@@ -19,10 +19,9 @@ def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The ``.npy`` array: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
     ndim : int, default 2
         The number of dimensions the array must have (2 for embeddings and matrices).
 
@@ -34,8 +33,7 @@ def load_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
     Raises
     ------
     InputError
-        Not a numeric array of that dimension, NaN or infinity, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        Not a numeric array of that dimension, or holding NaN or infinity.
 
     Examples
     --------
@@ -89,10 +87,9 @@ def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The ``.npy`` matrix: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -102,8 +99,7 @@ def load_score_matrix(source: Source, name: str | None = None) -> np.ndarray:
     Raises
     ------
     InputError
-        Not a square numeric matrix, NaN or infinity, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        Not a square numeric matrix, or holding NaN or infinity.
 
     Examples
     --------
@@ -140,10 +136,9 @@ def open_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The ``.npy`` file (mapped), or bytes (loaded).
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
     ndim : int, default 2
         The number of dimensions the array must have.
 
@@ -155,8 +150,7 @@ def open_array(source: Source, name: str | None = None, ndim: int = 2) -> np.nda
     Raises
     ------
     InputError
-        Not a numeric array of that dimension, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        Not a numeric array of that dimension.
 
     Examples
     --------

@@ -20,10 +20,9 @@ def load_ids(source: Source, name: str | None = None) -> np.ndarray:
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The ids: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -33,8 +32,7 @@ def load_ids(source: Source, name: str | None = None) -> np.ndarray:
     Raises
     ------
     InputError
-        An id given twice, an empty file, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        An id given twice, or none.
 
     Examples
     --------

@@ -65,10 +65,9 @@ def load_run(source: Source, name: str | None = None) -> Run:
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The run: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -79,8 +78,7 @@ def load_run(source: Source, name: str | None = None) -> Run:
     Raises
     ------
     InputError
-        A file that cannot be read as a run, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        A line or row that is not a run's, named with its number.
 
     Examples
     --------
@@ -128,10 +126,9 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     Parameters
     ----------
     source : str, os.PathLike or bytes
-        A path, or the file's content (an upload).
+        The judgements: a path or the file's bytes.
     name : str, optional
-        The file's name: messages name it, and its extension (``.csv``, ``.tsv``, ``.parquet``,
-        ``.gz``, ...) says the format of bytes. Default: the path.
+        Its name in messages (see :mod:`metrics.loaders`).
 
     Returns
     -------
@@ -142,8 +139,7 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     Raises
     ------
     InputError
-        A file that cannot be read as judgements, with the file, the line (or row and column) and what to fix (docs/bad_inputs.md
-        lists every known case).
+        A line or row that is not a judgement, named with its number.
 
     Examples
     --------
@@ -151,8 +147,9 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     >>> truth = load_qrels("sample_data/fmp/toy1.qrels")
     >>> len(truth), truth.query_ids.tolist()
     (10, ['Q'])
-    >>> load_qrels(b"q1 0 d1 1\\nq1 0 d2 -1\\n", "mine.qrels").warnings[0]
-    'mine.qrels: 1 negative grade(s): pooled but not judged, as in trec_eval (never relevant; not judged non-relevant for bpref)'
+    >>> print(load_qrels(b"q1 0 d1 1\\nq1 0 d2 -1\\n", "mine.qrels").warnings[0])
+    ... # doctest: +ELLIPSIS
+    mine.qrels: 1 negative grade(s): pooled but not judged, as in trec_eval (never relevant; ...
     """
     label = source_name(source, name)
     data = read_bytes(source, label)
