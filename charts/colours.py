@@ -1,5 +1,5 @@
-"""Colours that stay legible on a light and on a dark background, and the WCAG contrast ratio
-that checks them (no Streamlit here: tables and figures both use these).
+"""Colours that stay legible on a light and on a dark background (no Streamlit here: tables and
+figures both use these); the tests check them with WCAG's contrast ratio (tests/oracles.py).
 
 Streamlit draws Plotly figures on the theme's background (white, or #171614 in Streamlit 1.67's
 dark theme; older versions used #0e1117, which the colours below also pass)
@@ -37,18 +37,3 @@ VALUE_SCALE = "Viridis"   # sequential, and legible with red-green colour blindn
 def highlight_css(background: str) -> str:
     """A pandas Styler cell style with the text colour set together with the background."""
     return f"background-color: {background}; color: {HIGHLIGHT_TEXT}"
-
-
-def _luminance(colour: str) -> float:
-    value = colour.lstrip("#")
-    if len(value) == 3:
-        value = "".join(c * 2 for c in value)
-    channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast_ratio(a: str, b: str) -> float:
-    """WCAG 2 contrast ratio of two '#rrggbb' colours, from 1 (same) to 21 (black on white)."""
-    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)

@@ -7,11 +7,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import RECALL_LEVELS
 
+from .base import LAYOUT, literal, new_figure
 from .colours import (LOSS_COLOUR, MEAN_COLOUR, PALETTE, REFERENCE_COLOUR, TIE_COLOUR,
                       WIN_COLOUR)
 
@@ -20,44 +20,16 @@ MEAN_STYLE = dict(color=MEAN_COLOUR, width=4.5)
 # translucent dash-dotted lines vanished there); the means stay thicker
 QUERY_LINE, QUERY_OPACITY = dict(width=2.5, dash="solid"), 0.85
 LEGEND_LINES = 12   # more per-query lines than this: names on hover only, the legend keeps means
-# The legend sits at the bottom of the whole figure (yref "container"), where Plotly makes room
-# for it below the x axis's title; placed below the plot area instead (y < 0 of "paper"), it
-# covered that title in a short or narrow chart (the answer sets' PR curves at 1024 × 768)
-_LAYOUT = dict(margin=dict(l=60, r=20, t=50, b=40),
-               legend=dict(orientation="h", yref="container", yanchor="bottom", y=0, x=0))
-_TEMPLATE = pio.templates["plotly_white"]
-
-
-def _figure(data=(), layout: dict | None = None, validate: bool = True) -> go.Figure:
-    """A Figure of ``data`` (traces) and ``layout`` with Plotly's plotly_white template,
-    attached the way Plotly attaches its default template (validation off for that one
-    assignment). ``template="plotly_white"`` would validate and copy the whole template again:
-    30–50 ms a figure. Figures drawn on every click of the Query explorer pass all their traces
-    and layout here at once, which costs a third of adding them one call at a time. The JSON
-    is the same either way. ``validate=False`` skips Plotly's checks of ``data`` and ``layout``
-    (a figure whose every variant a test validates)."""
-    fig = go.Figure(data=list(data) or None, layout=layout, _validate=validate)
-    fig.layout._validate = False
-    try:
-        fig.layout.template = _TEMPLATE
-    finally:
-        fig.layout._validate = True
-    return fig
 
 
 def _unit_layout(x_title: str, y_title: str) -> dict:
     """The layout of a figure whose axes both run over [0, 1] (recall, precision, rates)."""
-    return dict(_LAYOUT, xaxis=dict(title=x_title, range=[-0.02, 1.05]),
+    return dict(LAYOUT, xaxis=dict(title=x_title, range=[-0.02, 1.05]),
                 yaxis=dict(title=y_title, range=[-0.02, 1.05]))
 
 
 def _unit_axes(fig: go.Figure, x_title: str, y_title: str) -> go.Figure:
     return fig.update_layout(**_unit_layout(x_title, y_title))
-
-
-def _safe(text) -> str:
-    """Plotly renders a few HTML tags in names and titles; show user text literally."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: str,
@@ -68,8 +40,8 @@ def _add_means(fig: go.Figure, means: Mapping[str, tuple], prefix: str, mode: st
     for system, (x, y) in means.items():
         i = order.index(system) if system in order else len(order)
         colour = PALETTE[i % len(PALETTE)] if len(order) > 1 else MEAN_COLOUR
-        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=f"{prefix}: {_safe(system)}",
-                                 legendgroup=_safe(system), line=dict(MEAN_STYLE, color=colour)))
+        fig.add_trace(go.Scatter(x=x, y=y, mode=mode, name=f"{prefix}: {literal(system)}",
+                                 legendgroup=literal(system), line=dict(MEAN_STYLE, color=colour)))
 
 
 class _QueryLines:
@@ -88,13 +60,13 @@ class _QueryLines:
                        for s in self.systems}
 
     def line(self, x, y, i: int, label: str, mode: str, name: str | None = None) -> go.Scatter:
-        shown = _safe(name or label)
+        shown = literal(name or label)
         if self.by_system:
             system = self.groups[label]
             first = label in self.firsts
             colour = PALETTE[self.systems.index(system) % len(PALETTE)]
-            group, legend = _safe(system), first
-            entry = f"{_safe(system)}: each query" if first else shown
+            group, legend = literal(system), first
+            entry = f"{literal(system)}: each query" if first else shown
         else:
             colour, group = PALETTE[i % len(PALETTE)], None
             legend, entry = self.count <= LEGEND_LINES, shown
@@ -117,13 +89,13 @@ def pr_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
     """Raw PR curves of several queries (``{label: (recall, precision)}``; ``groups``: label →
     system) with optional mean 11-point interpolated curves (``{system: precision at
     RECALL_LEVELS}``) drawn thick; ``fit``: the precision axis fits the data (else 0–1)."""
-    fig = _figure()
+    fig = new_figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, (recall, precision)) in enumerate(curves.items()):
         fig.add_trace(lines.line(recall, precision, i, label, "lines"))
     _add_means(fig, {s: (RECALL_LEVELS, v) for s, v in (mean or {}).items()},
                "mean interpolated", "lines+markers", lines.systems)
-    fig.update_layout(title=_safe(title))
+    fig.update_layout(title=literal(title))
     _unit_axes(fig, "recall", "precision")
     return _fit_precision(fig) if fit else fig
 
@@ -134,13 +106,13 @@ def interpolated_pr_figure(levels: Sequence[float], curves: Mapping[str, Sequenc
                            title: str = "", fit: bool = False) -> go.Figure:
     """11-point interpolated PR curves (step-free lines at the recall levels), with means;
     ``fit``: the precision axis fits the data (else 0–1)."""
-    fig = _figure()
+    fig = new_figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, values) in enumerate(curves.items()):
         fig.add_trace(lines.line(levels, values, i, label, "lines+markers"))
     _add_means(fig, {s: (levels, v) for s, v in (mean or {}).items()}, "mean", "lines+markers",
                lines.systems)
-    fig.update_layout(title=_safe(title))
+    fig.update_layout(title=literal(title))
     _unit_axes(fig, "recall level", "interpolated precision")
     return _fit_precision(fig) if fit else fig
 
@@ -151,12 +123,12 @@ def lift_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[floa
                        title: str = "") -> go.Figure:
     """Serrà's normalised lift curves: x = r/|A|, y = TP(r)/R_q, per query and their means
     (thick) (``mean`` maps a system to (grid, mean curve))."""
-    fig = _figure()
+    fig = new_figure()
     lines = _QueryLines(list(curves), groups)
     for i, (label, (x, y)) in enumerate(curves.items()):
         fig.add_trace(lines.line(x, y, i, label, "lines"))
     _add_means(fig, mean or {}, "mean", "lines", lines.systems)
-    fig.update_layout(title=_safe(title))
+    fig.update_layout(title=literal(title))
     return _unit_axes(fig, "share of the answer list r/|A|", "share of relevant found TP(r)/R_q")
 
 
@@ -166,14 +138,14 @@ def roc_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float], floa
     """ROC curves ``{label: (fpr, tpr, auc)}`` with the chance diagonal (the AUC is in each
     line's hover and, for few lines, the legend) and optional mean curves per system
     (``{system: (fpr grid, mean tpr)}``) drawn thick."""
-    fig = _figure()
+    fig = new_figure()
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     lines = _QueryLines(list(curves), groups)
     for i, (label, (fpr, tpr, auc)) in enumerate(curves.items()):
         fig.add_trace(lines.line(fpr, tpr, i, label, "lines", name=f"{label} (AUC {auc:.3f})"))
     _add_means(fig, mean or {}, "mean", "lines", lines.systems)
-    fig.update_layout(title=_safe(title))
+    fig.update_layout(title=literal(title))
     return _unit_axes(fig, "false positive rate", "true positive rate")
 
 
@@ -198,22 +170,22 @@ def paired_scatter_figure(a: Sequence[float], b: Sequence[float], queries: Seque
     finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
     low = min(0.0, float(finite.min())) if len(finite) else 0.0
     high = max(1.0, float(finite.max())) if len(finite) else 1.0
-    fig = _figure()
+    fig = new_figure()
     fig.add_trace(go.Scatter(x=[low, high], y=[low, high], mode="lines", name="A = B",
                              line=dict(color=REFERENCE_COLOUR, dash="dot"), hoverinfo="skip"))
     for i, (label, colour) in enumerate(OUTCOMES):
         at = np.flatnonzero(kind == i)
         fig.add_trace(go.Scatter(
             x=a[at], y=b[at], mode="markers", name=f"{label} ({len(at)})", customdata=at,
-            text=[_safe(queries[j]) for j in at],
+            text=[literal(queries[j]) for j in at],
             marker=dict(color=colour, size=9, opacity=0.8, line=dict(width=0.5, color="white")),
             # the values as the tables print them (Plotly's "%{x:.4f}" rounds a tie up)
-            hovertext=[f"query {_safe(queries[j])}<br>{_safe(name_a)} {fixed(a[j])}<br>"
-                       f"{_safe(name_b)} {fixed(b[j])}" for j in at],
+            hovertext=[f"query {literal(queries[j])}<br>{literal(name_a)} {fixed(a[j])}<br>"
+                       f"{literal(name_b)} {fixed(b[j])}" for j in at],
             hovertemplate="%{hovertext}<extra></extra>"))
-    fig.update_layout(title=f"{_safe(measure)} per query", **_LAYOUT)
-    fig.update_xaxes(title=f"{_safe(name_a)} (A)")
-    fig.update_yaxes(title=f"{_safe(name_b)} (B)", scaleanchor="x", scaleratio=1)
+    fig.update_layout(title=f"{literal(measure)} per query", **LAYOUT)
+    fig.update_xaxes(title=f"{literal(name_a)} (A)")
+    fig.update_yaxes(title=f"{literal(name_b)} (B)", scaleanchor="x", scaleratio=1)
     return fig
 
 
@@ -227,14 +199,14 @@ def difference_figure(diff: Sequence[float], queries: Sequence[str], *, name_a: 
     d = diff[order]
     kind = outcome(d)
     counts = [int((kind == i).sum()) for i in range(3)]
-    fig = _figure([go.Bar(x=np.arange(1, len(d) + 1), y=d,
+    fig = new_figure([go.Bar(x=np.arange(1, len(d) + 1), y=d,
                          marker_color=[OUTCOMES[i][1] for i in kind], customdata=order,
-                         text=[_safe(queries[i]) for i in order], textposition="none",
+                         text=[literal(queries[i]) for i in order], textposition="none",
                          name="B − A",
-                         hovertext=[f"query {_safe(queries[i])}<br>B − A = {fixed(v)}"
+                         hovertext=[f"query {literal(queries[i])}<br>B − A = {fixed(v)}"
                                     for i, v in zip(order, d)],
                          hovertemplate="%{hovertext}<extra></extra>")])
-    fig.update_layout(title=f"{_safe(measure)}, B − A: {counts[0]} wins, {counts[1]} ties, "
+    fig.update_layout(title=f"{literal(measure)}, B − A: {counts[0]} wins, {counts[1]} ties, "
                             f"{counts[2]} losses",
                       margin=dict(l=60, r=20, t=50, b=40), showlegend=False, bargap=0.1)
     fig.update_xaxes(title="queries, sorted by difference")

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 
 from metrics.evaluation.cells import counted, fixed
 
+from .base import LAYOUT, literal, new_figure
 from .colours import PALETTE
-from .figures import _LAYOUT, _figure, _safe
 
 GROUP_ROW = 34                  # pixels a group takes (horizontal bars: long names stay legible)
 MARKER = 11                     # a system's marker, in pixels
@@ -36,26 +36,27 @@ def group_means_figure(groups: Sequence[str], counts: Sequence[int], systems: Se
     (:func:`system_offset`) and named in the legend; hover gives the group, its n, the mean and
     the interval. Each marker's customdata is its group's index, so a click names the group."""
     means, low, high = (np.asarray(a, dtype=float) for a in (means, low, high))
-    labels = [f"{_safe(g)} ({n})" for g, n in zip(groups, counts)]
+    labels = [f"{literal(g)} ({n})" for g, n in zip(groups, counts)]
     rows = np.arange(len(groups))
     traces = []
     for j, system in enumerate(systems):
-        hover = [f"{_safe(grouping)} = {_safe(g)} (n = {counted(counts[i], 'query', 'queries')})"
-                 f"<br>{_safe(system)}: mean {_value(means[i, j])}, {level:.0%} interval "
+        hover = [f"{literal(grouping)} = {literal(g)} "
+                 f"(n = {counted(counts[i], 'query', 'queries')})"
+                 f"<br>{literal(system)}: mean {_value(means[i, j])}, {level:.0%} interval "
                  f"[{_value(low[i, j])}, {_value(high[i, j])}]"
                  for i, g in enumerate(groups)]
         traces.append(go.Scatter(
             x=means[:, j], y=rows + system_offset(j, len(systems)), mode="markers",
-            name=_safe(system), marker=dict(size=MARKER, color=PALETTE[j % len(PALETTE)]),
+            name=literal(system), marker=dict(size=MARKER, color=PALETTE[j % len(PALETTE)]),
             error_x=dict(type="data", symmetric=False, array=high[:, j] - means[:, j],
                          arrayminus=means[:, j] - low[:, j], thickness=1.5, width=4),
             customdata=rows, hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
     row = max(GROUP_ROW, SYSTEM_SLOT * len(systems))
     height = max(MIN_HEIGHT, 120 + row * len(groups))
-    return _figure(traces, dict(
-        _LAYOUT, height=height,
-        title=f"{_safe(measure)} by {_safe(grouping)}: mean and {level:.0%} interval per group",
-        xaxis=dict(title=f"mean {_safe(measure)}"),
+    return new_figure(traces, dict(
+        LAYOUT, height=height,
+        title=f"{literal(measure)} by {literal(grouping)}: mean and {level:.0%} interval per group",
+        xaxis=dict(title=f"mean {literal(measure)}"),
         # the groups from the top, first to last; an explicit range, since Plotly's autorange
         # padded 137 groups with 7 empty rows above and below (200 px of nothing on each side)
         yaxis=dict(range=[len(groups) - 0.5, -0.5], title=None, automargin=True,

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 
 from metrics.evaluation.cells import fixed, p_stated
 
+from .base import LAYOUT, literal, new_figure
 from .colours import DIFFERENCE_SCALE, VALUE_SCALE
-from .figures import _LAYOUT, _figure, _safe
 
 # More cells than this and the cells carry no text (hover still names them): at 1024 × 768 a
 # matrix of 20 systems has cells of some 25 px, too small for two numbers
@@ -27,7 +27,7 @@ def pairwise_figure(systems: Sequence[str], mean_diff: np.ndarray, p_adjusted: n
     column's system is better on a higher-is-better measure), with the difference and the
     corrected p-value written in it (few cells) or on hover (many), and a ``*`` where the p-value
     is below ``alpha``."""
-    names = [_safe(s) for s in systems]
+    names = [literal(s) for s in systems]
     k = len(names)
     diff = np.asarray(mean_diff, dtype=float)
     p = np.asarray(p_adjusted, dtype=float)
@@ -45,8 +45,8 @@ def pairwise_figure(systems: Sequence[str], mean_diff: np.ndarray, p_adjusted: n
         textfont=dict(size=12), colorbar=dict(title=dict(text="column − row", side="right")),
         xgap=1, ygap=1)
     side = max(MIN_HEIGHT, min(140 + 56 * k, 900))
-    return _figure([heatmap], dict(
-        _LAYOUT, title=f"{_safe(measure)}: mean difference and p ({_safe(correction)})",
+    return new_figure([heatmap], dict(
+        LAYOUT, title=f"{literal(measure)}: mean difference and p ({literal(correction)})",
         height=side, xaxis=dict(title="column system", side="bottom", tickangle=-30),
         yaxis=dict(title="row system", autorange="reversed")))
 
@@ -58,13 +58,13 @@ def query_heatmap_figure(queries: Sequence[str], systems: Sequence[str], values:
     scatter, not cells of a heatmap); its customdata is ``row * len(systems) + column``."""
     values = np.asarray(values, dtype=float)
     rows, columns = values.shape
-    query_labels = [_safe(q) for q in queries]
-    system_labels = [_safe(s) for s in systems]
+    query_labels = [literal(q) for q in queries]
+    system_labels = [literal(s) for s in systems]
     # rows by position: two queries whose ids print the same stay two rows
     positions = np.arange(rows)
     heatmap = go.Heatmap(z=values, x=system_labels, y=positions, colorscale=VALUE_SCALE,
                          hoverinfo="skip", xgap=1, ygap=0,
-                         colorbar=dict(title=dict(text=_safe(measure), side="right")))
+                         colorbar=dict(title=dict(text=literal(measure), side="right")))
     row, column = np.divmod(np.arange(rows * columns), columns)
     shown = [("undefined" if np.isnan(v) else fixed(v)) for v in values.ravel()]
     clicks = go.Scatter(
@@ -77,8 +77,8 @@ def query_heatmap_figure(queries: Sequence[str], systems: Sequence[str], values:
         showlegend=False)
     labelled = rows <= LABELLED_ROWS
     height = max(MIN_HEIGHT, min(120 + ROW_PIXELS * rows, MAX_HEIGHT))
-    return _figure([heatmap, clicks], dict(
-        _LAYOUT, title=f"{_safe(measure)} of every query (hardest first)", height=height,
+    return new_figure([heatmap, clicks], dict(
+        LAYOUT, title=f"{literal(measure)} of every query (hardest first)", height=height,
         xaxis=dict(tickangle=-30, side="top"),   # no title: it would meet the figure's
         yaxis=dict(title="query" if labelled else f"query ({rows:,}: ids on hover)",
                    autorange="reversed", tickmode="array" if labelled else "auto",

@@ -7,7 +7,7 @@ of what a Plotly draw costs the browser is per chart whatever its size (its layo
 and text measurement), so three panels in one chart cost less than three charts.
 
 Its traces are plain dicts and the Figure is assembled without Plotly's validation
-(:func:`charts.figures._figure` with ``validate=False``): building the validated Figure and its
+(:func:`charts.base.new_figure` with ``validate=False``): building the validated Figure and its
 JSON took 22–32 ms of every click on the server, 14 ms without. The tests validate every
 variant of it instead."""
 
@@ -21,8 +21,8 @@ import plotly.graph_objects as go
 
 from metrics.evaluation.curves import RECALL_LEVELS
 
+from .base import literal, new_figure
 from .colours import HIGHLIGHT_TEXT, MEAN_COLOUR, MUTED_COLOUR, PALETTE, REFERENCE_COLOUR
-from .figures import _figure, _safe
 
 PR_MARKERS = 400    # a PR curve of more points is drawn as a line without markers
 # Longer lists draw their other ranks as one line, not a tick each. Beyond a few hundred ranks
@@ -120,7 +120,7 @@ def _strip_traces(rows: Sequence[StripRow],
                                    line=dict(color=MUTED_COLOUR, width=2), hoverinfo="skip",
                                    **at_row))
         labels = None if row.labels is None else np.asarray(
-            [_safe(label) for label in row.labels], dtype=object)
+            [literal(label) for label in row.labels], dtype=object)
         for g in sorted(set(grades.tolist())):
             at = grades == g
             described = {} if labels is None else dict(customdata=labels[at])
@@ -288,15 +288,15 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
     bottom = AXIS_BELOW + LEGEND_ROW * LEGEND_ROWS + 6
     below = sizes["PR_HEIGHT"] / plot   # the top of the PR curve and the matrix, in paper units
     strip_bottom = 1 - strip_height / plot
-    labels = [f"{_safe(row.name)}<br>{n} of {row.num_relevant} found"
+    labels = [f"{literal(row.name)}<br>{n} of {row.num_relevant} found"
               for row, n in zip(strip, found)]
     strip_title = (f"{found[0]} of {first.num_relevant} relevant items retrieved in a list of "
                    f"{first.length}" if rows == 1 else
-                   "Relevant items by rank: " + " and ".join(_safe(row.name) for row in strip))
+                   "Relevant items by rank: " + " and ".join(literal(row.name) for row in strip))
     name = confusion.name
     annotations = [
         _panel_title(strip_title, 0, 1),
-        _panel_title(f"PR curve of {_safe(query)}", 0, below),
+        _panel_title(f"PR curve of {literal(query)}", 0, below),
         # ending at the right edge: on a projector the matrix is narrower than its title
         _panel_title(f"Confusion matrix at {name} = {confusion.k}", 1, below, "right")]
     shapes = []
@@ -328,5 +328,5 @@ def query_figure(strip: Sequence[StripRow], pr: PRCurve, confusion: Confusion, *
         legend2=dict(orientation="h", x=0, y=-AXIS_BELOW / plot, yanchor="top",
                      font=dict(size=12), itemsizing="constant", entrywidthmode="fraction",
                      entrywidth=1 / LEGEND_ROWS))
-    return _figure([*strip_traces, *pr_traces, _confusion_trace(confusion)], layout,
+    return new_figure([*strip_traces, *pr_traces, _confusion_trace(confusion)], layout,
                    validate=False)

@@ -1,4 +1,5 @@
-"""Audio players for an item or a query whose metadata row has an ``audio`` cell.
+"""Audio players for an item or a query whose metadata row has an ``audio`` cell (the columns'
+names, in any case, are those of :mod:`metrics.explain.described`).
 
 A player is built only where it is called: the pages call it for the rows on screen (a page of
 the ranked list, the one item chosen), never for a whole list. A refused path (see
@@ -19,6 +20,7 @@ from dashboard.media import folder_for, resolve
 from dashboard.safe import md
 from dashboard.settings import source
 from metrics.errors import InputError
+from metrics.explain.described import AUDIO, BESIDE_ID, END, START, column_named
 
 TOP_PLAYERS = 3   # a list's first ranks get a player each; any other item of the page on request
 CHOICES = 200     # the items offered for that request, at most (a page of the ranked list)
@@ -29,7 +31,7 @@ def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
     InputError for a value that is not a number of seconds, a negative one, or an end that is
     not after the start."""
     bounds = []
-    for column in ("start", "end"):
+    for column in (START, END):
         value = _cell(row, column)
         if not value:
             bounds.append(None)
@@ -56,7 +58,7 @@ def audio_player(row: pd.Series | None, key: str) -> None:
     excerpt is widened to the whole seconds around it, and the caption says so. ``key`` (unique
     on the page: ``"query"``, ``"ranked_3"``…) keys the player's container, whose CSS class
     ``st-key-audio_<key>`` finds it."""
-    if row is None or "audio" not in row.index:
+    if row is None or column_named(row.index, AUDIO) is None:
         return
     with st.container(key=f"audio_{re.sub(r'[^A-Za-z0-9_-]', '_', key)}"):
         _player(row)
@@ -66,7 +68,8 @@ def _player(row: pd.Series) -> None:
     item = str(row.name)
     src = source()
     try:
-        clip = resolve(row.get("audio"), folder_for(src.sample if src.is_sample else None), item)
+        clip = resolve(row.get(column_named(row.index, AUDIO)),
+                       folder_for(src.sample if src.is_sample else None), item)
     except InputError as exc:
         st.warning(f"Not played: {md(exc)}")
         return
@@ -98,19 +101,21 @@ def _row(table: pd.DataFrame | None, key: str) -> pd.Series | None:
 
 
 def _has_audio(table: pd.DataFrame | None) -> bool:
-    return table is not None and "audio" in table.columns
+    return table is not None and column_named(table.columns, AUDIO) is not None
 
 
 def _cell(row: pd.Series | None, column: str) -> str:
-    """A cell as text; empty where the row, the column or the value is missing."""
-    value = None if row is None else row.get(column)
+    """The cell of ``column`` (a name of the vocabulary, in any case) as text; empty where the
+    row, the column or the value is missing."""
+    name = None if row is None else column_named(row.index, column)
+    value = None if name is None else row.get(name)
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) \
         else str(value).strip()
 
 
 def label(item: str, row: pd.Series | None) -> str:
     """``c0123 · Bright Tides — Ana Ruiz`` (what of title and artist the table gives)."""
-    said = [_cell(row, c) for c in ("title", "artist") if _cell(row, c)]
+    said = [_cell(row, c) for c in BESIDE_ID if _cell(row, c)]
     return " · ".join([item, " — ".join(said)] if said else [item])
 
 
@@ -121,7 +126,7 @@ def query_player(query_id: str, items: pd.DataFrame | None,
     row = _row(queries, query_id) if _has_audio(queries) else None
     if row is None and _has_audio(items):
         row = _row(items, query_id)
-    if not _cell(row, "audio"):
+    if not _cell(row, AUDIO):
         return
     st.markdown("**Listen to the query**")   # its title is in the query's description above
     audio_player(row, "query")

@@ -21,7 +21,7 @@ from dashboard.widgets import bound
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.curves import (RankCurves, drawn_ranks, exact_interpolated_precision,
                                        interpolated_precision)
-from metrics.explain.described import beside_ids
+from metrics.explain.described import TITLE, beside_ids
 from metrics.explain.summaries import confusion_at, query_table
 from metrics.data.judged import JudgedRanking
 
@@ -200,7 +200,7 @@ def teaching_stepper(judged: JudgedRanking, query: int, curves: RankCurves, thre
         # narrow enough for a projector with the sidebar open: each item's title, and not the
         # scores and tie groups, which the full list below shows
         window = beside_ids(window.drop(columns=[c for c in WINDOW_LEAVES if c in window]),
-                            "item", items, ["title"])
+                            "item", items, [TITLE])
         # χ as the rows' colour only (χ(r) is among the numbers above)
         show_ranked_list(with_cutoff(window, cutoff), height=38 + 35 * len(window), current=r,
                          column_config={"χ": None})

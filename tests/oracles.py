@@ -1,8 +1,8 @@
 """Oracles shared by several test files: computed by hand or from scipy, never by the code under
 test."""
 
+import json
 import math
-
 from pathlib import Path
 
 import numpy as np
@@ -105,3 +105,55 @@ def paired_tukey_by_statsmodels(rows) -> np.ndarray:
     p = np.ones((k, k))
     p[upper] = p[upper[::-1]] = studentized_range.sf(q, k, df)
     return p
+
+
+# ---- the version-identification sample (sample_data/versions), by pytrec_eval ------------------
+
+VERSIONS = Path(__file__).resolve().parents[1] / "sample_data" / "versions"
+
+
+def versions_by_pytrec_eval(system: str, measures: set[str]) -> tuple[dict, dict]:
+    """The versions sample's ground truth, {query: {item: grade}}, and pytrec_eval's
+    ``measures`` (its names: "map", "P_10"…) of ``system``'s run, {query: {measure: value}}
+    (a query the run lacks is left out), from the sample's files."""
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (VERSIONS / "qrels.txt").read_text().splitlines():
+        query, _, item, grade = line.split()
+        qrels.setdefault(query, {})[item] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for line in (VERSIONS / f"{system}.run").read_text().splitlines():
+        query, _, item, _, score, _ = line.split()
+        run.setdefault(query, {})[item] = float(score)
+    return qrels, pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
+
+
+# ---- formats and colours, read as their documents define them ---------------------------------
+
+def provenance_of_csv(text: str) -> dict:
+    """The provenance record back from a CSV's leading comment lines, as docs/command_line.md
+    writes them: ``# key: value``, one line per key, the value compact JSON."""
+    record = {}
+    for line in text.splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(": ")
+        record[key] = json.loads(value)
+    return record
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two '#rrggbb' (or '#rgb') colours, from 1 (the same) to 21
+    (black on white): (L1 + 0.05) / (L2 + 0.05), L the relative luminance of the sRGB channels
+    linearised, the lighter colour's over the darker's."""
+    def luminance(colour: str) -> float:
+        value = colour.lstrip("#")
+        if len(value) == 3:
+            value = "".join(c * 2 for c in value)
+        channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -1,19 +1,15 @@
 """Item and query tables in the app, and the Groups page (streamlit.testing.v1.AppTest)."""
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_app import app  # noqa: E402
-
-from dashboard.grouped import GROUP_OF_QUERIES  # noqa: E402
-from dashboard.safe import md  # noqa: E402
-from dashboard.settings import DataSource  # noqa: E402
+from apptest import address_params, app, linked
+from dashboard.grouped import GROUP_OF_QUERIES
+from dashboard.safe import md
+from dashboard.settings import DataSource
 
 RUN_A = b"".join(f"q{q} Q0 d{i} {i} {10 - i} mine\n".encode() for q in (1, 2, 3)
                  for i in range(1, 6))
@@ -176,13 +172,12 @@ def test_for_cover_songs_the_item_table_describes_the_queries_and_groups_them():
 
 
 def test_the_grouping_is_in_the_link():
-    from test_app import _params, linked
-
     at = linked("pages/groups.py", dataset="instruments", measures="AP", group_by="parent_class")
     assert not at.exception and not at.error
     assert at.selectbox(key="group_by_box").value == "parent_class"
     at.selectbox(key="group_by_box").set_value("R_q").run()
-    assert _params(at)["group_by"] == ["R_q"] and _params(at)["dataset"] == ["instruments"]
+    params = address_params(at)
+    assert params["group_by"] == ["R_q"] and params["dataset"] == ["instruments"]
 
 
 def test_the_list_of_every_query_shows_each_querys_text():

@@ -10,7 +10,7 @@ from charts import (Confusion, PRCurve, StripRow, difference_figure, interpolate
                     lift_curves_figure, paired_scatter_figure, pr_curves_figure, query_figure,
                     roc_figure)
 from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
-                            TIE_COLOUR, WIN_COLOUR, contrast_ratio)
+                            TIE_COLOUR, WIN_COLOUR)
 from dashboard.teaching import worked_measures
 from metrics import evaluate
 from metrics.explain.answer_sets import judged_answer_sets
@@ -19,6 +19,7 @@ from metrics.explain.samples import load_sample
 from metrics.explain.summaries import query_table
 from metrics.explain.worked import WORKED, worked_examples
 from metrics.measures.registry import REGISTRY
+from oracles import contrast_ratio
 
 
 def _query(rows=(([1], [1], 2, 1),), pr=PRCurve([0.5, 1], [1, 0.5]),

@@ -13,6 +13,7 @@ from metrics import evaluate
 from metrics.ranking.pipelines import judge_matrix
 from metrics.evaluation.protocols import evaluate_protocol
 from metrics.evaluation.stats import DEFAULT_SEED, aggregate_intervals, bootstrap_interval
+from oracles import provenance_of_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 MATRIX = ROOT / "sample_data/covers/system_a.npy"
@@ -113,14 +114,13 @@ def test_provenance_is_byte_identical_and_hashes_are_hashlibs():
 
 
 def test_provenance_in_csv_as_comment_lines(tmp_path):
-    from metrics.evaluation.provenance import read_comment_lines
     run, qrels = ROOT / "sample_data/fmp/toys.run", ROOT / "sample_data/fmp/toys.qrels"
     # (clap: TTMR's rank_eval fails on FMP's list of 8 items, and so is refused there)
     args = ("evaluate", run, qrels, "--protocol", "clap", "--provenance", "-f", "csv")
     first, second = cli(*args), cli(*args)
     assert first[0] == 0, first[2]
     assert first[1] == second[1]
-    record = read_comment_lines(first[1])
+    record = provenance_of_csv(first[1])
     assert record["protocol"]["protocol"] == "clap" and record["seed"] is None
     assert [f["sha256"] for f in record["inputs"]] == [sha256_of(run), sha256_of(qrels)]
     body = [line for line in first[1].splitlines() if not line.startswith("#")]
@@ -131,7 +131,7 @@ def test_provenance_in_csv_as_comment_lines(tmp_path):
                        ROOT / "sample_data/instruments/taxonomy.csv", "-m", "AP", "--test", "t",
                        "--provenance", "-f", "csv")
     assert code == 0
-    assert [f["role"] for f in read_comment_lines(out)["inputs"]] == ["run", "run", "truth",
+    assert [f["role"] for f in provenance_of_csv(out)["inputs"]] == ["run", "run", "truth",
                                                                       "taxonomy"]
     code, _, err = cli("evaluate", run, qrels, "--provenance", "-f", "trec")
     assert code == 2 and err.count("\n") == 1
@@ -143,12 +143,12 @@ def test_dashboard_csv_downloads_lead_with_the_record():
     import pandas as pd
 
     from dashboard.tables import csv_bytes
-    from metrics.evaluation.provenance import read_comment_lines, record
+    from metrics.evaluation.provenance import record
 
     frame = pd.DataFrame({"system": ["a"], "AP": [0.5]})
     rec = record(command="dashboard", inputs=[], ties="stable", seed=1)
     text = csv_bytes(frame, rec).decode()
-    assert read_comment_lines(text) == json.loads(json.dumps(rec))
+    assert provenance_of_csv(text) == json.loads(json.dumps(rec))
     assert pd.read_csv(io.StringIO(text), comment="#").equals(frame)
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from apptest import app
 from dashboard.settings import DataSource
-from test_app import app
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = b"q1 Q0 d1 1 3 a\nq1 Q0 d0 2 2 a\nq1 Q0 d2 3 1 a\nq2 Q0 d3 1 1 a\n"

@@ -10,7 +10,7 @@ from metrics.explain.summaries import failure_report, query_table, unjudged_in_t
 from oracles import covers_by_hand
 from metrics.loaders import load_qrels
 from metrics.ranking.pipelines import judge_run_file
-from metrics.explain.samples import SAMPLES, load_sample, query_texts
+from metrics.explain.samples import SAMPLES, load_sample, sample_metadata
 
 
 def _random_pair(tmp_path, seed):
@@ -100,10 +100,12 @@ def test_the_covers_failing_query_names_its_relevant_item_and_the_other_systems_
 
 
 def test_query_texts_of_the_text_to_music_sample():
-    texts = query_texts("text2music")
+    # the text the explorer shows above a query: the text column of the sample's query table
+    texts = sample_metadata("text2music")[1]["text"]
     ids = load_sample("text2music")["model_a"].query_ids
-    assert set(ids) <= set(texts) and all(texts[q].strip() for q in ids)
-    assert all(query_texts(key) == {} for key in SAMPLES if key != "text2music")
+    assert set(ids) <= set(texts.index) and all(texts[q].strip() for q in ids)
+    assert all(sample_metadata(key)[1] is None or "text" not in sample_metadata(key)[1]
+               for key in SAMPLES if key != "text2music")
 
 
 @pytest.mark.parametrize("key", ["fmp", "instruments", "covers", "text2music", "serra"])

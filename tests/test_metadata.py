@@ -10,7 +10,7 @@ import pytest
 from metrics import InputError
 from metrics.explain.described import (beside_ids, default_columns, metadata_warnings,
                                        query_words, shown_columns)
-from metrics.explain.samples import SAMPLES, load_sample, query_texts, sample_metadata
+from metrics.explain.samples import SAMPLES, load_sample, sample_metadata
 from metrics.loaders.metadata import (query_metadata, read_item_table, read_metadata,
                                       read_query_table, unmatched_ids)
 
@@ -90,11 +90,9 @@ def test_every_sample_reads_its_tables_and_the_query_texts_are_their_text_column
         items, queries = sample_metadata(key)
         assert items is None or items.index.name == "item_id"
         assert queries is None or queries.index.name == "query_id"
-    texts = query_texts("text2music")
-    queries = sample_metadata("text2music")[1]
+    texts = sample_metadata("text2music")[1]["text"]
     assert texts["t001"] == "dark rock with string ensemble for studying"
-    assert texts == {q: t for q, t in queries["text"].items()}
-    assert set(texts) == set(load_sample("text2music")["model_a"].query_ids)
+    assert set(texts.index) == set(load_sample("text2music")["model_a"].query_ids)
 
 
 def test_title_and_artist_beside_the_id_and_the_players_columns_never_shown():
@@ -108,6 +106,9 @@ def test_title_and_artist_beside_the_id_and_the_players_columns_never_shown():
     assert out["title (metadata)"].tolist() == [None, "Song"]
     assert beside_ids(frame, "item", items, ["year"])["year"].tolist() == [None, "1990"]
     assert beside_ids(frame, "item", None) is frame
+    # the title asked for by its name (the teaching window's), written Title in the table
+    titled = read_item_table(b"item_id,Title\nd1,Song\n", "items.csv")
+    assert beside_ids(frame, "item", titled, ["title"])["Title"].tolist() == [None, "Song"]
 
 
 def test_the_query_box_finds_a_query_by_its_text_else_its_title():

@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest import app
 from dashboard.safe import md
+from dashboard.settings import DataSource
 from oracles import covers_by_hand
-from test_app import app
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -90,6 +91,28 @@ def test_the_compare_page_plays_both_lists():
     assert not at.exception and len(players(at)) == 1 + 3 + 3 + 1
     item = _covers_ranking(query)[249]
     assert any(c.value.startswith(f"rank 250 · {item} · ") for c in at.caption)
+
+
+def test_title_artist_and_audio_columns_are_read_whatever_their_case():
+    # an item table written Title, Artist, Audio: its ids are titled and its clips played, as
+    # for title, artist, audio (before, the players looked for "audio" and "title" only)
+    run = b"".join(f"q1 Q0 d{i} {i} {10 - i} mine\n".encode() for i in range(1, 6))
+    items = (b"item_id,Title,Artist,Audio\n"
+             b"d1,First,Ann,http://127.0.0.1:9/d1.ogg\nd2,Second,Bob,http://127.0.0.1:9/d2.ogg\n"
+             b"d3,Third,Cy,\n")
+    upload = DataSource.of_upload("runs+qrels", (("runs", "mine.run", run),
+                                                 ("qrels", "q.qrels", b"q1 0 d2 1\n"),
+                                                 ("items", "items.csv", items)))
+    at = app("pages/explorer.py", upload=upload, sample="upload", query="q1")
+    assert not at.exception and not at.error
+    assert [p.proto.url for p in players(at)] == ["http://127.0.0.1:9/d1.ogg",
+                                                  "http://127.0.0.1:9/d2.ogg"]
+    headings = [c.value for c in at.caption if c.value.startswith("rank ")]
+    assert headings == [md("rank 1 · d1 · First — Ann · not relevant"),
+                        md("rank 2 · d2 · Second — Bob · relevant"),
+                        md("rank 3 · d3 · Third — Cy · not relevant")]
+    ranked = next(d.value for d in at.main.dataframe if "χ" in d.value.columns)
+    assert {"Title", "Artist"} <= set(ranked.columns) and "Audio" not in ranked.columns
 
 
 def _one_player(row: dict, sample: str = "covers"):

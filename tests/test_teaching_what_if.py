@@ -10,7 +10,8 @@ import pytest
 import pytrec_eval
 
 from charts import Confusion, PRCurve, StripRow, query_figure
-from test_app import _chart_data, _confusion, _panel, _params, _values, app, linked
+from apptest import (address_params, app, confusion_cells, explorer_chart_data, explorer_figure,
+                     figure_panel, figure_values, linked)
 
 TOY1 = ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]   # sample_data/fmp/toys.run
 TOY1_RELEVANT = {"9", "2", "8", "7"}
@@ -59,15 +60,15 @@ def test_toggling_relevance_moves_every_number_and_one_button_goes_back():
     assert metrics["P(r), r = 3"] == ("1.000", "+0.333")
     assert metrics["R(r), r = 3"] == ("0.600", "+0.100")
     # the confusion matrix (|D| = 10, R_q = 5) and the PR curve's break-even point follow
-    assert _confusion(at) == [["TP = 3", "FN = 2"], ["FP = 0", "TN = 5"]]
-    bep = next(t for t in _panel(at, "x2") if t["name"].startswith("break-even"))
-    assert _values(bep["y"]) == [0.8]                      # P(5) = 4/5 at r = R_q = 5
+    assert confusion_cells(at) == [["TP = 3", "FN = 2"], ["FP = 0", "TN = 5"]]
+    bep = next(t for t in figure_panel(at, "x2") if t["name"].startswith("break-even"))
+    assert figure_values(bep["y"]) == [0.8]                # P(5) = 4/5 at r = R_q = 5
     # the link carries the edit; the chart puts it in the address bar
-    assert parse_qs(_chart_data(at)["address"])["edits"] == ["g3:1"]
+    assert parse_qs(explorer_chart_data(at)["address"])["edits"] == ["g3:1"]
     at.button(key="whatif_reset").click().run()
     assert at.session_state["whatif_edits"] == ""
     assert not [d for d in at.dataframe if "change" in d.value.columns]
-    assert _confusion(at) == [["TP = 2", "FN = 2"], ["FP = 1", "TN = 5"]]
+    assert confusion_cells(at) == [["TP = 2", "FN = 2"], ["FP = 1", "TN = 5"]]
 
 
 def test_moving_an_item_up_and_to_a_typed_rank():
@@ -95,7 +96,7 @@ def test_a_link_with_edits_opens_them_in_teaching_mode():
     assert not at.exception, at.exception
     assert at.session_state["teaching"] and at.session_state["whatif_edits"] == "g3:1,m8:5"
     assert _changes(at).loc["AP", "edited"] == pytest.approx(1.0)    # relevant at ranks 1–5
-    assert _params(at)["edits"] == ["g3:1,m8:5"]           # the address bar keeps them
+    assert address_params(at)["edits"] == ["g3:1,m8:5"]    # the address bar keeps them
 
 
 @pytest.mark.parametrize("edits,message", [
@@ -108,7 +109,7 @@ def test_a_malformed_edit_in_a_link_gets_a_note_not_a_traceback(edits, message):
     notes = " ".join(w.value for w in at.warning)
     assert message in notes.replace("\\", "") and "shown as it is" in notes
     assert not [d for d in at.dataframe if "change" in d.value.columns]
-    assert "edits" not in _params(at)                      # the link drops what it cannot show
+    assert "edits" not in address_params(at)              # the link drops what it cannot show
 
 
 def test_edits_belong_to_their_query():
@@ -153,7 +154,7 @@ def test_a_links_edits_for_a_query_that_is_not_shown_are_dropped_with_a_note():
     assert "'nosuchquery'" in notes and "dropped" in notes
     assert at.session_state["whatif_edits"] == ""
     assert not [d for d in at.dataframe if "change" in d.value.columns]
-    assert "edits" not in _params(at)
+    assert "edits" not in address_params(at)
 
 
 def test_the_teaching_window_shows_each_items_title():
@@ -309,14 +310,12 @@ def test_the_explorers_precision_axis_fits_a_failing_query():
     assert list(_figure(failing).layout.yaxis2.range) == [-0.02, 1.05]
     fitted = _figure(failing, fit_precision=True).layout.yaxis2.range
     assert fitted[1] == pytest.approx(0.05 * 1.05) and fitted[0] < 0
-    from test_app import _query_figure
-
     # covers, system_a, c0047: its first relevant item comes late, precision stays below 0.01
     at = app("pages/explorer.py", sample="covers", system="system_a", query="c0047")
-    assert _query_figure(at)["layout"]["yaxis2"]["range"] == [-0.02, 1.05]
+    assert explorer_figure(at)["layout"]["yaxis2"]["range"] == [-0.02, 1.05]
     at.toggle(key="explorer_pr_fit").set_value(True).run()
     assert not at.exception
-    low, high = _query_figure(at)["layout"]["yaxis2"]["range"]
+    low, high = explorer_figure(at)["layout"]["yaxis2"]["range"]
     assert low < 0 < high < 0.01
 
 
@@ -364,13 +363,13 @@ def test_a_link_opens_the_teaching_mode_at_its_rank_and_follows_each_step():
     assert at.number_input(key="teach_rank_box").value == 5
     # toy 1 at r = 5: relevant at 1, 2, 4 of the top 5, so P(5) = 3/5 (FMP C7S3, Table 7.1)
     assert _metrics(at)["P(r), r = 5"][0] == "0.600"
-    assert _params(at)["r"] == ["5"]
+    assert address_params(at)["r"] == ["5"]
     at.button(key="teach_next").click().run()               # a step reruns the stepper only
-    assert parse_qs(_chart_data(at)["address"])["r"] == ["6"]
+    assert parse_qs(explorer_chart_data(at)["address"])["r"] == ["6"]
     # with edits, both travel together
     at = linked("pages/explorer.py", dataset="fmp", query="toy1", edits="g3:1", r="3")
     assert _metrics(at)["χ(r), r = 3"] == ("1", "+1")
-    assert _params(at)["r"] == ["3"] and _params(at)["edits"] == ["g3:1"]
+    assert address_params(at)["r"] == ["3"] and address_params(at)["edits"] == ["g3:1"]
 
 
 @pytest.mark.parametrize("r,message", [
@@ -383,9 +382,9 @@ def test_a_links_unusable_rank_gets_a_note(r, message):
     assert not at.exception, at.exception
     assert message in " ".join(w.value for w in at.warning).replace("\\", "")
     if r == "99":
-        assert at.session_state["teach_rank"] == 10 and _params(at)["r"] == ["10"]
+        assert at.session_state["teach_rank"] == 10 and address_params(at)["r"] == ["10"]
     else:   # not a rank: the page opens as it would without one
-        assert "r" not in _params(at) and at.number_input(key="cutoff_box").value == 4
+        assert "r" not in address_params(at) and at.number_input(key="cutoff_box").value == 4
 
 
 def test_the_conventions_tables_keep_their_row_names_in_view():

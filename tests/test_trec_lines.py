@@ -20,6 +20,7 @@ from metrics.loaders.trec_lines import (QRELS_LAYOUT, RUN_LAYOUT, BlockIds, Scra
 from metrics.ranking import judged_lookup
 from metrics.ranking.rank import judge
 from metrics.ranking.run_stream import judge_run_stream
+from tied_runs import same_judged, write_run
 
 # in CI (a C compiler) these never skip: test_the_c_reader_is_built_in_ci fails instead
 pytestmark = pytest.mark.skipif(not trec_lines.COMPILED and os.environ.get("CI") != "true",
@@ -154,8 +155,6 @@ def test_qrels_read_by_either_reader_are_the_same(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("ties", ["trec", "trec9", "id", "stable", "optimistic"])
 def test_streamed_runs_are_the_whole_files_with_either_reader(tmp_path, reader, ties):
-    from test_run_stream import same_judged, write_run
-
     run_path, qrels_path = write_run(tmp_path, seed=21)
     truth = load_qrels(qrels_path)
     whole = judge(load_run(run_path), truth, ties, keep_lists=False)

@@ -12,7 +12,6 @@ which every loader of ours skips.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import platform
 import tomllib
@@ -102,14 +101,3 @@ def comment_lines(provenance: dict) -> str:
     name in it never opens as a formula in a spreadsheet (:func:`~metrics.evaluation.cells.
     spreadsheet_json`)."""
     return "\n".join(f"# {key}: {spreadsheet_json(value)}" for key, value in provenance.items())
-
-
-def read_comment_lines(text: str) -> dict:
-    """The record back from a CSV's leading ``# key: value`` lines."""
-    out = {}
-    for line in text.splitlines():
-        if not line.startswith("# "):
-            break
-        key, _, value = line[2:].partition(": ")
-        out[key] = json.loads(value)
-    return out

@@ -4,7 +4,8 @@ found by.
 
 Which columns are shown as text is decided here, once: ``title`` and ``artist`` beside every id,
 every other column on demand, and never the columns that are played rather than read (``audio``,
-``start``, ``end``: the players' business).
+``start``, ``end``: the players' business). A column is one of these names whatever its case
+(``Audio`` is the audio column): :func:`column_named` finds it, for the players too.
 """
 
 from __future__ import annotations
@@ -17,9 +18,21 @@ import pandas as pd
 from metrics.data.judged import JudgedRanking
 from metrics.loaders.metadata import query_metadata, unmatched_ids
 
-BESIDE_ID = ("title", "artist")            # shown beside an item's or query's id
-PLAYED = ("audio", "start", "end")         # read by the players, never shown as text
-SEARCHED = ("text", "title")               # what the Query box searches, besides the id
+TEXT, TITLE, ARTIST = "text", "title", "artist"
+AUDIO, START, END = "audio", "start", "end"
+BESIDE_ID = (TITLE, ARTIST)                # shown beside an item's or query's id
+PLAYED = (AUDIO, START, END)               # read by the players, never shown as text
+SEARCHED = (TEXT, TITLE)                   # what the Query box searches, besides the id
+
+
+def by_name(columns: Iterable) -> dict:
+    """The columns under their names in lower case (of two that differ only in case, the later)."""
+    return {str(c).lower(): c for c in columns}
+
+
+def column_named(columns: Iterable, name: str):
+    """The column of ``columns`` that is ``name`` (one of the names above) in any case; None."""
+    return by_name(columns).get(name)
 
 
 def shown_columns(table: pd.DataFrame | None) -> list[str]:
@@ -31,24 +44,30 @@ def shown_columns(table: pd.DataFrame | None) -> list[str]:
 
 def default_columns(table: pd.DataFrame | None) -> list[str]:
     """The columns shown beside an id unless more are asked for: title and artist, as present."""
-    lower = {str(c).lower(): c for c in shown_columns(table)}
+    lower = by_name(shown_columns(table))
     return [lower[name] for name in BESIDE_ID if name in lower]
 
 
 def query_columns(table: pd.DataFrame | None) -> list[str]:
     """The columns shown beside a query's id: its text, else its title and artist."""
-    lower = {str(c).lower(): c for c in shown_columns(table)}
-    return [lower["text"]] if "text" in lower else default_columns(table)
+    lower = by_name(shown_columns(table))
+    return [lower[TEXT]] if TEXT in lower else default_columns(table)
 
 
 def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
                columns: Iterable[str] | None = None) -> pd.DataFrame:
-    """``frame`` with the metadata ``columns`` (by default :func:`default_columns`) of each row's
-    id inserted after ``id_column``; empty where the table does not describe the id. A column
-    whose name the frame already has is named "<name> (metadata)"."""
+    """``frame`` with the metadata ``columns`` (by default :func:`default_columns`; a name above,
+    such as ``title``, in any case) of each row's id inserted after ``id_column``; empty where the
+    table does not describe the id. A column whose name the frame already has is named "<name>
+    (metadata)"."""
     if table is None or not len(frame.columns):
         return frame
-    wanted = default_columns(table) if columns is None else [c for c in columns if c in table]
+    if columns is None:
+        wanted = default_columns(table)
+    else:
+        found = (c if c in table.columns else column_named(table.columns, str(c).lower())
+                 for c in columns)
+        wanted = [c for c in found if c is not None]
     if not wanted:
         return frame
     ids = frame[id_column].astype(str).to_numpy()
@@ -119,14 +138,14 @@ def query_words(queries: pd.DataFrame | None, query_ids: Iterable[str]) -> dict[
     the queries (the box's labels are made on every run of the page)."""
     if queries is None:
         return {}
-    lower = {str(c).lower(): c for c in queries.columns}
+    lower = by_name(queries.columns)
     first = next((lower[c] for c in SEARCHED if c in lower), None)
     if first is None:
         return {}
     ids = pd.Index([str(q) for q in query_ids], dtype=object)
     text = queries[first].reindex(ids)
-    if first == lower.get("title") and "artist" in lower:
-        artist = queries[lower["artist"]].reindex(ids)
+    if first == lower.get(TITLE) and ARTIST in lower:
+        artist = queries[lower[ARTIST]].reindex(ids)
         both = text.notna() & artist.notna()
         text = text.where(~both, text.astype(str) + " — " + artist.astype(str))
         text = text.where(text.notna(), artist)

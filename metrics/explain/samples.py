@@ -114,12 +114,3 @@ def sample_metadata(key: str):
     return (read_item_table(items, f"sample_data/{key}/{ITEM_TABLE}") if items.is_file() else None,
             read_query_table(queries, f"sample_data/{key}/{QUERY_TABLE}") if queries.is_file()
             else None)
-
-
-def query_texts(key: str) -> dict[str, str]:
-    """The text of each query of a sample whose queries are written prompts (the ``text`` column
-    of its query table: text-to-music); empty for the others."""
-    queries = sample_metadata(key)[1]
-    if queries is None or "text" not in queries:
-        return {}
-    return {q: t for q, t in queries["text"].items() if t is not None}
