@@ -430,7 +430,7 @@ def test_upload_past_the_size_limit_says_so(browser, tmp_path):
 # --- layout and legibility: every page, two sizes, two themes ---------------------------------
 
 SIZES = {"wide": (1400, 1000), "projector": (1024, 768)}
-# every size with both themes (every sample on every page is AppTest's job, test_app.py);
+# every size with both themes (every sample on every page is AppTest's job, tests/test_app_frame.py);
 # instruments (100-item lists, two systems) and fmp have highlighted rows; text2music's lists
 # are longer than 200 and shown with a tick column instead
 LAYOUTS = [("wide", "light", "instruments"), ("wide", "dark", "fmp"),
@@ -483,7 +483,7 @@ def highlighted_contrast(png: bytes, background: str) -> tuple[float | None, int
     import numpy as np
     from PIL import Image
 
-    from charts.colours import contrast_ratio
+    from oracles import contrast_ratio
 
     image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
     colour = np.array(rgb(background))
@@ -857,7 +857,7 @@ def test_why_a_query_fails_and_the_query_text(app_url, browser):
     page.get_by_role("radio", name="Relevant items not retrieved").click()
     assert_healthy(page, errors, "rank in system_b")
     # one figure: the rank strip (both systems), the PR curve and the confusion matrix (the
-    # titles are checked by test_app: a chart below the fold is drawn only when scrolled to)
+    # titles are checked by the AppTests (tests/test_app_explorer.py): a chart below the fold is drawn only when scrolled to)
     wait_for_charts(page, 1)
     shoot(page, "why_it_fails_instruments")
     page.goto(f"{app_url}/explorer?dataset=text2music&k=10&query=t001")

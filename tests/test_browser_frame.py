@@ -1,20 +1,18 @@
 """What the frame gives every page, in Chromium: downloads that arrive whole however quickly they
 are clicked (issue 40, defect 12)."""
 
-import io
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from oracles import versions_by_pytrec_eval
 from test_browser import app_url, assert_healthy, browser, open_page, wait_for_app  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
-VERSIONS = Path(__file__).resolve().parents[1] / "sample_data" / "versions"
 SYSTEMS = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
 # our measure: pytrec_eval's (trec_eval's) name; the link asks for trec_eval's tie order
 PYTREC = {"AP": "map", "P@10": "P_10", "RR": "recip_rank"}
@@ -22,19 +20,9 @@ LINK = "/data?dataset=versions&measures=AP,P@10,RR&ties=trec9"
 
 
 def pytrec_per_query(system: str) -> pd.DataFrame:
-    """Per query (rows) and measure (columns), from the sample's files by pytrec_eval; queries of
-    the ground truth with a relevant item, a query missing from the run scoring 0."""
-    import pytrec_eval
-
-    qrels: dict[str, dict[str, int]] = {}
-    for line in (VERSIONS / "qrels.txt").read_text().splitlines():
-        query, _, item, grade = line.split()
-        qrels.setdefault(query, {})[item] = int(grade)
-    run: dict[str, dict[str, float]] = {}
-    for line in (VERSIONS / f"{system}.run").read_text().splitlines():
-        query, _, item, _, score, _ = line.split()
-        run.setdefault(query, {})[item] = float(score)
-    values = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC.values())).evaluate(run)
+    """Per query (rows) and measure (columns) by pytrec_eval; queries of the ground truth with a
+    relevant item, a query missing from the run scoring 0."""
+    qrels, values = versions_by_pytrec_eval(system, set(PYTREC.values()))
     queries = sorted(q for q, grades in qrels.items() if max(grades.values()) >= 1)
     return pd.DataFrame({ours: [values.get(q, {}).get(theirs, 0.0) for q in queries]
                          for ours, theirs in PYTREC.items()}, index=queries)
