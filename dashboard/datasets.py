@@ -26,7 +26,8 @@ from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
 from metrics.explain.samples import load_sample
 from metrics.loaders.metadata import read_metadata
-from metrics.ranking.pipelines import METADATA_ROLES, UPLOADS, judge_upload, renamed
+from metrics.ranking.inputs import KINDS, METADATA_ROLES, RUNS_QRELS, EvaluationInputs
+from metrics.ranking.pipelines import judge_inputs, renamed
 from metrics.ranking.rank import JUDGED
 
 CACHE_BUDGET_VARIABLE = "METRICS_DASHBOARD_CACHE_MB"
@@ -75,12 +76,17 @@ def load_source(src: DataSource, ties: str,
 def _load(src: DataSource, ties: str, store: dict | None) -> dict[str, JudgedRanking]:
     if src.is_sample:
         return load_sample(src.sample, ties)
-    grouped: dict[str, list[tuple[str, bytes]]] = {}
-    for role, name, content in src.files:  # content: the bytes, or their digest in store
-        data = content if isinstance(content, bytes) else (store or {})[content]
-        grouped.setdefault(role, []).append((name, data))
-    return judge_upload(src.kind, grouped, ties, src.collection_size, src.distance,
-                        src.similarity)
+    return judge_inputs(evaluation_inputs(src, ties, store)).systems
+
+
+def evaluation_inputs(src: DataSource, ties: str, store: dict | None) -> EvaluationInputs:
+    """An upload as the engine's description of an evaluation's inputs: the files it ranks
+    (not its item and query tables), with their bytes (``store`` holds them by digest)."""
+    return EvaluationInputs(
+        src.kind, tuple((role, name, content if isinstance(content, bytes)
+                         else (store or {})[content])
+                        for role, name, content in src.unnamed().files),
+        ties, src.collection_size, src.distance, src.similarity)
 
 
 def load_current() -> dict[str, JudgedRanking]:
@@ -102,7 +108,7 @@ def use_upload() -> None:
     the dataset to the upload (or keep the error under ``upload_error`` for the page)."""
     kind = st.session_state["upload_kind"]
     files, store = [], {}
-    for role in (r.name for r in UPLOADS[kind].roles + METADATA_ROLES):
+    for role in (r.name for r in KINDS[kind] + METADATA_ROLES):
         given = st.session_state.get(f"upload_{kind}_{role}")
         for f in (given if isinstance(given, list) else [given] if given else []):
             content = f.getvalue()
@@ -110,7 +116,7 @@ def use_upload() -> None:
             store[digest] = content
             files.append((role, f.name, digest))
     size = st.session_state.get("upload_collection_size")
-    size = (JUDGED if kind == "runs+qrels" and st.session_state.get("upload_all_judged")
+    size = (JUDGED if kind == RUNS_QRELS and st.session_state.get("upload_all_judged")
             else int(size) if size else None)
     candidate = DataSource.of_upload(kind, tuple(files), size,
                                      bool(st.session_state.get("upload_distance")),

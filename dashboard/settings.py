@@ -18,7 +18,7 @@ from metrics.evaluation.stats import DEFAULT_ALPHA
 from metrics.explain.samples import SAMPLES
 from metrics.measures.names import Measure, with_relevance_threshold
 from metrics.measures.registry import DEFAULT_MEASURES
-from metrics.ranking.pipelines import METADATA_ROLES
+from metrics.ranking.inputs import METADATA_ROLES
 
 SAMPLE, UPLOAD = "sample", "upload"   # a DataSource's origin; UPLOAD is also the setting's value
 METADATA_ROLE_NAMES = frozenset(role.name for role in METADATA_ROLES)
@@ -50,14 +50,14 @@ class DataSource:
     An upload's files are (role, name, sha256 of the content), so cached results are keyed by
     file content and never shared between different uploads. Besides the files that are ranked,
     an upload may hold an item table and a query table (roles ``items`` and ``queries``,
-    :data:`~metrics.ranking.pipelines.METADATA_ROLES`), which rank nothing. The bytes themselves stay in the
+    :data:`~metrics.ranking.inputs.METADATA_ROLES`), which rank nothing. The bytes themselves stay in the
     session (``upload_bytes``, by digest: :func:`upload_store`) and reach the cached loader as an
     unhashed argument: hashing a 35 MB upload on every click would cost a third of a second. A
     file may also hold its content itself (bytes) instead of its digest."""
 
     origin: str                                          # SAMPLE or UPLOAD
     sample: str = ""                                     # a sample's key (SAMPLES)
-    kind: str = ""                                       # an upload's kind (UPLOADS)
+    kind: str = ""                                       # an upload's kind (KINDS)
     files: tuple[tuple[str, str, str | bytes], ...] = ()   # an upload's (role, name, content)
     collection_size: int | str | None = None             # |D|, "judged" or unknown
     distance: bool = False                               # matrices+labels: values are distances

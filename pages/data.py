@@ -13,8 +13,9 @@ from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.settings import UPLOAD, measure_list, source, source_title, upload_store
 from dashboard.tables import download_csv, printed_numbers
+from dashboard.uploads import METADATA_UPLOADS, UPLOADS
 from metrics.explain.summaries import dataset_summary
-from metrics.ranking.pipelines import METADATA_ROLES, UPLOADS
+from metrics.ranking.inputs import EMBEDDINGS_QRELS, MATRICES_LABELS, RUNS_QRELS
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
@@ -31,20 +32,20 @@ if st.toggle("Upload your own runs and ground truth", key="show_upload"):
     kind = st.radio("What you have", list(UPLOADS), format_func=lambda k: UPLOADS[k].title,
                     key="upload_kind", horizontal=True)
     with st.form("upload_form"):
-        for role in UPLOADS[kind].roles + METADATA_ROLES:
+        for role in UPLOADS[kind].roles + METADATA_UPLOADS:
             st.file_uploader(role.label, key=f"upload_{kind}_{role.name}",
                              accept_multiple_files=role.many, help=role.help)
         left, right = st.columns(2)
         left.number_input("Collection size |D| (optional: needed for TN, specificity, ROC)",
                           min_value=0, step=1, key="upload_collection_size")
-        if kind == "runs+qrels":   # in a form nothing reruns on a tick: say which one wins
+        if kind == RUNS_QRELS:   # in a form nothing reruns on a tick: say which one wins
             # a short label: a checkbox's label is one line, cut with "…" in a narrow column
             left.checkbox("Every item is judged", key="upload_all_judged",
                           help="The ground truth judges every item of each query: |D| of a "
                                "query is its judged items (instead of the number above).")
-        if kind == "matrices+labels":
+        if kind == MATRICES_LABELS:
             right.checkbox("Values are distances (smaller is more similar)", key="upload_distance")
-        if kind == "embeddings+qrels":
+        if kind == EMBEDDINGS_QRELS:
             right.selectbox("Similarity", ["cosine", "dot", "euclidean"], key="upload_similarity")
         st.form_submit_button("Evaluate these files", on_click=use_upload, type="primary")
     if "upload_error" in st.session_state:

@@ -30,7 +30,8 @@ from metrics.loaders import (load_ids, load_labels, load_qrels,  # noqa: E402
                              load_run, load_score_matrix, load_taxonomy)
 from metrics.loaders.arrays import load_array  # noqa: E402
 from metrics.loaders.metadata import read_item_table, read_query_table  # noqa: E402
-from metrics.ranking.pipelines import judge_upload  # noqa: E402
+from metrics.ranking.inputs import EvaluationInputs  # noqa: E402
+from metrics.ranking.pipelines import judge_inputs  # noqa: E402
 
 RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
@@ -316,16 +317,16 @@ def _run(case: Case) -> tuple[str, str]:
             load_array(case.content, case.file, ndim=1)
             detail = "loaded"
         elif case.what == "matrix+labels":
-            judge_upload("matrices+labels", {"matrices": [("m.npy", npy(np.eye(3)))],
-                                             "labels": [(case.file, case.content)]})
+            judge_inputs(EvaluationInputs("matrices+labels", (
+                ("matrices", "m.npy", npy(np.eye(3))), ("labels", case.file, case.content))))
             detail = "loaded"
         elif case.what == "embeddings":
-            judge_upload("embeddings+qrels", {
-                "qrels": [("q.csv", b"query_id,item_id,relevance\nq1,d1,1\n")],
-                "query_embeddings": [(case.file, case.content)],
-                "query_ids": [("qids.txt", b"q1\nq2\n")],
-                "item_embeddings": [("items.npy", npy(np.ones((2, 4))))],
-                "item_ids": [("dids.txt", b"d1\nd2\n")]})
+            judge_inputs(EvaluationInputs("embeddings+qrels", (
+                ("qrels", "q.csv", b"query_id,item_id,relevance\nq1,d1,1\n"),
+                ("query_embeddings", case.file, case.content),
+                ("query_ids", "qids.txt", b"q1\nq2\n"),
+                ("item_embeddings", "items.npy", npy(np.ones((2, 4)))),
+                ("item_ids", "dids.txt", b"d1\nd2\n"))))
             detail = "loaded"
         elif case.what == "taxonomy":
             load_taxonomy(b"class,parent\nstrings,\nviolin,strings\n", case.content, "tax.csv",

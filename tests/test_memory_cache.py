@@ -12,7 +12,7 @@ from dashboard.memory_cache import MemoryBoundedCache
 from metrics.data.footprint import deep_nbytes
 from metrics.data.idcolumn import IdColumn
 from metrics.data.judged import JudgedRanking
-from metrics.ranking.pipelines import judge_upload
+from uploads import judge_upload
 from metrics.ranking.rank import RunLists
 
 

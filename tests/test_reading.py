@@ -22,7 +22,7 @@ import pytest
 from metrics import InputError
 from metrics.loaders import load_array, load_ids, load_labels, load_qrels, load_run
 from metrics.loaders.arrays import open_array
-from metrics.ranking.pipelines import judge_upload
+from uploads import judge_upload
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = b"q1 Q0 d1 1 0.9 s\nq1 Q0 d2 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
@@ -346,8 +346,10 @@ def panic(*args, **kwargs):
 
 def test_a_polars_panic_falls_back_to_the_careful_reader(monkeypatch):
     import polars as pl
+    from metrics.loaders import runs
 
     expected = load_run(RUN, "a.run")
+    monkeypatch.setattr(runs, "COMPILED", False)   # the C reader would read these before polars
     monkeypatch.setattr(pl, "read_csv", panic)
     run = load_run(RUN, "a.run")
     assert run.query_ids.tolist() == expected.query_ids.tolist() == ["q1", "q1", "q2"]
@@ -359,7 +361,9 @@ def test_a_polars_panic_falls_back_to_the_careful_reader(monkeypatch):
 
 def test_a_polars_panic_while_grouping_queries_falls_back_to_pandas(monkeypatch):
     import polars as pl
+    from metrics.loaders import runs
 
+    monkeypatch.setattr(runs, "COMPILED", False)   # the C reader would read it before polars
     monkeypatch.setattr(pl.Series, "rle", panic)
     assert load_run(RUN, "a.run").query_ids.tolist() == ["q1", "q1", "q2"]
 

@@ -12,7 +12,7 @@ from metrics.cli import main
 from metrics.errors import InputError
 from metrics.loaders import load_run
 from metrics.loaders.runs import system_names
-from metrics.ranking.pipelines import judge_upload
+from uploads import judge_upload
 
 QRELS = b"q1 0 d1 1\nq1 0 d2 0\n"
 

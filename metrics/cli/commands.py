@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Sequence
@@ -22,15 +21,14 @@ from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
 from metrics.evaluation.stats import TESTS, aggregate_intervals, compare_systems
 from metrics.explain.paper_table import paper_table
-from metrics.loaders import load_ids, load_label_truth, load_run
-from metrics.loaders.annotations import load_taxonomy
+from metrics.loaders import load_label_truth
 from metrics.measures.names import parse_measure, parse_measures
 from metrics.measures.registry import DEFAULT_MEASURES
-from metrics.ranking.float32_scores import float32_run
-from metrics.ranking.run_stream import judge_run_stream
-from metrics.ranking.pipelines import (judge_embeddings, judge_matrix, judge_run_file, named,
-                                       load_truth)
-from metrics.ranking.rank import judge
+from metrics.ranking.inputs import (ANNOTATIONS, EMBEDDINGS_QRELS, ITEM_EMBEDDINGS, ITEM_IDS,
+                                    LABELS, MATRICES, MATRICES_LABELS, QRELS, QUERY_EMBEDDINGS,
+                                    QUERY_IDS, RUNS, RUNS_QRELS, RUNS_TAXONOMY, TAXONOMY,
+                                    EvaluationInputs)
+from metrics.ranking.pipelines import input_items, judge_inputs
 
 from metrics.cli.grouped import (Tables, check_group_options, evaluate_groups, groups_csv_rows,
                                  groups_json, groups_text, read_tables, ungrouped_json)
@@ -95,14 +93,14 @@ def _compare(args, measures) -> int:
     *runs, truth_path = args.files
     check_group_options(args)
     if args.format in PAPER_FORMATS:
-        return _paper_table(args, runs, truth_path, measures)
-    names, per_query, aggregates, warnings_list, evaluated = _evaluate_runs(
-        args, runs, truth_path, measures)
+        return _paper_table(args, measures)
+    names, per_query, aggregates, warnings_list, evaluated = _evaluate_runs(args, measures)
     labels = [str(m) for m in measures]
     tests = args.test or list(TESTS)
     paired = compare_systems(per_query, labels, tests, args.seed, args.resamples)
     first = next(iter(evaluated.values()))
-    tables = _tables(args, first[0].query_ids, lambda: _run_and_truth_items(runs, first[1]))
+    tables = _tables(args, first[0].query_ids,
+                     lambda: input_items(evaluation_inputs(args), first[1]))
     warnings_list.extend(tables.warnings)
     grouped = evaluate_groups(args, first[0], {s: r for s, (_, _, r) in evaluated.items()},
                               tables, first[1], tests) if args.group_by else []
@@ -129,13 +127,13 @@ def _compare(args, measures) -> int:
     return 0
 
 
-def _paper_table(args, runs, truth_path, measures) -> int:
+def _paper_table(args, measures) -> int:
     """``compare --format latex|markdown``: the table for a paper, and only that."""
     if args.group_by or args.provenance or args.test or args.baseline is not None:
         raise InputError(f"--format {args.format} prints the table for a paper only; leave out "
                          "--group-by, --provenance, --test and --baseline (the superscripts "
                          "compare every pair of systems)")
-    _, per_query, _, warnings_list, _ = _evaluate_runs(args, runs, truth_path, measures)
+    _, per_query, _, warnings_list, _ = _evaluate_runs(args, measures)
     table = paper_table(per_query, [str(m) for m in measures],
                         {str(m): m.definition.higher_is_better for m in measures},
                         args.correction or "holm", args.alpha, args.seed)
@@ -144,19 +142,13 @@ def _paper_table(args, runs, truth_path, measures) -> int:
     return 0
 
 
-def _evaluate_runs(args, runs, truth_path, measures):
+def _evaluate_runs(args, measures):
     """Each run's per-query values and means on one ground truth. Systems are named as the app
     names them (:func:`metrics.loaders.runs.system_names`): by the run's tag, else the file's
     name; names that two runs share give way to the file names, then to the paths."""
-    truth = _load_truth(truth_path, args.taxonomy)
-    judged = []
-    for path in runs:
-        if str(path) in map(str, runs[:len(judged)]):
-            raise InputError(f"{path} is given twice; give each run once")
-        # the full lists only show a query: not kept while the other runs are read
-        judged.append((judge_run_file(path, truth, args.ties, args.collection_size,
-                                      keep_lists=False), str(path)))
-    systems = named(judged)
+    # the full lists only show a query: not kept while the other runs are read
+    judged = judge_inputs(evaluation_inputs(args), keep_lists=False)
+    systems, truth = judged.systems, judged.truth
     per_query, aggregates, warnings_list, evaluated = {}, {}, [], {}
     for name, system in systems.items():
         result = evaluate(system, measures)
@@ -186,8 +178,7 @@ def _many_systems(args, names, per_query, measures) -> dict:
 def _power(args) -> int:
     """How many queries a difference between two runs needs (metrics.evaluation.power)."""
     measure = parse_measure(args.measure)
-    *runs, truth_path = args.files
-    names, per_query, _, warnings_list, _ = _evaluate_runs(args, runs, truth_path, [measure])
+    names, per_query, _, warnings_list, _ = _evaluate_runs(args, [measure])
     a, b = (per_query[name][str(measure)] for name in names)
     analysis = power_analysis(a, b, args.alpha, args.power, args.delta)
     sentence = detectable_sentence(analysis, str(measure))
@@ -234,15 +225,6 @@ def _tables(args, query_ids, item_ids) -> Tables:
                        item_ids() if args.item_metadata else None)
 
 
-def _run_and_truth_items(runs, truth) -> set[str]:
-    """Every item the runs rank and the ground truth judges (read again: the lists are not
-    kept while the runs are compared)."""
-    known = truth.item_ids()
-    for path in runs:
-        known.update(load_run(path).items.series.unique().to_list())
-    return known
-
-
 def _with_groups(text: str, grouped, fmt: str, measures, one_system: bool) -> str:
     """The output with the measures by group added: ``"groups"`` in JSON, a row per group in
     CSV, a block per grouping in the table."""
@@ -262,49 +244,52 @@ def _with_groups(text: str, grouped, fmt: str, measures, one_system: bool) -> st
     return text + "\n\n" + groups_text(grouped, measures)
 
 
+def evaluation_inputs(args, float32_scores: bool = False) -> EvaluationInputs:
+    """The inputs a command line names (an evaluate command's files, or compare's and power's
+    runs then ground truth), each file named as given; with ``float32_scores``, scores compared
+    as float32 (a protocol's cast). The evaluate commands name their system by its file."""
+    options = {"ties": args.ties, "collection_size": args.collection_size,
+               "float32_scores": float32_scores,
+               "named_by_file": args.command.startswith("evaluate")}
+    if args.command == "evaluate-matrix":
+        return EvaluationInputs(MATRICES_LABELS, _files((MATRICES, args.matrix),
+                                                        (LABELS, args.labels)),
+                                distance=args.distance, **options)
+    if args.command == "evaluate-embeddings":
+        return EvaluationInputs(EMBEDDINGS_QRELS, _files(
+            (QUERY_EMBEDDINGS, args.query_embeddings), (QUERY_IDS, args.query_ids),
+            (ITEM_EMBEDDINGS, args.item_embeddings), (ITEM_IDS, args.item_ids),
+            (QRELS, args.truth)), similarity=args.similarity, **options)
+    *runs, truth = [args.run, args.truth] if args.command == "evaluate" else args.files
+    truth_files = ((TAXONOMY, args.taxonomy), (ANNOTATIONS, truth)) if args.taxonomy else \
+        ((QRELS, truth),)
+    return EvaluationInputs(RUNS_TAXONOMY if args.taxonomy else RUNS_QRELS,
+                            _files(*((RUNS, run) for run in runs), *truth_files), **options)
+
+
+def _files(*given) -> tuple:
+    """(role, name, path) of files given on the command line as (role, path)."""
+    return tuple((role.name, str(path), path) for role, path in given)
+
+
+# what an evaluate command's progress bar counts
+PROGRESS = {"evaluate": ("reading", "lines"), "evaluate-matrix": ("ranking", "queries"),
+            "evaluate-embeddings": ("ranking", "queries")}
+
+
 def _judge(args, float32_scores: bool = False):
     """(the judged ranking of an evaluate command's inputs (lists not kept: only the measures
     are printed), its ground truth, a function giving the ids of the items the inputs name);
     with ``float32_scores``, scores compared as float32 (a protocol's cast)."""
-    if args.command == "evaluate":
-        # the ground truth loads in a thread while the run's first block is read; its error, if
-        # any, comes first, as when the files were read one after the other
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(_load_truth, args.truth, args.taxonomy)
-            streamed = None
-            if not float32_scores:   # a sorted run is judged as it is read, in bounded memory
-                try:
-                    with progress_bar("reading", "lines") as progress:
-                        streamed = judge_run_stream(args.run, pending.result, args.ties,
-                                                    args.collection_size, memory=args.memory,
-                                                    progress=progress)
-                except InputError:
-                    pending.result()
-                    raise
-            truth = pending.result()
-        if streamed is not None:   # the items are read again only for --item-metadata
-            return (streamed.judged, truth, lambda: _run_and_truth_items([args.run], truth))
-        system = load_run(args.run)
-        if float32_scores:
-            system = float32_run(system, args.run)
-        return (judge(system, truth, args.ties, args.collection_size, keep_lists=False), truth,
-                lambda: set(system.items.series.unique().to_list()) | truth.item_ids())
-    if args.command == "evaluate-matrix":
-        with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
-            judged = judge_matrix(args.matrix, args.labels, args.ties, args.distance,
-                                  args.collection_size, progress=progress, keep_lists=False,
-                                  cluster=cluster, float32_scores=float32_scores)
-        # the cliques again, for --group-by clique_size (a labels file is small)
-        truth = load_label_truth(args.labels) if args.group_by else None
-        return judged, truth, lambda: set(map(str, load_ids(args.labels)))
-    truth = load_truth(args.truth)
-    with dask_cluster(args) as cluster, progress_bar("ranking", "queries") as progress:
-        return (judge_embeddings(args.query_embeddings, args.query_ids, args.item_embeddings,
-                                 args.item_ids, truth, args.similarity,
-                                 args.ties, args.collection_size, memory=args.memory,
-                                 progress=progress, keep_lists=False, cluster=cluster,
-                                 float32_scores=float32_scores), truth,
-                lambda: set(map(str, load_ids(args.item_ids))))
+    inputs = evaluation_inputs(args, float32_scores)
+    with dask_cluster(args) as cluster, progress_bar(*PROGRESS[args.command]) as progress:
+        judged = judge_inputs(inputs, keep_lists=False, memory=getattr(args, "memory", None),
+                              progress=progress, cluster=cluster)
+    (system,) = judged.systems.values()
+    truth = judged.truth
+    if truth is None and args.group_by:   # a matrix's labels as cliques, for --group-by clique_size
+        truth = load_label_truth(args.labels)
+    return system, truth, lambda: input_items(inputs, truth)
 
 
 def _evaluation_record(args, judged, result, measures, intervals) -> dict:
@@ -330,14 +315,10 @@ def _evaluation_record(args, judged, result, measures, intervals) -> dict:
 
 # ---- inputs, cluster and terminal --------------------------------------------------------------
 
-def _load_truth(path: str, taxonomy: str | None):
-    return load_taxonomy(taxonomy, path) if taxonomy else load_truth(path)
-
-
 @contextmanager
 def dask_cluster(args):
     """The Dask cluster of --scheduler or --workers (closed afterwards), or None."""
-    if not (args.scheduler or args.workers):
+    if not (getattr(args, "scheduler", None) or getattr(args, "workers", None)):
         yield None
         return
     from metrics.ranking.cluster import from_options   # dask is imported only when asked for

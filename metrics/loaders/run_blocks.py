@@ -3,7 +3,8 @@ a time, so that no more than a block is ever held: for evaluating runs larger th
 (:mod:`metrics.ranking.run_stream`).
 
 Each block is a run of whole lines of about ``block_bytes`` bytes (a plain file's read into one
-buffer reused from block to block), parsed by the C reader (:mod:`metrics.loaders.trec_lines`,
+buffer reused from block to block), read as every TREC text is
+(:func:`metrics.loaders.runs.read_trec_text`): by the C reader (:mod:`metrics.loaders.trec_lines`,
 its two halves on two threads) or, where that declines or is not built, by the polars fast
 reader (:mod:`metrics.loaders.fast`); both accept only what they can read without doubt. Where
 they cannot (a header, a comment line, runs of spaces, a bad line, text that is not UTF-8, ids
@@ -23,9 +24,8 @@ import numpy as np
 from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import whole_float_first
 from metrics.parallel import both, read_ahead
-from metrics.loaders.trec_lines import COMPILED, RUN_LAYOUT, BlockIds, Scratch, scan_block
-from metrics.loaders.fast import single_last_field
-from metrics.loaders.runs import RUN, fast_trec
+from metrics.loaders.trec_lines import COMPILED, BlockIds, Scanned, Scratch
+from metrics.loaders.runs import RUN, RUN_TEXT, read_trec_text
 from metrics.loaders.tables import resolve_header
 from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
                                   open_regular, read_into)
@@ -167,34 +167,20 @@ def _middle_line_end(data) -> int | None:
 
 
 def _parse(data, tags: bool, scratch: Scratch) -> RunBlock:
-    """A block of text (bytes, or a view of the reading buffer) as columns."""
-    if COMPILED:
-        block = _scan(data, tags, scratch)
-        if block is not None:
-            return block
-    data = bytes(data)   # a block the C reader declines: the polars reader's, or the careful one's
-    fast = fast_trec(data, RUN, {"score": "float64"})
-    if fast is None:
+    """A block of text (bytes, or a view of the reading buffer) as columns, read by the reader
+    that :func:`~metrics.loaders.runs.read_trec_text` chooses; where only the careful reader
+    would read it, the whole-file loader must."""
+    read = read_trec_text(data, RUN_TEXT, scratch)
+    if read is None:
         raise NotStreamable()
-    queries, items = fast["query_id"], fast["item_id"]
-    if whole_float_first(queries[0], items[0]):
+    if isinstance(read, Scanned):
+        return RunBlock(read.items, read.numbers, read.tag if tags else None,
+                        read.query_names, read.query_lengths, read.run_flags)
+    if whole_float_first(read.queries[0], read.items[0]):
         raise NotStreamable()   # whole-float ids: read by a rule over the whole column
     # with the C reader, every block of a file is keyed as it keys: this one too
-    ids = BlockIds.from_strings(items.to_list()) if COMPILED else IdColumn(items)
-    return RunBlock(ids, fast["score"],
-                    single_last_field(data, len(fast["score"])) if tags else None,
-                    *query_runs(queries))
-
-
-def _scan(data, tags: bool, scratch: Scratch) -> RunBlock | None:
-    """A block read by the C reader, or None where it declines."""
-    scanned = scan_block(data, RUN_LAYOUT, scratch)
-    if scanned is None:
-        return None
-    if whole_float_first(*scanned.first_ids()):
-        raise NotStreamable()   # whole-float ids: read by a rule over the whole column
-    return RunBlock(scanned.items, scanned.numbers, scanned.tag if tags else None,
-                    scanned.query_names, scanned.query_lengths, scanned.run_flags)
+    ids = BlockIds.from_strings(read.items.to_list()) if COMPILED else IdColumn(read.items)
+    return RunBlock(ids, read.numbers, read.tag() if tags else None, *query_runs(read.queries))
 
 
 def query_runs(queries) -> tuple[list, np.ndarray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Sequence
 
@@ -15,7 +15,8 @@ from metrics.data.run import Run
 from metrics.loaders.fast import encode_grouped, read_columns, single_last_field, trec_header
 from metrics.loaders.tables import Layout, Table, numeric_column, read_table, text_column
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
-from metrics.loaders.trec_lines import COMPILED, QRELS_LAYOUT, REPEATED_KEY, Scanned, scan_block
+from metrics.loaders.trec_lines import (COMPILED, QRELS_LAYOUT, REPEATED_KEY, RUN_LAYOUT, Scanned,
+                                        Scratch, scan_block)
 from metrics.parallel import repeat_in_parts
 
 RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", "tag"),
@@ -23,6 +24,66 @@ RUN = Layout("run", trec=("query_id", None, "item_id", "rank", "score", "tag"),
              alternatives=(("query_id", "item_id", "rank"), ("query_id", "item_id")))
 QRELS = Layout("qrels", trec=("query_id", None, "item_id", "relevance"),
                required=("query_id", "item_id", "relevance"))
+
+
+@dataclass(frozen=True)
+class TrecText:
+    """How the lines of a TREC file read: its columns (:class:`Layout`, whose ``trec`` fields the
+    polars reader reads), the one numeric column and its type, and the C reader's description of
+    a line (:mod:`.trec_lines`)."""
+
+    layout: Layout
+    number: str
+    dtype: str        # "float64" (scores) or "int64" (grades)
+    c_layout: tuple
+
+
+RUN_TEXT = TrecText(RUN, "score", "float64", RUN_LAYOUT)
+QRELS_TEXT = TrecText(QRELS, "relevance", "int64", QRELS_LAYOUT)
+
+
+@dataclass(frozen=True, eq=False)
+class FastColumns:
+    """TREC text as the polars reader read it: the id columns (polars strings), the numbers, and
+    the text itself (for the tag, counted on its bytes)."""
+
+    queries: object
+    items: object
+    numbers: np.ndarray
+    text: bytes
+
+    def tag(self) -> str | None:
+        """The last field of every line when all lines share it (a run's tag), else None."""
+        return single_last_field(self.text, len(self.numbers))
+
+
+def read_trec_text(data, text: TrecText, scratch: Scratch | None = None
+                   ) -> Scanned | FastColumns | None:
+    """TREC text (a whole file, or a block of whole lines of one: bytes or a view of a reading
+    buffer) read by the first reader that takes it without doubt, in the one order that every
+    reader of TREC text follows (:func:`load_run`, :func:`load_qrels` and the stream of
+    :mod:`.run_blocks`): the C reader (:mod:`.trec_lines`, where it is built), then polars
+    (:mod:`.fast`); None when neither does, and the careful reader must: a whole file is then
+    read by :func:`~.tables.read_table`, which names its first bad line, and a stream gives the
+    file to the whole-file loader. Each reader gives the same values where it reads, so the
+    order changes speed, never results or messages. Ids written as whole floats on the first
+    line (``10.0``) are left to polars: only a reader of the whole column can decide them
+    (:func:`~metrics.data.rows.whole_float_ids`)."""
+    if COMPILED:
+        scanned = scan_block(data, text.c_layout, scratch)
+        if scanned is not None and not whole_float_first(*scanned.first_ids()):
+            return scanned
+    data = bytes(data)   # a view of a reading buffer, copied; bytes as they are
+    if data[:len(PARQUET_MAGIC)] == PARQUET_MAGIC or trec_header(data):
+        return None   # a header: the CSV reader's job
+    fast = read_columns(data, text.layout.trec_kept, {text.number: text.dtype})
+    if fast is None:
+        return None
+    numbers = fast[text.number]
+    # -2^63 fits int64 but is refused: the careful reader says so, at its line
+    if text.dtype == "int64" and (numbers < -WHOLE_LIMIT).any():
+        return None
+    return FastColumns(fast["query_id"], fast["item_id"], numbers, data)
 
 
 def run_name(label: str) -> str:
@@ -91,11 +152,16 @@ def load_run(source: Source, name: str | None = None) -> Run:
     """
     label = source_name(source, name)
     data = read_bytes(source, label)
-    fast = fast_trec(data, RUN, {"score": "float64"})
-    if fast is not None:
-        run = Run.from_columns(*_fast_ids(fast), fast["score"], name=run_name(label),
+    read = read_trec_text(data, RUN_TEXT)
+    if isinstance(read, Scanned):
+        query_codes, query_vocab, _ = _scanned_queries(read)
+        run = Run.from_columns(query_codes, query_vocab, read.items, read.numbers,
+                               name=run_name(label), source=label)
+        return replace(run, tag=read.tag)
+    if read is not None:
+        run = Run.from_columns(*_fast_ids(read), read.numbers, name=run_name(label),
                                source=label)
-        return replace(run, tag=single_last_field(data))
+        return replace(run, tag=read.tag())
     table = read_table(data, RUN, label)
     queries = text_column(table, "query_id")
     items = text_column(table, "item_id")
@@ -153,14 +219,12 @@ def load_qrels(source: Source, name: str | None = None) -> GroundTruth:
     """
     label = source_name(source, name)
     data = read_bytes(source, label)
-    scanned = scan_block(data, QRELS_LAYOUT) if COMPILED else None
-    if scanned is not None and not whole_float_first(*scanned.first_ids()):
-        return _scanned_truth(scanned, label)
-    fast = fast_trec(data, QRELS, {"relevance": "int64"})
-    # -2^63 fits int64 but is refused: the careful reader says so, at its line
-    if fast is not None and not (fast["relevance"] < -WHOLE_LIMIT).any():
-        return GroundTruth.from_columns(*_fast_ids(fast), fast["relevance"],
-                                        name=run_name(label), source=label)
+    read = read_trec_text(data, QRELS_TEXT)
+    if isinstance(read, Scanned):
+        return _scanned_truth(read, label)
+    if read is not None:
+        return GroundTruth.from_columns(*_fast_ids(read), read.numbers, name=run_name(label),
+                                        source=label)
     table = read_table(data, QRELS, label)
     return GroundTruth.build(text_column(table, "query_id"), text_column(table, "item_id"),
                              _whole_column(table, "relevance"), name=run_name(label),
@@ -171,6 +235,16 @@ def _scanned_truth(scanned: Scanned, label: str) -> GroundTruth:
     """The ground truth of a qrels file read by the C reader (:mod:`.trec_lines`): queries coded
     in the order they first appear; when each query's lines stand together and none of them
     names an item twice (the reader's flags), no pair is looked at for repeats."""
+    query_codes, query_vocab, one_run_each = _scanned_queries(scanned)
+    return GroundTruth.from_columns(
+        query_codes, query_vocab, scanned.items, scanned.numbers, name=run_name(label),
+        source=label,
+        no_repeats=one_run_each and not (scanned.run_flags & REPEATED_KEY).any())
+
+
+def _scanned_queries(scanned: Scanned) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(query code of each line, query vocabulary in the order the queries first appear, whether
+    each query's lines stand together) of TREC text read by the C reader."""
     names = scanned.query_names
     if len(set(names)) == len(names):
         vocab, run_codes = np.array(names, dtype=object), np.arange(len(names))
@@ -178,10 +252,8 @@ def _scanned_truth(scanned: Scanned, label: str) -> GroundTruth:
         import pandas as pd
         run_codes, vocab = pd.factorize(np.array(names, dtype=object), sort=False)
         vocab = np.asarray(vocab, dtype=object)
-    return GroundTruth.from_columns(
-        repeat_in_parts(run_codes.astype(np.int64), scanned.query_lengths), vocab,
-        scanned.items, scanned.numbers, name=run_name(label), source=label,
-        no_repeats=len(vocab) == len(names) and not (scanned.run_flags & REPEATED_KEY).any())
+    return (repeat_in_parts(run_codes.astype(np.int64), scanned.query_lengths), vocab,
+            len(vocab) == len(names))
 
 
 def _whole_column(table: Table, name: str):
@@ -189,15 +261,8 @@ def _whole_column(table: Table, name: str):
     return whole_numbers(table.columns[name], name, table.source, table.lines, table.unit, name)
 
 
-def _fast_ids(fast: dict):
-    """(query codes, query vocabulary, item column) of the fast reader's id columns, whole-float
+def _fast_ids(fast: FastColumns):
+    """(query codes, query vocabulary, item column) of the polars reader's id columns, whole-float
     ids read as the integers (see :func:`~metrics.data.rows.id_strings`)."""
-    q_codes, q_vocab = encode_grouped(whole_float_ids(fast["query_id"]))
-    return q_codes, q_vocab, IdColumn(whole_float_ids(fast["item_id"]))
-
-
-def fast_trec(data: bytes, layout: Layout, numeric: dict[str, str]):
-    """The polars fast path, for headerless TREC files only (see :mod:`.fast`)."""
-    if data[:4] == PARQUET_MAGIC or trec_header(data):
-        return None   # a header: the CSV reader's job
-    return read_columns(data, layout.trec_kept, numeric)
+    q_codes, q_vocab = encode_grouped(whole_float_ids(fast.queries))
+    return q_codes, q_vocab, IdColumn(whole_float_ids(fast.items))

@@ -91,10 +91,14 @@ def scan_block(data, layout: tuple, scratch: Scratch | None = None) -> Scanned |
             trec_header(head):
         return None   # (gzip's magic, a control byte, makes the reader decline)
     delimiter = delimiter_of(head)
-    scratch = scratch or Scratch()
     fields, _, integer, _ = layout
+    first_end = head.find(b"\n")
+    if first_end >= 0 and head.count(delimiter, 0, first_end) != fields - 1:
+        return None   # the first line has too few or too many fields: declined before any array
+    scratch = scratch or Scratch()
     most = (len(data) + 1) // (_SHORTEST_LINE * fields)
-    capacity = most if scratch.bytes_per_line is None else \
+    # the first text read sizes its arrays by its line ends, later blocks by the lines seen
+    capacity = min(most, _line_ends(data) + 1) if scratch.bytes_per_line is None else \
         min(most, int(len(data) / scratch.bytes_per_line * 1.25) + 64)
     while True:
         numbers = np.empty(capacity, dtype=np.int64 if integer else np.float64)
@@ -126,6 +130,14 @@ def scan_block(data, layout: tuple, scratch: Scratch | None = None) -> Scanned |
     return Scanned(numbers[:lines], BlockIds(scratch.items[:used].tobytes(),
                                              offsets[:lines + 1], keys[:lines]),
                    names, np.diff(np.append(run_lines[:runs], lines)), run_flags[:runs], tag)
+
+
+def _line_ends(data) -> int:
+    """The number of line ends in ``data`` (bytes or a view), counted a block at a time."""
+    if isinstance(data, bytes):
+        return data.count(b"\n")
+    with memoryview(data) as view:
+        return sum(bytes(view[i:i + SAMPLE]).count(b"\n") for i in range(0, len(view), SAMPLE))
 
 
 def hash_spans(data, offsets: np.ndarray) -> np.ndarray:
@@ -269,7 +281,13 @@ class BlockIds(IdColumn):
         return self.strings(np.arange(len(self)))
 
     def filter(self, keep: np.ndarray) -> "BlockIds":
-        return self.subset(np.flatnonzero(keep))
+        # a mask over the bytes (one byte each), where subset's positions would take sixteen
+        keep = np.asarray(keep, dtype=bool)
+        lengths = np.diff(self.offsets)
+        text = np.frombuffer(self.data, dtype=np.uint8)[self.offsets[0]:self.offsets[-1]]
+        offsets = np.zeros(int(keep.sum()) + 1, dtype=np.int64)
+        np.cumsum(lengths[keep], out=offsets[1:])
+        return BlockIds(text[np.repeat(keep, lengths)].tobytes(), offsets, self.keys[keep])
 
     def equals(self, positions: np.ndarray, ids: np.ndarray) -> np.ndarray:
         if not len(positions):

@@ -1,15 +1,20 @@
-"""From files to a :class:`~metrics.data.judged.JudgedRanking`: the combinations of inputs that the
-command line and the app evaluate (run + qrels, all-vs-all matrix + labels, embeddings + qrels)."""
+"""From files to judged rankings (:class:`~metrics.data.judged.JudgedRanking`): one function,
+:func:`judge_inputs`, from the description of an evaluation's inputs that the command line and
+the Data page build (:class:`~metrics.ranking.inputs.EvaluationInputs`: runs + a ground truth,
+all-vs-all matrices + labels, embeddings + qrels), and the functions it calls for each kind."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError
 from metrics.data.judged import JudgedRanking
 from metrics.loaders import (load_ids, load_label_truth, load_labels, load_qrels, load_run,
-                      load_taxonomy, open_array, run_name)
+                             load_taxonomy, open_array, run_name)
 from metrics.loaders.runs import system_names
 from metrics.loaders.arrays import check_embeddings, check_finite, check_ids, open_score_matrix
 from metrics.loaders.text import Source, source_name
@@ -18,8 +23,14 @@ from metrics.ranking.float32_scores import float32_rows, float32_run
 from metrics.ranking.rank import judge
 from metrics.ranking.run_stream import judge_run_stream
 from metrics.ranking.embeddings import EmbeddingScores
+from metrics.ranking.inputs import (ANNOTATIONS, EMBEDDINGS_QRELS, ITEM_EMBEDDINGS, ITEM_IDS,
+                                    LABELS, MATRICES, MATRICES_LABELS, QRELS, QUERY_EMBEDDINGS,
+                                    QUERY_IDS, RUNS, RUNS_LABELS, RUNS_TAXONOMY, TAXONOMY,
+                                    EvaluationInputs)
 from metrics.ranking.streaming import Progress, judge_all_vs_all, judge_streamed
 
+# embedding files of several models are paired by name: MODEL_queries.npy with MODEL_items.npy
+QUERIES_SUFFIX, ITEMS_SUFFIX = "_queries", "_items"
 
 
 def load_truth(source: Source, name: str | None = None) -> GroundTruth:
@@ -34,27 +45,34 @@ def load_truth(source: Source, name: str | None = None) -> GroundTruth:
             raise qrels_error from None
 
 
-def judge_run_file(run: Source, truth: GroundTruth, ties: TiePolicy | str = TiePolicy.STABLE,
+def judge_run_file(run: Source, truth: GroundTruth | Callable[[], GroundTruth],
+                   ties: TiePolicy = TiePolicy.STABLE,
                    collection_size: int | str | None = None,
                    name: str | None = None, float32_scores: bool = False,
-                   keep_lists: bool = True) -> JudgedRanking:
+                   keep_lists: bool = True, memory: int | None = None,
+                   progress: Progress | None = None, by_tag: bool = True) -> JudgedRanking:
     """A run file judged; with ``float32_scores`` its scores are compared as float32 (as the
     acoss and re-move protocols' reference codes compare them, see
     :mod:`metrics.ranking.float32_scores`). It is named as the system: the run's tag when the
-    whole file has one, else the file's name without extensions. Without ``keep_lists`` (the
-    full lists, for display) a run sorted by query is judged as it is read
-    (:mod:`metrics.ranking.run_stream`)."""
+    whole file has one (unless not ``by_tag``), else the file's name without extensions. Without
+    ``keep_lists`` (the full lists, for display) a run sorted by query is judged as it is read
+    (:mod:`metrics.ranking.run_stream`), in about ``memory`` bytes. ``truth`` may be a function
+    that gives the ground truth (loading in another thread), called once it is needed."""
     if not (keep_lists or float32_scores):
-        streamed = judge_run_stream(run, truth, ties, collection_size, name, by_tag=True)
+        streamed = judge_run_stream(run, truth, ties, collection_size, name, memory=memory,
+                                    progress=progress, by_tag=by_tag)
         if streamed is not None:
             return streamed.judged
     system = load_run(run, name)
-    system = replace(system, name=system.system_name)
-    return judge(float32_run(system) if float32_scores else system, truth, ties, collection_size,
+    if by_tag:
+        system = replace(system, name=system.system_name)
+    if float32_scores:
+        system = float32_run(system, source_name(run, name))
+    return judge(system, truth() if callable(truth) else truth, ties, collection_size,
                  keep_lists=keep_lists)
 
 
-def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePolicy.STABLE,
+def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy = TiePolicy.STABLE,
                  distance: bool = False, collection_size: int | str | None = None,
                  matrix_name: str | None = None, labels_name: str | None = None,
                  progress: Progress | None = None, keep_lists: bool = True,
@@ -79,7 +97,7 @@ def judge_matrix(matrix: Source, labels: Source, ties: TiePolicy | str = TiePoli
 
 def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embeddings: Source,
                      item_ids: Source, truth: GroundTruth, kind: str = "cosine",
-                     ties: TiePolicy | str = TiePolicy.STABLE,
+                     ties: TiePolicy = TiePolicy.STABLE,
                      collection_size: int | str | None = None,
                      name: str | None = None, names: dict[str, str] | None = None,
                      memory: int | None = None, progress: Progress | None = None,
@@ -134,119 +152,93 @@ def judge_embeddings(query_embeddings: Source, query_ids: Source, item_embedding
 
 
 @dataclass(frozen=True)
-class UploadRole:
-    """One file (or several, ``many``) of an upload: its role name and what to ask for."""
+class JudgedInputs:
+    """The judged rankings of an evaluation's inputs, one per system (under distinct names), and
+    the ground truth read for them (None where ranking reads none: a matrix's labels)."""
 
-    name: str
-    label: str
-    many: bool = False
-    help: str | None = None
-
-
-@dataclass(frozen=True)
-class UploadKind:
-    """A combination of files that :func:`judge_upload` turns into judged rankings."""
-
-    title: str
-    roles: tuple[UploadRole, ...]
+    systems: dict[str, JudgedRanking]
+    truth: GroundTruth | None
 
 
-RUNS = UploadRole("runs", "Run files", many=True,
-                  help="Each system is named by its run's tag (TREC's 6th field, or a `tag` or "
-                       "`run_id` column) when the whole file has one, else by its file name; "
-                       "the names can be edited below once the files are read.")
-QUERIES_SUFFIX, ITEMS_SUFFIX = "_queries", "_items"
-EMBEDDINGS_HELP = ("Several embedding models at once, on the one query and item id list: name "
-                   "each model's files MODEL_queries.npy and MODEL_items.npy (one of each: any "
-                   "names). The system is called MODEL.")
-UPLOADS = {
-    "runs+qrels": UploadKind("Runs and qrels (TREC, CSV/TSV or Parquet)",
-                             (RUNS, UploadRole("qrels", "Qrels"))),
-    "runs+labels": UploadKind("Runs and clique labels (item_id,label)",
-                              (RUNS, UploadRole("labels", "Labels CSV (item_id,label)"))),
-    "runs+taxonomy": UploadKind("Runs, a class taxonomy and item annotations",
-                                (RUNS, UploadRole("taxonomy", "Taxonomy CSV (class,parent)"),
-                                 UploadRole("annotations", "Annotations CSV (item_id,class)"))),
-    "matrices+labels": UploadKind(
-        "All-vs-all score matrices (.npy) and labels",
-        (UploadRole("matrices", "Score matrices (.npy, N×N)", many=True),
-         UploadRole("labels", "Labels CSV in row order (item_id,label)"))),
-    "embeddings+qrels": UploadKind("Query and item embeddings (.npy) with id lists and qrels",
-                                   (UploadRole("query_embeddings", "Query embeddings (.npy)",
-                                               many=True, help=EMBEDDINGS_HELP),
-                                    UploadRole("query_ids", "Query ids (one per line)"),
-                                    UploadRole("item_embeddings", "Item embeddings (.npy)",
-                                               many=True, help=EMBEDDINGS_HELP),
-                                    UploadRole("item_ids", "Item ids (one per line)"),
-                                    UploadRole("qrels", "Qrels (query_id,item_id,relevance)"))),
-}
+def judge_inputs(inputs: EvaluationInputs, keep_lists: bool = True, memory: int | None = None,
+                 progress: Progress | None = None, cluster=None) -> JudgedInputs:
+    """The one way from files to judged rankings, for the command line and the Data page alike.
+    Without ``keep_lists`` (the full lists, for display) a run sorted by query is judged as it is
+    read, in about ``memory`` bytes (:mod:`metrics.ranking.run_stream`); ``progress`` is called
+    with the lines or queries done; given a ``cluster``
+    (:class:`metrics.ranking.cluster.Cluster`) its workers count matrices and embeddings."""
+    if inputs.kind == MATRICES_LABELS:
+        labels, labels_name = inputs.one(LABELS)
+        return JudgedInputs(named([(judge_matrix(
+            source, labels, inputs.ties, inputs.distance, inputs.collection_size, name,
+            labels_name, progress, keep_lists, cluster, inputs.float32_scores), name)
+            for name, source in inputs.several(MATRICES)]), None)
+    if inputs.kind == EMBEDDINGS_QRELS:
+        return _judge_embedding_models(inputs, keep_lists, memory, progress, cluster)
+    return _judge_runs(inputs, keep_lists, memory, progress)
 
 
-# Two optional tables that describe the items and the queries of any kind of upload
-# (metrics.loaders.metadata); they rank nothing: judge_upload leaves them alone.
-METADATA_ROLES = (
-    UploadRole("items", "Item table (optional): item_id and any columns (title, artist, …)",
-               help="CSV, TSV or Parquet with a header naming `item_id`; titles and artists are "
-                    "shown beside the ids. For cover songs the query is an item: this table "
-                    "describes the queries too, unless a query table is given."),
-    UploadRole("queries", "Query table (optional): query_id and any columns (text, genre, …)",
-               help="CSV, TSV or Parquet with a header naming `query_id`; its columns can group "
-                    "the queries (Groups page), and the Query box searches its text."),
-)
-
-
-def judge_upload(kind: str, files: dict[str, list[tuple[str, bytes]]],
-                 ties: TiePolicy | str = TiePolicy.STABLE,
-                 collection_size: int | str | None = None, distance: bool = False,
-                 similarity_kind: str = "cosine") -> dict[str, JudgedRanking]:
-    """Uploaded files (role -> [(file name, content)]) as judged rankings, one per system; the
-    roles of each kind are those of :data:`UPLOADS`."""
-    if kind not in UPLOADS:
-        raise InputError(f"unknown kind of upload {kind!r}; use one of {', '.join(UPLOADS)}")
-
-    def one(role: str) -> tuple[bytes, str]:
-        given = files.get(role) or []
-        if len(given) != 1:
-            raise InputError(f"upload one {role.replace('_', ' ')} file")
-        name, content = given[0]
-        return content, name
-
-    def systems(role: str) -> list[tuple[str, bytes]]:
-        given = files.get(role) or []
-        if not given:
-            raise InputError(f"upload at least one file of {role}")
-        return given
-
-    if kind == "matrices+labels":
-        labels, labels_name = one("labels")
-        return named([(judge_matrix(content, labels, ties, distance, collection_size, name,
-                                    labels_name), name) for name, content in systems("matrices")])
-    if kind == "embeddings+qrels":
-        content, name = one("qrels")
-        truth = load_truth(content, name)
-        ids = {role: one(role) for role in ("query_ids", "item_ids")}
-        out = {}
-        for model, (queries, items) in embedding_models(systems("query_embeddings"),
-                                                        systems("item_embeddings")).items():
-            out[model] = judge_embeddings(
-                queries[1], ids["query_ids"][0], items[1], ids["item_ids"][0], truth,
-                similarity_kind, ties, collection_size, name=model,
-                names={"query_embeddings": queries[0], "item_embeddings": items[0],
-                       "query_ids": ids["query_ids"][1], "item_ids": ids["item_ids"][1]})
-        return out
-    if kind == "runs+qrels":
-        truth = load_qrels(*one("qrels"))
-    elif kind == "runs+labels":
-        truth = load_label_truth(*one("labels"))
-    elif kind == "runs+taxonomy":
-        (tax, tax_name), (notes, notes_name) = one("taxonomy"), one("annotations")
-        truth = load_taxonomy(tax, notes, tax_name, notes_name)
+def _judge_runs(inputs: EvaluationInputs, keep_lists: bool, memory: int | None,
+                progress: Progress | None) -> JudgedInputs:
+    """Runs on one ground truth. The ground truth loads in a thread while the first run is read;
+    its error, if any, comes first, as when the files were read one after the other. A path
+    given twice is refused; the same content uploaded twice is two systems."""
+    if inputs.kind == RUNS_TAXONOMY:
+        (tax, tax_name), (notes, notes_name) = inputs.one(TAXONOMY), inputs.one(ANNOTATIONS)
+        read_truth = partial(load_taxonomy, tax, notes, tax_name, notes_name)
+    elif inputs.kind == RUNS_LABELS:
+        read_truth = partial(load_label_truth, *inputs.one(LABELS))
+    else:
+        read_truth = partial(load_truth, *inputs.one(QRELS))
+    runs = inputs.several(RUNS)
     judged = []
-    for name, content in systems("runs"):
-        run = load_run(content, name)
-        judged.append((judge(replace(run, name=run.system_name), truth, ties, collection_size),
-                       name))
-    return named(judged)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(read_truth)
+        for name, source in runs:
+            if not isinstance(source, (bytes, bytearray)) and \
+                    name in (given for _, given in judged):
+                raise InputError(f"{name} is given twice; give each run once")
+            try:
+                judged.append((judge_run_file(
+                    source, pending.result, inputs.ties, inputs.collection_size, name,
+                    inputs.float32_scores, keep_lists, memory, progress,
+                    by_tag=not inputs.named_by_file), name))
+            except InputError:
+                pending.result()
+                raise
+        truth = pending.result()
+    return JudgedInputs(named(judged), truth)
+
+
+def _judge_embedding_models(inputs: EvaluationInputs, keep_lists: bool, memory: int | None,
+                            progress: Progress | None, cluster) -> JudgedInputs:
+    """Each embedding model's query and item embeddings, on one id list each and one ground
+    truth."""
+    truth = load_truth(*inputs.one(QRELS))
+    ids = {role: inputs.one(role) for role in (QUERY_IDS, ITEM_IDS)}
+    systems = {}
+    for model, (queries, items) in embedding_models(inputs.several(QUERY_EMBEDDINGS),
+                                                    inputs.several(ITEM_EMBEDDINGS)).items():
+        systems[model] = judge_embeddings(
+            queries[1], ids[QUERY_IDS][0], items[1], ids[ITEM_IDS][0], truth, inputs.similarity,
+            inputs.ties, inputs.collection_size, None if inputs.named_by_file else model,
+            {QUERY_EMBEDDINGS.name: queries[0], ITEM_EMBEDDINGS.name: items[0],
+             QUERY_IDS.name: ids[QUERY_IDS][1], ITEM_IDS.name: ids[ITEM_IDS][1]},
+            memory, progress, keep_lists, cluster, inputs.float32_scores)
+    return JudgedInputs(systems, truth)
+
+
+def input_items(inputs: EvaluationInputs, truth: GroundTruth | None) -> set[str]:
+    """Every item the inputs name (their runs read again: the lists are not kept while runs are
+    judged), for the warning about an item table's ids that match none of them."""
+    if inputs.kind == MATRICES_LABELS:
+        return set(map(str, load_ids(inputs.one(LABELS)[0])))
+    if inputs.kind == EMBEDDINGS_QRELS:
+        return set(map(str, load_ids(inputs.one(ITEM_IDS)[0])))
+    known = truth.item_ids()
+    for name, source in inputs.given(RUNS):
+        known.update(load_run(source, name).items.series.unique().to_list())
+    return known
 
 
 def named(systems: list[tuple[JudgedRanking, str]]) -> dict[str, JudgedRanking]:
