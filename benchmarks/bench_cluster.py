@@ -24,8 +24,8 @@ def job_cluster(workers, embeddings, ids, labels):
     cluster = Cluster.start_local(workers) if workers else None
     t1 = time.perf_counter()
     try:
-        judged = judge_embeddings(embeddings, ids, embeddings, ids, truth, "cosine", "stable",
-                                  keep_lists=False, cluster=cluster)
+        judged = judge_embeddings(embeddings, ids, embeddings, ids, truth, "cosine",
+                                  keep_lists=False, cluster=cluster)   # ties: stable
         t2 = time.perf_counter()
         values = evaluate(judged, "AP,FirstRank,P@10").aggregate("mean")
         traffic = dict(cluster.traffic) if cluster else {}

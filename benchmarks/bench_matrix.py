@@ -29,7 +29,7 @@ def job_matrix(method, matrix, labels, out):
             allvsall._counting = None
     t0 = time.perf_counter()
     if method.startswith("counting"):
-        evaluate(judge_matrix(matrix, labels, "stable", keep_lists=False), MATRIX_MEASURES)
+        evaluate(judge_matrix(matrix, labels, keep_lists=False), MATRIX_MEASURES)
     elif method == "full-sort":
         ids, lab = load_labels(labels)
         m = np.load(matrix, mmap_mode="r")

@@ -16,10 +16,11 @@ import streamlit as st
 from dashboard.errors import show_error
 from dashboard.datasets import load_source, rankings
 from dashboard.frame import end_page
-from dashboard.settings import DataSource, measure_list, source, upload_store
+from dashboard.settings import DataSource, measure_list, source, tie_policy, upload_store
 from metrics import InputError, evaluate, parse_measures
 from metrics.data.judged import JudgedRanking
 from metrics.data.ties import TiePolicy
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.evaluate import EvaluationResult, tie_moves
 from metrics.measures.names import Measure
 
@@ -28,7 +29,7 @@ CACHE_TTL = 3600   # seconds, for the caches of results below (small beside the 
 
 def _on_current(cached, *args):
     """``cached(source, ties, *args, store)`` on the current data and tie policy."""
-    return cached(source(), st.session_state["ties"], *args, upload_store())
+    return cached(source(), tie_policy(), *args, upload_store())
 
 
 def _shown(cached, *args):
@@ -45,7 +46,7 @@ def _names(measures: list[Measure]) -> str:
 
 
 @st.cache_resource(show_spinner="Evaluating…", max_entries=32, ttl=CACHE_TTL)
-def evaluate_source(src: DataSource, ties: str, measures: str,
+def evaluate_source(src: DataSource, ties: TiePolicy, measures: str,
                     _store: dict | None = None) -> dict[str, EvaluationResult]:
     return {system: evaluate(judged, measures)
             for system, judged in load_source(src, ties, _store).items()}
@@ -95,7 +96,7 @@ def aggregate_table(results: dict[str, EvaluationResult]) -> tuple[pd.DataFrame,
 
 
 @st.cache_resource(show_spinner="Reordering tied items…", max_entries=64)
-def tie_moves_source(src: DataSource, ties: str, measures: str,
+def tie_moves_source(src: DataSource, ties: TiePolicy, measures: str,
                      _store: dict | None = None) -> dict[str, pd.DataFrame]:
     return {system: tie_moves(judged, measures)
             for system, judged in load_source(src, ties, _store).items()}
@@ -108,7 +109,7 @@ def tie_moves_now(measures: list[Measure]) -> dict[str, pd.DataFrame]:
 
 
 @st.cache_data(show_spinner="Bootstrapping the confidence intervals…", max_entries=32)
-def interval_source(src: DataSource, ties: str, measures: str, level: float, seed: int,
+def interval_source(src: DataSource, ties: TiePolicy, measures: str, level: float, seed: int,
                     _store: dict | None = None) -> pd.DataFrame:
     """Each system's mean of each measure with its percentile bootstrap interval over queries
     (metrics.evaluation.stats.aggregate_intervals), one row per (system, measure)."""
@@ -129,14 +130,14 @@ def intervals(measures: list[Measure], level: float, seed: int) -> pd.DataFrame 
 
 
 @st.cache_data(show_spinner="Evaluating under every protocol and tie policy…", max_entries=16)
-def conventions_source(src: DataSource, ties: str, measures: str, _store: dict | None = None):
+def conventions_source(src: DataSource, ties: TiePolicy, measures: str, _store: dict | None = None):
     """Per system, the protocol grid and our measures' grid under every tie policy of
     :class:`~metrics.data.ties.TiePolicy` (the orderings and the tie-aware policies; empty cells
     where ``expected`` has no exact mean), and the policies this data cannot be ranked under,
     with the reason."""
     from metrics.explain.conventions import measure_grid, protocol_grid
 
-    by_policy: dict[str, dict[str, JudgedRanking]] = {}
+    by_policy: dict[str, dict[TiePolicy, JudgedRanking]] = {}
     unavailable = {}
     for policy in TiePolicy:
         try:
@@ -157,7 +158,7 @@ def conventions_tables(measures: list[Measure]):
 
 
 @st.cache_data(show_spinner="Running the significance tests…", max_entries=32, ttl=CACHE_TTL)
-def compare_source(src: DataSource, ties: str, measures: str, measure: str, seed: int,
+def compare_source(src: DataSource, ties: TiePolicy, measures: str, measure: str, seed: int,
                    _store: dict | None = None):
     """Paired tests of every pair of systems on one measure (cached per data and seed)."""
     from metrics.evaluation.stats import TESTS, compare_systems
@@ -175,8 +176,9 @@ def comparisons(measures: list[Measure], measure: str, seed: int):
 
 @st.cache_data(show_spinner="Testing every system against the baseline and the best…",
                max_entries=32, ttl=CACHE_TTL)
-def leaderboard_source(src: DataSource, ties: str, measures: str, baseline: str,
-                       correction: str, seed: int, _store: dict | None = None) -> pd.DataFrame:
+def leaderboard_source(src: DataSource, ties: TiePolicy, measures: str, baseline: str,
+                       correction: Correction, seed: int, _store: dict | None = None
+                       ) -> pd.DataFrame:
     """The leaderboard (metrics.evaluation.leaderboard): one row per (system, measure) with the
     mean and its bootstrap interval over the queries where every system has a value, whether it
     is the column's best, and its difference and corrected p against the baseline and the best."""
@@ -195,15 +197,15 @@ def leaderboard_source(src: DataSource, ties: str, measures: str, baseline: str,
                                                      "p vs baseline", "− best", "p vs best")})
 
 
-def leaderboard_now(measures: list[Measure], baseline: str, correction: str, seed: int):
+def leaderboard_now(measures: list[Measure], baseline: str, correction: Correction, seed: int):
     """:func:`leaderboard_source` for the current data; called after :func:`evaluations`
     succeeded."""
     return _on_current(leaderboard_source, _names(measures), baseline, correction, seed)
 
 
 @st.cache_data(show_spinner="Testing every pair of systems…", max_entries=32, ttl=CACHE_TTL)
-def pairwise_source(src: DataSource, ties: str, measures: str, measure: str, correction: str,
-                    seed: int, _store: dict | None = None):
+def pairwise_source(src: DataSource, ties: TiePolicy, measures: str, measure: str,
+                    correction: Correction, seed: int, _store: dict | None = None):
     """One measure's :class:`~metrics.evaluation.leaderboard.PairwiseMatrix`."""
     from metrics.evaluation.leaderboard import pairwise_matrix
 
@@ -212,7 +214,7 @@ def pairwise_source(src: DataSource, ties: str, measures: str, measure: str, cor
                            correction, seed)
 
 
-def pairwise_now(measures: list[Measure], measure: str, correction: str, seed: int):
+def pairwise_now(measures: list[Measure], measure: str, correction: Correction, seed: int):
     """:func:`pairwise_source` for the current data; called after :func:`evaluations`
     succeeded."""
     return _on_current(pairwise_source, _names(measures), measure, correction, seed)
@@ -222,7 +224,7 @@ def pairwise_now(measures: list[Measure], measure: str, correction: str, seed: i
 # million items each costs a few tenths of a second, and a K change or a page turn needs neither
 # again. Bounded by count: each entry holds a few arrays of the list's length (40 MB at 10^6).
 @st.cache_resource(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def query_curves(src: DataSource, ties: str, system: str, query: int, threshold: int,
+def query_curves(src: DataSource, ties: TiePolicy, system: str, query: int, threshold: int,
                  _store: dict | None = None):
     from metrics.evaluation.curves import rank_curves
 
@@ -236,7 +238,7 @@ def curves_of(system: str, query: int, threshold: int):
 
 @st.cache_resource(show_spinner="Looking for the relevant items the list missed…",
                    max_entries=16, ttl=CACHE_TTL)
-def query_failure(src: DataSource, ties: str, system: str, other: str | None, query: int,
+def query_failure(src: DataSource, ties: TiePolicy, system: str, other: str | None, query: int,
                   threshold: int, _store: dict | None = None):
     from metrics.explain.summaries import failure_report
 

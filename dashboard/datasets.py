@@ -19,11 +19,13 @@ import streamlit as st
 
 from dashboard.errors import show_error
 from dashboard.memory_cache import MemoryBoundedCache
-from dashboard.settings import UPLOAD, UPLOAD_CUTOFF, DataSource, source, upload_store
+from dashboard.settings import (UPLOAD, UPLOAD_CUTOFF, DataSource, source, tie_policy,
+                                upload_store)
 from dashboard.widgets import max_list_length
 from metrics import InputError
 from metrics.data.footprint import deep_nbytes
 from metrics.data.judged import JudgedRanking
+from metrics.data.ties import TiePolicy
 from metrics.explain.samples import load_sample
 from metrics.loaders.metadata import read_metadata
 from metrics.ranking.inputs import KINDS, METADATA_ROLES, RUNS_QRELS, EvaluationInputs
@@ -57,7 +59,7 @@ def dataset_cache() -> MemoryBoundedCache:
     return MemoryBoundedCache(dataset_cache_budget(), dataset_bytes)
 
 
-def load_source(src: DataSource, ties: str,
+def load_source(src: DataSource, ties: TiePolicy,
                 store: dict | None = None) -> dict[str, JudgedRanking]:
     """The judged rankings of a source under a tie policy, one per system, from the cache of
     datasets (computed once per content, whichever session asks). ``store`` holds an upload's
@@ -73,7 +75,7 @@ def load_source(src: DataSource, ties: str,
             for given, judged in loaded.items()}
 
 
-def _load(src: DataSource, ties: str, store: dict | None) -> dict[str, JudgedRanking]:
+def _load(src: DataSource, ties: TiePolicy, store: dict | None) -> dict[str, JudgedRanking]:
     if src.is_sample:
         return load_sample(src.sample, ties)
     return judge_inputs(evaluation_inputs(src, ties, store)).systems
@@ -91,7 +93,7 @@ def evaluation_inputs(src: DataSource, ties: str, store: dict | None) -> Evaluat
 
 def load_current() -> dict[str, JudgedRanking]:
     """The current data under the current tie policy; raises InputError."""
-    return load_source(source(), st.session_state["ties"], upload_store())
+    return load_source(source(), tie_policy(), upload_store())
 
 
 def rankings() -> dict[str, JudgedRanking] | None:
@@ -122,7 +124,7 @@ def use_upload() -> None:
                                      bool(st.session_state.get("upload_distance")),
                                      st.session_state.get("upload_similarity", "cosine"))
     try:
-        loaded = load_source(candidate, st.session_state["ties"], store)
+        loaded = load_source(candidate, tie_policy(), store)
         read_metadata((role, name, store[digest])   # the tables are checked too
                       for role, name, digest in candidate.metadata_files())
     except InputError as exc:
@@ -151,7 +153,7 @@ def rename_systems() -> None:
     on every page (kept in the upload's :class:`DataSource`), or the error stays under
     ``names_error`` for the page: a name left empty, or given to two systems."""
     src = st.session_state["upload"]
-    given = list(load_source(src.unnamed(), st.session_state["ties"], upload_store()))
+    given = list(load_source(src.unnamed(), tie_policy(), upload_store()))
     current = dict(src.names)
     chosen = [str(st.session_state.get(f"{NAME_BOX}{i}", current.get(name, name))).strip()
               for i, name in enumerate(given)]

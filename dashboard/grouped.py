@@ -11,13 +11,14 @@ from dashboard.computed import CACHE_TTL, evaluate_source
 from dashboard.datasets import load_source
 from dashboard.metadata import described_tables
 from dashboard.settings import DataSource, source
+from metrics.data.ties import TiePolicy
 from metrics.evaluation.groups import (derived_properties, group_differences, group_means,
                                        grouping)
 
 GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer shows
 
 
-def _grouping(src: DataSource, ties: str, name: str, threshold: int, store):
+def _grouping(src: DataSource, ties: TiePolicy, name: str, threshold: int, store):
     data = load_source(src, ties, store)
     _, queries = described_tables(src, ties, store)
     first = next(iter(data.values()))
@@ -25,7 +26,7 @@ def _grouping(src: DataSource, ties: str, name: str, threshold: int, store):
 
 
 @st.cache_data(show_spinner="Grouping the queries…", max_entries=32, ttl=CACHE_TTL)
-def group_means_source(src: DataSource, ties: str, measures: str, name: str, threshold: int,
+def group_means_source(src: DataSource, ties: TiePolicy, measures: str, name: str, threshold: int,
                        measure: str, level: float, seed: int, _store: dict | None = None):
     """(one row per group, system and measure: queries, defined, mean, and for ``measure`` its
     CI low and CI high; each query's group (None: in no group); the groups in order)."""
@@ -46,7 +47,7 @@ def group_means_source(src: DataSource, ties: str, measures: str, name: str, thr
 
 @st.cache_data(show_spinner="Testing the systems in every group…", max_entries=32,
                ttl=CACHE_TTL)
-def group_tests_source(src: DataSource, ties: str, measures: str, name: str, threshold: int,
+def group_tests_source(src: DataSource, ties: TiePolicy, measures: str, name: str, threshold: int,
                        system_a: str, system_b: str, seed: int, _store: dict | None = None):
     """B − A in every group on every measure: the paired t-test over the group's queries and its
     p corrected over the groups (Holm)."""

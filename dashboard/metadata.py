@@ -11,8 +11,9 @@ from dashboard.computed import CACHE_TTL
 from dashboard.datasets import load_source
 from dashboard.errors import show_error
 from dashboard.safe import md
-from dashboard.settings import DataSource, source, upload_store
+from dashboard.settings import DataSource, source, tie_policy, upload_store
 from metrics import InputError
+from metrics.data.ties import TiePolicy
 from metrics.explain.described import (BESIDE_ID, SEARCHED, default_columns, describing_queries,
                                        metadata_warnings, query_words, shown_columns)
 from metrics.explain.samples import sample_metadata
@@ -37,7 +38,7 @@ def metadata_of(src: DataSource, store: dict | None = None) -> Tables:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def described_tables(src: DataSource, ties: str, _store: dict | None) -> Tables:
+def described_tables(src: DataSource, ties: TiePolicy, _store: dict | None) -> Tables:
     """(item table, the table describing the queries)."""
     items, queries = metadata_of(src, _store)
     if items is None and queries is None:
@@ -48,7 +49,7 @@ def described_tables(src: DataSource, ties: str, _store: dict | None) -> Tables:
 # apart from the tables: only the Data page shows these warnings, and collecting every item id
 # the data names imports polars (a quarter of a second on a fresh server's first page)
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _unmatched_id_warnings(src: DataSource, ties: str, _store: dict | None) -> list[str]:
+def _unmatched_id_warnings(src: DataSource, ties: TiePolicy, _store: dict | None) -> list[str]:
     items, queries = metadata_of(src, _store)
     if items is None and queries is None:
         return []
@@ -60,7 +61,7 @@ def current_metadata() -> Tables:
     table but its queries are items (cover songs), the item table describes the queries too.
     (None, None) after an ``st.error`` when a table cannot be read."""
     try:
-        return described_tables(source(), st.session_state["ties"], upload_store())
+        return described_tables(source(), tie_policy(), upload_store())
     except InputError as exc:
         show_error(exc, "Cannot read the metadata: ")
         return None, None
@@ -69,7 +70,7 @@ def current_metadata() -> Tables:
 def current_metadata_warnings() -> list[str]:
     """The warnings about the current data's metadata tables (ids that match nothing)."""
     try:
-        return _unmatched_id_warnings(source(), st.session_state["ties"], upload_store())
+        return _unmatched_id_warnings(source(), tie_policy(), upload_store())
     except InputError:
         return []   # current_metadata shows the error
 

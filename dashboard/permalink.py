@@ -20,7 +20,9 @@ from dashboard.in_page import show_address
 from dashboard.settings import (ALPHA, CORRECTION, GROUPS_MEASURE, LEADERBOARD_MEASURE,
                                 OPEN_GROUP, TEACH_RANK, TEACHING, UPLOAD, WHATIF_EDITS,
                                 WHATIF_FOR, WHATIF_LINK_QUERY)
-from metrics.data.ties import ALIASES, TiePolicy
+from metrics.data.ties import TiePolicy
+from metrics.errors import InputError
+from metrics.evaluation.corrections import Correction
 from metrics.explain.samples import SAMPLES
 
 READ = "_permalink_read"      # the session has read its URL once
@@ -100,13 +102,14 @@ def read_permalink(page: str) -> None:
                                          f"{params[name]!r}."))
             else:
                 state[key] = asked[key] = value
-    offered = TiePolicy.ordering_names()
-    ties = ALIASES.get(params.get("ties"), params.get("ties"))   # links made before a rename
-    if ties in offered:
-        state["ties"] = str(ties)
-    elif "ties" in params:
-        notes.append(("warning", f"The link's tie policy is not one of "
-                                 f"{', '.join(offered)}: {params['ties']!r}."))
+    if "ties" in params:   # a former name too: links made before a rename
+        ties = _parsed(TiePolicy.parse, params["ties"])
+        if ties in TiePolicy.orderings():
+            state["ties"] = ties.value   # by name, as the sidebar's box holds it
+        else:
+            notes.append(("warning", f"The link's tie policy is not one of "
+                                     f"{', '.join(TiePolicy.ordering_names())}: "
+                                     f"{params['ties']!r}."))
     if params.get("query"):
         state["query"] = asked["query"] = params["query"]
     teaching = TEACH_RANK in asked or bool(params.get("edits"))
@@ -136,14 +139,15 @@ def read_permalink(page: str) -> None:
 def _read_leaderboard_and_groups(page, params, returning: bool, notes: list, asked: dict) -> None:
     """The Leaderboard's correction and α, and the measure and group of the Leaderboard and the
     Groups page (a measure or group the data does not have is for the page to note)."""
-    from metrics.evaluation.leaderboard import CORRECTIONS
-
     state = st.session_state
-    if params.get("correction") in CORRECTIONS:
-        state[CORRECTION] = params["correction"]
-    elif "correction" in params:
-        notes.append(("warning", f"The link's correction is not one of "
-                                 f"{', '.join(CORRECTIONS)}: {params['correction']!r}."))
+    if "correction" in params:
+        correction = _parsed(Correction.parse, params["correction"])
+        if correction is not None:
+            state[CORRECTION] = correction.value
+        else:
+            notes.append(("warning", f"The link's correction is not one of "
+                                     f"{', '.join(Correction.names())}: "
+                                     f"{params['correction']!r}."))
     if "alpha" in params:
         alpha = _level(params["alpha"])
         if alpha is None:
@@ -158,6 +162,14 @@ def _read_leaderboard_and_groups(page, params, returning: bool, notes: list, ask
         state[OPEN_GROUP] = params.get("group") or None
         if params.get("group"):
             asked[OPEN_GROUP] = params["group"]
+
+
+def _parsed(parse, text: str):
+    """A link's tie policy or correction (``parse``: its type's), or None: the page notes it."""
+    try:
+        return parse(text)
+    except InputError:
+        return None
 
 
 def _level(text: str) -> float | None:

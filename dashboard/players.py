@@ -4,6 +4,11 @@ names, in any case, are those of :mod:`metrics.explain.described`).
 A player is built only where it is called: the pages call it for the rows on screen (a page of
 the ranked list, the one item chosen), never for a whole list. A refused path (see
 ``dashboard/media.py``) is a warning naming the item, and nothing is read.
+
+A clip on another host (an ``http(s)`` URL) is not a player until the person asks for it: a
+browser's ``<audio>`` fetches its clip's start as the page loads (``st.audio`` sets no
+``preload``), which would tell that host who is reading the page, and when. So such a clip is a
+button "▶ Play from HOST"; pressing it makes the player, which then plays, and says where from.
 """
 
 from __future__ import annotations
@@ -12,11 +17,12 @@ import math
 import re
 import zlib
 from typing import Callable
+from urllib.parse import urlsplit
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.media import folder_for, resolve
+from dashboard.media import Clip, folder_for, resolve
 from dashboard.safe import md
 from dashboard.settings import source
 from metrics.errors import InputError
@@ -60,11 +66,12 @@ def audio_player(row: pd.Series | None, key: str) -> None:
     ``st-key-audio_<key>`` finds it."""
     if row is None or column_named(row.index, AUDIO) is None:
         return
-    with st.container(key=f"audio_{re.sub(r'[^A-Za-z0-9_-]', '_', key)}"):
-        _player(row)
+    key = re.sub(r'[^A-Za-z0-9_-]', '_', key)
+    with st.container(key=f"audio_{key}"):
+        _player(row, key)
 
 
-def _player(row: pd.Series) -> None:
+def _player(row: pd.Series, key: str) -> None:
     item = str(row.name)
     src = source()
     try:
@@ -81,8 +88,12 @@ def _player(row: pd.Series) -> None:
         st.warning(md(exc))
         start, end = 0.0, None
     first, last = math.floor(start), (math.ceil(end) if end is not None else None)
+    if clip.is_url and not _asked_for(clip, key):
+        return
     st.audio(clip.location, format=clip.mimetype or "audio/wav", start_time=first,
-             end_time=last)
+             end_time=last, autoplay=clip.is_url)   # a remote clip: asked for, so it plays
+    if clip.is_url:
+        st.caption(f"From {md(host_of(clip))}")
     if start or end is not None:
         span = f"{start:g}–{end:g} s" if end is not None else f"from {start:g} s"
         widened = ""
@@ -90,6 +101,24 @@ def _player(row: pd.Series) -> None:
             played = f"{first}–{last} s" if last is not None else f"from {first} s"
             widened = f" (played {played}: the player seeks in whole seconds)"
         st.caption(md(f"Excerpt {span}{widened}"))
+
+
+def host_of(clip: Clip) -> str:
+    """The host (and port) a URL clip is fetched from, as written, without a user or password."""
+    return urlsplit(clip.location).netloc.rpartition("@")[2]
+
+
+def _asked_for(clip: Clip, key: str) -> bool:
+    """Whether the person has asked to play the URL ``clip`` of the player ``key``; until then,
+    a button that asks. Remembered for the session, per player and URL: another query's clip
+    in the same place asks again."""
+    asked = f"_play_{key}_{zlib.crc32(clip.location.encode()):08x}"
+    if st.session_state.get(asked):
+        return True
+    st.button(f"▶ Play from {md(host_of(clip))}", key=f"play_{key}",
+              on_click=st.session_state.__setitem__, args=(asked, True),
+              help="The clip is on another server: nothing is asked of it until you press play.")
+    return False
 
 
 # ---- what the pages call, with the tables of dashboard.metadata.current_metadata() ------------

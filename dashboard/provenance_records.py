@@ -8,7 +8,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from dashboard.settings import DataSource, source
+from dashboard.settings import DataSource, source, tie_policy
 from metrics.measures.names import Measure
 
 
@@ -39,7 +39,7 @@ def provenance_record(measures: list[Measure] | None = None, protocol: str | Non
 
     src = source()
     return provenance.record(command="dashboard", inputs=source_inputs(src), measures=measures,
-                             protocol=protocol, ties=st.session_state["ties"],
+                             protocol=protocol, ties=tie_policy(),
                              options=src.upload_options(), seed=seed, ci=ci, warnings=warnings)
 
 
@@ -57,5 +57,5 @@ def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) ->
                "sha256": hashlib.sha256(text).hexdigest()}]
     measures = [parse_measure(m) for m in dict.fromkeys(TABLE2_MEASURES.values())]
     return provenance.record(command="dashboard", inputs=inputs, measures=measures,
-                             ties="none (ranks given)",
+                             ties=None,
                              options={"answer_set_length": length, "collection_size": size})

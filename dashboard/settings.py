@@ -14,6 +14,8 @@ import streamlit as st
 
 from dashboard.errors import show_error
 from metrics import MeasureError, parse_measures
+from metrics.data.ties import TiePolicy
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.stats import DEFAULT_ALPHA
 from metrics.explain.samples import SAMPLES
 from metrics.measures.names import Measure, with_relevance_threshold
@@ -37,8 +39,12 @@ LEADERBOARD_MEASURE, GROUPS_MEASURE, OPEN_GROUP = "leaderboard_measure", "groups
 # value for the whole session, across pages: Streamlit drops a widget's value on a page switch
 # unless it is created with this
 KEEP = dict(persist_state="session")
-DEFAULTS = {CORRECTION: "holm", ALPHA: DEFAULT_ALPHA, OPEN_GROUP: None,
-            "sample": "fmp", "ties": "stable", "measures": DEFAULT_MEASURES, "cutoff": 4,
+# the tie policy and the correction by name, as the sidebar's box and a link hold them (a
+# Streamlit box of names refuses an Enum as its value): tie_policy() and chosen_correction() give
+# the types
+DEFAULTS = {CORRECTION: Correction.HOLM.value, ALPHA: DEFAULT_ALPHA, OPEN_GROUP: None,
+            "sample": "fmp", "ties": TiePolicy.STABLE.value, "measures": DEFAULT_MEASURES,
+            "cutoff": 4,
             "threshold": 1, TEACHING: False}
 UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
@@ -106,6 +112,23 @@ def source() -> DataSource:
     """The data the sidebar's dataset setting names."""
     key = st.session_state["sample"]
     return st.session_state["upload"] if key == UPLOAD else DataSource.of_sample(key)
+
+
+def tie_policy() -> TiePolicy:
+    """The sidebar's tie policy: the dashboard's edge for it, where the setting (the box's or a
+    link's name) becomes the TiePolicy that every cache, page and the engine get."""
+    return TiePolicy.parse(st.session_state["ties"])
+
+
+def chosen_correction() -> Correction:
+    """The Leaderboard's correction: the dashboard's edge for it, as :func:`tie_policy` is for
+    the tie policy (the setting holds the radio's choice or a link's name)."""
+    return Correction.parse(st.session_state[CORRECTION])
+
+
+def correction_title(option: str) -> str:
+    """A correction's title, for the Leaderboard's radio (an AppTest may set it by name)."""
+    return Correction.parse(option).title
 
 
 def source_title(key: str) -> str:

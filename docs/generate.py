@@ -9,7 +9,9 @@ code that owns its content:
 * docs/bad_inputs.md — the hostile-input catalogue (tests/bad_inputs.py) with each case's real
   outcome;
 * docs/protocols.md, section ``protocols`` — the benchmark protocols' table;
-* docs/conventions.md, section ``ties`` — the tie policies (:class:`metrics.data.ties.TiePolicy`).
+* docs/conventions.md, section ``ties`` — the tie policies (:class:`metrics.data.ties.TiePolicy`);
+* docs/command_line.md, section ``corrections`` — the corrections for many comparisons
+  (:class:`metrics.evaluation.corrections.Correction`).
 
 A generated section sits between ``<!-- generated: NAME ... -->`` and
 ``<!-- end generated: NAME -->``; the text around it is written by hand. tests/test_docs.py fails
@@ -33,6 +35,7 @@ for folder in (ROOT, ROOT / "tests"):      # run as a script from anywhere; the 
 
 import metrics.measures  # noqa: E402,F401  (importing the package registers every family)
 from metrics.data.ties import ALIASES as TIE_ALIASES, TiePolicy  # noqa: E402
+from metrics.evaluation.corrections import Correction  # noqa: E402
 from metrics.evaluation.protocols import protocol_table  # noqa: E402
 from metrics.measures.aliases import ALIASES  # noqa: E402
 from metrics.measures.registry import REGISTRY, format_value, measure_syntax  # noqa: E402
@@ -250,6 +253,13 @@ def ties_section() -> str:
     return "\n".join(lines) + "\n"
 
 
+def corrections_section() -> str:
+    """docs/command_line.md's table of the corrections for many comparisons."""
+    lines = ["| `--correction` | title | what it is |", "| --- | --- | --- |"]
+    lines += [f"| `{c}` | {_cell(c.title)} | {_cell(c.description)} |" for c in Correction]
+    return "\n".join(lines) + "\n"
+
+
 # ---- every generated document -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -268,6 +278,7 @@ GENERATED = [
     Generated("docs/bad_inputs.md", bad_inputs_markdown),
     Generated("docs/protocols.md", protocols_section, "protocols"),
     Generated("docs/conventions.md", ties_section, "ties"),
+    Generated("docs/command_line.md", corrections_section, "corrections"),
 ]
 
 

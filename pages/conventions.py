@@ -8,7 +8,7 @@ from dashboard.datasets import rankings
 from dashboard.frame import page_setup
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import KEEP, measure_list
+from dashboard.settings import KEEP, measure_list, tie_policy
 from dashboard.tables import download_csv, printed_text
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.protocols import PROTOCOLS
@@ -31,7 +31,7 @@ if tables is not None:
     system = (st.selectbox("System", systems, key="conventions_system", **KEEP) if len(systems) > 1
               else systems[0])
     policies = [c for c in ours[system].columns if c not in ("measure", "changes with ties")]
-    current = st.session_state["ties"]
+    current = tie_policy()
 
     st.subheader("Benchmark protocols beside our measures")
     st.markdown(f"Each number as its benchmark's code prints it, under every tie policy; then "

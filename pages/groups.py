@@ -15,7 +15,7 @@ from dashboard.grouped import (group_means_source, group_tests_source, grouping_
 from dashboard.metadata import current_metadata
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
-from dashboard.settings import GROUPS_MEASURE, OPEN_GROUP, source, upload_store
+from dashboard.settings import GROUPS_MEASURE, OPEN_GROUP, source, tie_policy, upload_store
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
@@ -48,7 +48,7 @@ if queries is None:
 
 key = ",".join(str(m) for m in measures)
 try:
-    frame, group_of, groups = group_means_source(source(), st.session_state["ties"], key, name,
+    frame, group_of, groups = group_means_source(source(), tie_policy(), key, name,
                                                  threshold, measure, DEFAULT_LEVEL,
                                                  DEFAULT_SEED, upload_store())
 except InputError as exc:
@@ -102,7 +102,7 @@ if len(systems) > 1:
     if name_a == name_b:
         st.warning("Choose two different systems.")
     else:
-        tests = group_tests_source(source(), st.session_state["ties"], key, name, threshold,
+        tests = group_tests_source(source(), tie_policy(), key, name, threshold,
                                    name_a, name_b, DEFAULT_SEED, upload_store())
         tests = tests[tests["measure"] == measure].rename(columns={"group": name})
         shown, numbers = printed_numbers(tests, ["B − A"])

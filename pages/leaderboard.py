@@ -14,15 +14,15 @@ from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers
 from dashboard.permalink import MAX_ALPHA, MIN_ALPHA
-from dashboard.settings import ALPHA, CORRECTION, LEADERBOARD_MEASURE
+from dashboard.settings import (ALPHA, CORRECTION, LEADERBOARD_MEASURE, chosen_correction,
+                                correction_title)
 from dashboard.widgets import bound, choose
 from metrics.evaluation.cells import SMALLEST_P, fixed, p_printed
-from metrics.evaluation.leaderboard import CORRECTIONS
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.stats import DEFAULT_LEVEL, DEFAULT_SEED
 from metrics.explain.paper_table import paper_table
 from metrics.explain.standings import FAILED_VALUE, standings
 
-CORRECTION_TITLES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "tukey": "Tukey's HSD"}
 DISAGREEMENTS = 10      # rows of the "systems disagree most" table
 
 page_setup()
@@ -38,12 +38,12 @@ controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
     # settings, not widget keys: they survive leaving the page, and the address holds them
     baseline = choose("Baseline", "baseline", systems, systems[0], "baseline_box", width=220)
-    correction = bound(st.radio, "Correction for many comparisons", CORRECTION,
-                       "leaderboard_correction", options=list(CORRECTIONS),
-                       format_func=CORRECTION_TITLES.get, horizontal=True)
+    bound(st.radio, "Correction for many comparisons", CORRECTION, "leaderboard_correction",
+          options=list(Correction), format_func=correction_title, horizontal=True)
     alpha = float(bound(st.number_input, "α", ALPHA, "leaderboard_alpha", min_value=MIN_ALPHA,
                         max_value=MAX_ALPHA, step=0.01, format="%.4g", width=140))
 
+correction = chosen_correction()
 board = leaderboard_now(measures, baseline, correction, DEFAULT_SEED)
 n_common = len(np.flatnonzero(np.all([~np.isnan(results[s].results[m].values)
                                       for s in systems for m in names], axis=0)))
@@ -83,13 +83,13 @@ st.caption(
     f"column; ▲/▼ "
     f"significantly better/worse than the baseline ({md(baseline)}); † significantly "
     f"different from the best. Significance: "
-    f"**{CORRECTIONS[correction]}** at **α = {alpha:g}**, "
+    f"**{correction.description}** at **α = {alpha:g}**, "
     + (f"over all pairs of systems of each measure: q = |ȳᵢ − ȳⱼ| / √(MSE / n) with MSE the "
        f"residual mean square of the two-way ANOVA without replication (k = {len(systems)} "
        f"systems × the n queries where every system has a value; (k − 1)(n − 1) degrees of "
        f"freedom), p from the studentized range of k means: every system ran the same "
        f"queries, so their difficulty is taken out of the error, as Sakai (2018) does for IR."
-       if correction == "tukey" else
+       if correction is Correction.TUKEY else
        "within each measure's family of comparisons (each system against the baseline; each "
        "against the best).")
     + f" p-values below {SMALLEST_P:g} print as < {SMALLEST_P:g}.")
@@ -100,7 +100,7 @@ with st.expander("The numbers behind the table"):
                             for c in ("p vs baseline", "p vs best")})
     st.dataframe(shown, column_config=config, hide_index=True, width="stretch",
                  placeholder="—")
-    st.caption(f"p-values: {md(CORRECTIONS[correction])}; — where a test is undefined (a "
+    st.caption(f"p-values: {md(correction.description)}; — where a test is undefined (a "
                f"system against itself, or no spread in the differences).")
 with st.expander("The table for a paper (LaTeX, Markdown)", key="paper_table_open"):
     paper = paper_table({s: {m: results[s].results[m].values for m in names} for s in systems},
@@ -119,10 +119,10 @@ measure = choose("Measure", LEADERBOARD_MEASURE, names, names[0], "leaderboard_m
                  noun="measure")
 matrix = pairwise_now(measures, measure, correction, DEFAULT_SEED)
 st.plotly_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjusted,
-                                measure=measure, correction=CORRECTION_TITLES[correction],
+                                measure=measure, correction=correction.title,
                                 alpha=alpha), width="stretch", key="pairwise_chart")
 st.caption(f"Cell (row, column): mean of the column's system − mean of the row's over "
-           f"{matrix.n} common queries, and the p-value by {md(CORRECTIONS[correction])} "
+           f"{matrix.n} common queries, and the p-value by {md(correction.description)} "
            f"(* below α = {alpha:g}).")
 groups = matrix.groups(alpha)
 st.markdown("**Groups that cannot be told apart** (best mean first; a system may be in "

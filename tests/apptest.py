@@ -81,6 +81,31 @@ def upload_of(runs: dict[str, bytes], qrels: bytes, collection_size=None) -> Dat
                                 collection_size, False, "cosine")
 
 
+def markdown_texts(at) -> list[str]:
+    """Every string of the page that Streamlit reads as Markdown: text elements, labels and help
+    of widgets, expanders and metrics, and every cell and header of an st.table."""
+    from streamlit.testing.v1 import element_tree as tree
+
+    text_kinds = (tree.Markdown, tree.Title, tree.Header, tree.Subheader, tree.AlertBase)
+    texts = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+        if isinstance(node, text_kinds):
+            texts.append(node.value)
+        if isinstance(node, tree.Table):
+            frame = node.value
+            texts.extend(str(x) for x in [*frame.columns, *frame.index, *frame.to_numpy().ravel()])
+        for attr in ("label", "help"):
+            if isinstance(getattr(node, attr, None), str):
+                texts.append(getattr(node, attr))
+
+    walk(at.main)
+    walk(at.sidebar)
+    return texts
+
+
 # ---- the Query explorer -----------------------------------------------------------------------
 
 def query_box(at):

@@ -11,6 +11,7 @@ from metrics.ranking.allvsall import relevant_ranks as counted_ranks
 from metrics.errors import InputError
 from metrics.ranking.tie_order import id_order_key, policy_scores
 from metrics.ranking.streaming import judge_all_vs_all
+from metrics.data.ties import TiePolicy
 
 
 def relevant_ranks(*args, **kwargs):
@@ -51,7 +52,7 @@ def dataset(seed, n=60, decimals=1):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("ties", ["stable", "id", "trec"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.ID, TiePolicy.TREC9])
 @pytest.mark.parametrize("larger", [True, False])
 def test_counting_equals_sorting(seed, ties, larger):
     scores, labels, ids = dataset(seed)
@@ -68,7 +69,7 @@ def test_counting_equals_sorting(seed, ties, larger):
                                    rtol=0, atol=1e-12, err_msg=name)
 
 
-@pytest.mark.parametrize("ties", ["stable", "trec"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.TREC9])
 def test_one_large_clique_among_pairs_counted_a_few_rows_at_a_time(ties, monkeypatch):
     """A skewed collection (one clique of 40 among pairs): the per-mate counts are held for a few
     rows at a time and compacted to the pairs, whose ranks equal those of sorted full rows."""
@@ -94,10 +95,10 @@ def test_one_large_clique_among_pairs_counted_a_few_rows_at_a_time(ties, monkeyp
 
 def test_ranks_by_hand():
     scores = np.array([[9, 5, 5, 1], [5, 9, 2, 3], [5, 2, 9, 4], [1, 3, 4, 9]], dtype=np.float32)
-    ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], "stable")
+    ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], TiePolicy.STABLE)
     # w: x and y tie at 5, x is the earlier column, so y (relevant) is rank 2
     assert ranks[0].tolist() == [2.0]
-    ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], "trec")
+    ranks = relevant_ranks(scores, ["a", "b", "a", "b"], ["w", "x", "y", "z"], TiePolicy.TREC9)
     assert ranks[0].tolist() == [1.0]   # trec: id descending puts y before x
     assert ranks[1].tolist() == [2.0]   # x: w 5, z 3, y 2 -> z (relevant) second
 
@@ -137,7 +138,7 @@ def tied_dataset(n=150, seed=0):
     return scores, labels, ids
 
 
-@pytest.mark.parametrize("ties", ["stable", "id", "trec"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.ID, TiePolicy.TREC9])
 @pytest.mark.parametrize("larger", [True, False])
 @pytest.mark.parametrize("sort_cost", [0.0, None, float("inf")])   # always / as tuned / never sort
 def test_ranks_equal_sorting_with_exact_ties(ties, larger, sort_cost, monkeypatch):
@@ -157,12 +158,12 @@ def test_rows_split_over_threads_give_the_same_ranks(workers, monkeypatch):
     from metrics import parallel
 
     scores, labels, ids = tied_dataset()
-    expected = sorting_ranks(scores, labels, ids, "trec", True)
+    expected = sorting_ranks(scores, labels, ids, TiePolicy.TREC9, True)
     monkeypatch.setattr(parallel, "MIN_PART", 1)
     monkeypatch.setattr(parallel, "WORKERS", workers)
     for chunk_rows in (1, 7, 64):
         np.testing.assert_array_equal(
-            relevant_ranks(scores, labels, ids, "trec", chunk_rows=chunk_rows), expected)
+            relevant_ranks(scores, labels, ids, TiePolicy.TREC9, chunk_rows=chunk_rows), expected)
     # the first non-finite value in row order is the one reported, whichever thread meets it
     scores[140, 2] = np.nan
     scores[9, 17] = np.inf
@@ -174,7 +175,7 @@ def test_a_huge_finite_sum_is_not_an_error():
     scores, labels, ids = tied_dataset(n=40)
     scores[5, :] = 3e38   # each finite, the row's sum is not
     ranks = relevant_ranks(scores, labels, ids, chunk_rows=16)
-    np.testing.assert_array_equal(ranks, sorting_ranks(scores, labels, ids, "stable", True))
+    np.testing.assert_array_equal(ranks, sorting_ranks(scores, labels, ids, TiePolicy.STABLE, True))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
@@ -189,7 +190,7 @@ def test_memory_mapped_continuous_scores(dtype, tmp_path):
     np.save(tmp_path / "m.npy", matrix)
     mapped = np.load(tmp_path / "m.npy", mmap_mode="r")
     ids = [str(i) for i in range(n)]
-    for ties in ("stable", "trec"):
+    for ties in (TiePolicy.STABLE, TiePolicy.TREC9):
         # scores that are not float64 are compared as float32
         expected = sorting_ranks(matrix.astype(np.float32) if dtype == np.int32 else matrix,
                                  labels, ids, ties, True)
@@ -219,8 +220,9 @@ def test_rows_of_every_length_up_to_a_few_vectors(dtype, larger):
         ids = [str(i) for i in range(n)]
         matrix = scores if larger else -scores
         np.testing.assert_array_equal(
-            relevant_ranks(matrix, labels, ids, "stable", larger_is_better=larger, chunk_rows=4),
-            sorting_ranks(matrix, labels, ids, "stable", larger), err_msg=f"n={n}")
+            relevant_ranks(matrix, labels, ids, TiePolicy.STABLE, larger_is_better=larger,
+                           chunk_rows=4),
+            sorting_ranks(matrix, labels, ids, TiePolicy.STABLE, larger), err_msg=f"n={n}")
     matrix[5, n - 1] = np.nan
     with pytest.raises(InputError, match=rf"value at index \(5, {n - 1}\) is nan"):
         relevant_ranks(matrix, labels, ids, larger_is_better=larger)

@@ -90,13 +90,14 @@ def test_the_means_say_how_many_queries_they_average():
 def test_tie_report_shows_how_far_ties_move_each_query():
     from metrics import evaluate
     from metrics.explain.samples import load_sample
+    from metrics.data.ties import TiePolicy
     from metrics.ranking.tie_aware import reordered
     at = app("pages/data.py", sample="covers", measures="AP,P@10")
     boxes = [e for e in at.expander if "how far tied scores can move" in e.label]
     assert len(boxes) == 1 and boxes[0].label.startswith(md("system_a"))
     moves = boxes[0].dataframe[0].value
-    judged = load_sample("covers", "stable")["system_a"]
-    for policy in ("pessimistic", "optimistic"):
+    judged = load_sample("covers", TiePolicy.STABLE)["system_a"]
+    for policy in (TiePolicy.PESSIMISTIC, TiePolicy.OPTIMISTIC):
         values = evaluate(reordered(judged, policy), "AP,P@10").per_query().set_index("query_id")
         for _, row in moves.iterrows():   # shown to four decimals
             assert row[policy] == pytest.approx(values.loc[row["query_id"], row["measure"]],

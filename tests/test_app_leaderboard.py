@@ -30,6 +30,7 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
     from scipy import stats
 
     from metrics.evaluation.leaderboard import leaderboard
+    from metrics.evaluation.corrections import Correction
 
     at = app("pages/leaderboard.py", sample="versions", measures="AP", ties="trec9")
     assert not at.exception and not at.error
@@ -53,7 +54,7 @@ def test_leaderboard_agrees_with_pytrec_eval_and_scipy_on_the_versions_sample():
     assert shown["best"].tolist() == [False] * 4 + [True]
     # and the whole table is the engine's on those independent values (BH against the best too)
     at.radio(key="leaderboard_correction").set_value("bh").run()
-    rows = leaderboard(per_query, ["AP"], "baseline", "bh")
+    rows = leaderboard(per_query, ["AP"], "baseline", Correction.BH)
     bh = _leaderboard_numbers(at).set_index("system")
     for row in rows:
         expected = ("—" if row.p_best is None else "< 1e-16" if row.p_best < 1e-16 else

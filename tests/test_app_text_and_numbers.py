@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from apptest import PAGES, ROOT, app, grid_text, query_box, upload_of
+from apptest import PAGES, ROOT, app, grid_text, markdown_texts, query_box, upload_of
 from dashboard.safe import md
 from oracles import provenance_of_csv
 
@@ -42,31 +42,6 @@ def test_grades_of_2_to_the_53_and_beyond_render_every_page(page):
         assert at.table[0].value.iloc[:, 0]["highest grade"] == str(2**62)
 
 
-def _markdown_texts(at) -> list[str]:
-    """Every string of the page that Streamlit reads as Markdown: text elements, labels and help
-    of widgets, expanders and metrics, and every cell and header of an st.table."""
-    from streamlit.testing.v1 import element_tree as tree
-
-    text_kinds = (tree.Markdown, tree.Title, tree.Header, tree.Subheader, tree.AlertBase)
-    texts = []
-
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            walk(child)
-        if isinstance(node, text_kinds):
-            texts.append(node.value)
-        if isinstance(node, tree.Table):
-            frame = node.value
-            texts.extend(str(x) for x in [*frame.columns, *frame.index, *frame.to_numpy().ravel()])
-        for attr in ("label", "help"):
-            if isinstance(getattr(node, attr, None), str):
-                texts.append(getattr(node, attr))
-
-    walk(at.main)
-    walk(at.sidebar)
-    return texts
-
-
 # file names (a name holds no "/": the browser would send only what follows it)
 LINKS = ["![i](https:img.example) x", "[md](https:link.example) y"]
 
@@ -84,7 +59,7 @@ def test_user_text_reaches_markdown_escaped_on_every_page(page):
     at = app(page, upload=upload_of(runs, qrels), sample="upload", query=QUERY_LINK,
              system=LINKS[0], all_queries_open=True)
     assert not at.exception, at.exception
-    texts = _markdown_texts(at)
+    texts = markdown_texts(at)
     unescaped = [t for t in texts if re.search(r"(?<!\\)\]\(", t)]
     assert not unescaped, unescaped               # no live link, no image request
     joined = "\n".join(texts)

@@ -12,7 +12,7 @@ from charts import (Confusion, PRCurve, StripRow, difference_figure, interpolate
 from charts.colours import (DARK_BACKGROUND, HIGHLIGHT_TEXT, LIGHT_BACKGROUND, LOSS_COLOUR,
                             TIE_COLOUR, WIN_COLOUR)
 from dashboard.teaching import worked_measures
-from metrics import evaluate
+from metrics import TiePolicy, evaluate
 from metrics.explain.answer_sets import judged_answer_sets
 from metrics.evaluation.curves import RECALL_LEVELS
 from metrics.explain.samples import load_sample
@@ -242,7 +242,7 @@ def test_a_query_without_relevant_items_shows_its_measures_undefined():
 
 
 def test_worked_measures_show_the_listed_order_under_expected_ties():
-    tied = load_sample("instruments", "expected")["system_a"]
+    tied = load_sample("instruments", TiePolicy.EXPECTED)["system_a"]
     plain = load_sample("instruments")["system_a"]
     for q in range(plain.num_queries):
         assert worked_examples(tied, q, 4) == worked_examples(plain, q, 4)

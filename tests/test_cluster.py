@@ -93,7 +93,7 @@ def same_evaluation(one, other) -> None:
         np.testing.assert_array_equal(getattr(one.ties, part), getattr(other.ties, part))
 
 
-@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
+@pytest.mark.parametrize("ties", TiePolicy.orderings())
 @pytest.mark.parametrize("kind", ["cosine", "dot", "euclidean"])
 def test_embeddings_with_qrels(client, data, ties, kind):
     truth = load_qrels(data / "qrels.txt")
@@ -104,7 +104,7 @@ def test_embeddings_with_qrels(client, data, ties, kind):
     assert here.ties.tied_items > 0   # the test means something only with ties
 
 
-@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
+@pytest.mark.parametrize("ties", TiePolicy.orderings())
 def test_embeddings_with_labels(client, data, ties):
     truth = load_label_truth(data / "labels.csv")
     here = judge_embeddings(*embedding_args(data, "labels"), truth, "cosine", ties)
@@ -114,7 +114,7 @@ def test_embeddings_with_labels(client, data, ties):
     assert here.ties.tied_items > 0
 
 
-@pytest.mark.parametrize("ties", TiePolicy.ordering_names())
+@pytest.mark.parametrize("ties", TiePolicy.orderings())
 @pytest.mark.parametrize("distance", [False, True])
 def test_matrices(client, data, ties, distance):
     here = judge_matrix(data / "matrix.npy", data / "labels.csv", ties, distance)
@@ -130,8 +130,8 @@ def test_a_file_the_workers_cannot_see_is_sent_by_value(client, data, monkeypatc
     mapped = np.load(data / "matrix.npy", mmap_mode="r")
     assert isinstance(cluster.place(mapped), np.ndarray)
     assert not isinstance(cluster.place(mapped), np.memmap)
-    same_evaluation(judge_matrix(data / "matrix.npy", data / "labels.csv", "id"),
-                    judge_matrix(data / "matrix.npy", data / "labels.csv", "id",
+    same_evaluation(judge_matrix(data / "matrix.npy", data / "labels.csv", TiePolicy.ID),
+                    judge_matrix(data / "matrix.npy", data / "labels.csv", TiePolicy.ID,
                                  cluster=cluster))
 
 
@@ -179,7 +179,7 @@ def test_cli_starts_a_local_cluster_with_workers(data, capsys):
 
 def test_a_killed_worker_costs_time_not_correctness(client, data):
     truth = load_label_truth(data / "labels.csv")
-    args = (*embedding_args(data, "labels"), truth, "euclidean", "trec10")
+    args = (*embedding_args(data, "labels"), truth, "euclidean", TiePolicy.TREC10)
     expected = judge_embeddings(*args)
     pids = client.run(os.getpid)
     victim_address, victim = sorted(pids.items())[0]

@@ -16,6 +16,7 @@ from metrics.data.rows import whole_numbers
 from metrics.loaders.fast import read_columns
 from metrics.loaders.runs import QRELS, RUN, load_run
 from metrics.loaders.tables import numeric_column, read_table, text_column
+from metrics.data.ties import TiePolicy
 
 FIELD = st.sampled_from(["q1", "q2", "Q0", "d1", "d2", "1", "0.5", "-2", "1e3", "x", "", "#",
                          "nan", "é", "\t", "a b", "\r", "\x0c", "\x85", "\xa0", "\u2003",
@@ -113,7 +114,7 @@ def random_case(seed: int):
 
 
 @pytest.mark.parametrize("seed", range(5))
-@pytest.mark.parametrize("ties", ["stable", "trec"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.TREC9])
 def test_colliding_keys_change_nothing(monkeypatch, seed, ties):
     """With every id hashed to the same key, duplicates and judgements are decided by the ids."""
     run, truth = random_case(seed)
@@ -140,7 +141,7 @@ def ranked_case(seed: int, queries: int = 40):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("ties", ["stable", "trec", "id"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.TREC9, TiePolicy.ID])
 def test_splitting_work_over_threads_changes_nothing(monkeypatch, seed, ties):
     from metrics import parallel
 
@@ -228,12 +229,13 @@ def test_trec_tie_moves_carry_their_float64_scores():
     # policy moves the items, and each score must move with its item (the run is left as it was)
     scores = [3.0, 0.1 + 2e-12, 0.1 + 1e-12, 0.1, 0.05]
     run = Run.build(["q"] * 5, ["e", "a", "c", "b", "d"], scores)
-    ranked = rank_run(run, "trec")
+    ranked = rank_run(run, TiePolicy.TREC9)
     assert ranked.item_ids.tolist() == ["e", "c", "b", "a", "d"]
     assert ranked.scores.tolist() == [3.0, 0.1 + 1e-12, 0.1, 0.1 + 2e-12, 0.05]
     assert run.scores.tolist() == scores
     same = Run.build(["q"] * 3, ["a", "c", "b"], [1.0, 1.0, 1.0])  # equal as float64 too
-    assert rank_run(same, "trec").scores is same.scores  # nothing moved: shared, not copied
+    # nothing moved: shared, not copied
+    assert rank_run(same, TiePolicy.TREC9).scores is same.scores
 
 
 def test_judged_keys_sharing_a_table_slot_are_still_found(monkeypatch):

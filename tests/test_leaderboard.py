@@ -8,6 +8,7 @@ from scipy import stats
 
 from metrics import InputError
 from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
+from metrics.evaluation.corrections import Correction
 from oracles import holm_by_hand, paired_tukey_by_statsmodels
 
 
@@ -37,8 +38,8 @@ def test_holm_and_bh_agree_with_scipy_on_every_pair(five_systems):
     names = list(values)
     pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
     raw = np.array([stats.ttest_rel(values[names[j]], values[names[i]]).pvalue for i, j in pairs])
-    for correction, expected in (("holm", holm_by_hand(raw)),
-                                 ("bh", stats.false_discovery_control(raw, method="bh"))):
+    for correction, expected in ((Correction.HOLM, holm_by_hand(raw)),
+                                 (Correction.BH, stats.false_discovery_control(raw, method="bh"))):
         matrix = pairwise_matrix(values, correction)
         got = np.array([matrix.p_adjusted[i, j] for i, j in pairs])
         np.testing.assert_allclose(got, expected, rtol=1e-10)
@@ -60,7 +61,7 @@ def test_tukey_is_paired_by_query_on_the_two_way_anovas_residual_by_hand():
     se = np.sqrt(0.8 * d ** 2 / 6)
     near, far = (stats.studentized_range.sf(step / se, 3, 10) for step in (0.04, 0.08))
     expected = np.array([[1, near, far], [near, 1, near], [far, near, 1]])
-    matrix = pairwise_matrix(values, "tukey")
+    matrix = pairwise_matrix(values, Correction.TUKEY)
     np.testing.assert_allclose(matrix.p_adjusted, expected, rtol=1e-9)
     # paired, every difference is significant; as independent samples (scipy's one-way
     # tukey_hsd, the test before issue 40) the queries' spread swamps them: none is
@@ -69,7 +70,8 @@ def test_tukey_is_paired_by_query_on_the_two_way_anovas_residual_by_hand():
     assert matrix.groups(0.05) == [("c",), ("b",), ("a",)]
     # the leaderboard reads its tests against the baseline and the best off the same matrix
     rows = {r.system: r for r in leaderboard({s: {"AP": v} for s, v in values.items()}, ["AP"],
-                                             baseline="a", correction="tukey", resamples=200)}
+                                             baseline="a", correction=Correction.TUKEY,
+                                             resamples=200)}
     assert (rows["b"].p_baseline, rows["c"].p_baseline) == pytest.approx((near, far), rel=1e-9)
     assert (rows["a"].p_best, rows["b"].p_best) == pytest.approx((far, near), rel=1e-9)
 
@@ -77,7 +79,7 @@ def test_tukey_is_paired_by_query_on_the_two_way_anovas_residual_by_hand():
 def test_tukey_agrees_with_statsmodels_two_way_anova_on_pytrec_eval_values(five_systems):
     values = values_of(five_systems)
     expected = paired_tukey_by_statsmodels(list(values.values()))
-    np.testing.assert_allclose(pairwise_matrix(values, "tukey").p_adjusted, expected, rtol=1e-9)
+    np.testing.assert_allclose(pairwise_matrix(values, Correction.TUKEY).p_adjusted, expected, rtol=1e-9)
 
 
 def test_tukey_leaves_out_a_query_undefined_for_any_system():
@@ -87,7 +89,7 @@ def test_tukey_leaves_out_a_query_undefined_for_any_system():
     values = {s: rng.uniform(size=7) + shift for s, shift in (("a", 0), ("b", 0.3), ("c", 0.1))}
     values["a"][2] = np.nan
     values["c"][5] = np.nan
-    matrix = pairwise_matrix(values, "tukey")
+    matrix = pairwise_matrix(values, Correction.TUKEY)
     keep = [0, 1, 3, 4, 6]
     assert matrix.n == 5
     np.testing.assert_allclose(matrix.p_adjusted,
@@ -99,9 +101,10 @@ def test_tukey_without_error_or_degrees_of_freedom():
     # each system a constant shift of another on every query: no residual, the differences are
     # certain (p = 0, printed "< 1e-16"); equal systems: p = 1; one query: no degree of freedom
     base = np.array([0.2, 0.7, 0.4])
-    matrix = pairwise_matrix({"a": base, "b": base + 0.25, "c": base}, "tukey")
+    matrix = pairwise_matrix({"a": base, "b": base + 0.25, "c": base},
+                             Correction.TUKEY)
     np.testing.assert_array_equal(matrix.p_adjusted, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
-    one = pairwise_matrix({"a": np.array([0.2]), "b": np.array([0.5])}, "tukey")
+    one = pairwise_matrix({"a": np.array([0.2]), "b": np.array([0.5])}, Correction.TUKEY)
     assert np.isnan(one.p_adjusted).all()
 
 
@@ -151,7 +154,8 @@ def test_compare_on_the_command_line_prints_no_p_of_zero(tmp_path):
 
 
 def test_leaderboard_against_baseline_and_best(five_systems):
-    rows = leaderboard(five_systems, ["AP"], baseline="sys0", correction="holm", resamples=2000)
+    rows = leaderboard(five_systems, ["AP"], baseline="sys0", correction=Correction.HOLM,
+                       resamples=2000)
     by_system = {r.system: r for r in rows}
     values = values_of(five_systems)
     assert [r.system for r in rows if r.best] == ["sys4"]
@@ -168,7 +172,7 @@ def test_leaderboard_against_baseline_and_best(five_systems):
 
 def test_groups_that_cannot_be_told_apart(five_systems):
     values = values_of(five_systems)
-    matrix = pairwise_matrix(values, "holm")
+    matrix = pairwise_matrix(values, Correction.HOLM)
     groups = matrix.groups(alpha=0.05)
     order = sorted(values, key=lambda s: -values[s].mean())
     # every group is a run of the mean order whose pairs all have p >= alpha, and maximal
@@ -184,11 +188,11 @@ def test_groups_that_cannot_be_told_apart(five_systems):
 
 def test_common_queries_and_bad_arguments():
     values = {"a": np.array([0.1, np.nan, 0.3, 0.2]), "b": np.array([0.2, 0.5, np.nan, 0.1])}
-    matrix = pairwise_matrix(values, "holm")
+    matrix = pairwise_matrix(values, Correction.HOLM)
     assert matrix.n == 2
     with pytest.raises(InputError, match="unknown correction 'bonferroni'"):
-        pairwise_matrix(values, "bonferroni")
+        Correction.parse("bonferroni")
     with pytest.raises(InputError, match="at least two systems"):
-        pairwise_matrix({"a": np.ones(3)}, "holm")
+        pairwise_matrix({"a": np.ones(3)}, Correction.HOLM)
     with pytest.raises(InputError, match="no system named 'c'"):
         leaderboard({"a": {"AP": np.ones(3)}, "b": {"AP": np.ones(3)}}, ["AP"], baseline="c")

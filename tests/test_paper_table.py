@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 from metrics.explain.paper_table import latex_text, markdown_text, paper_table, system_letter
+from metrics.evaluation.corrections import Correction
 from oracles import holm_by_hand
 
 BASE = np.array([0.10, 0.20, 0.30, 0.25, 0.15, 0.40, 0.35, 0.05])
@@ -65,7 +66,7 @@ Mean of each measure over the queries where every system has a value; the best o
 
 
 def test_latex_and_markdown_are_the_tables_written_by_hand():
-    table = paper_table(PER_QUERY, ["AP", "FirstRank"], LOWER_IS_BETTER, "holm", 0.05)
+    table = paper_table(PER_QUERY, ["AP", "FirstRank"], LOWER_IS_BETTER, Correction.HOLM, 0.05)
     assert table.latex() == EXPECTED_LATEX
     assert table.markdown() == EXPECTED_MARKDOWN
 
@@ -75,8 +76,8 @@ def test_the_correction_and_alpha_decide_the_superscripts():
     # Benjamini–Hochberg's 3/2 × 0.0241 = 0.0361 is
     raw, _ = holm_p([BASE, MID, BEST])
     assert stats.false_discovery_control(raw)[1] == pytest.approx(0.0361266, rel=1e-4)
-    holm = paper_table(PER_QUERY, ["AP"], LOWER_IS_BETTER, "holm", 0.04)
-    bh = paper_table(PER_QUERY, ["AP"], LOWER_IS_BETTER, "bh", 0.04)
+    holm = paper_table(PER_QUERY, ["AP"], LOWER_IS_BETTER, Correction.HOLM, 0.04)
+    bh = paper_table(PER_QUERY, ["AP"], LOWER_IS_BETTER, Correction.BH, 0.04)
     assert [row[0] for row in holm.beats] == ["", "a", ""]
     assert [row[0] for row in bh.beats] == ["", "a", "a"]
     assert r"Benjamini--Hochberg correction of paired t-tests" in bh.latex()

@@ -20,6 +20,7 @@ from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, li
 from metrics.errors import InputError
 from metrics.ranking.embeddings import EmbeddingScores
 from metrics.ranking.streaming import judge_streamed
+from metrics.data.ties import TiePolicy
 
 TREC = {"map": "AP", "P_5": "P@5", "P_10": "P@10", "recall_10": "R@10", "recip_rank": "RR",
         "ndcg": "nDCG", "ndcg_cut_10": "nDCG@10", "Rprec": "Rprec", "bpref": "Bpref",
@@ -121,7 +122,7 @@ def brute_ranks(scores: np.ndarray, pairs, item_ids, ties):
     return out
 
 
-@pytest.mark.parametrize("ties", ["stable", "id", "trec"])
+@pytest.mark.parametrize("ties", [TiePolicy.STABLE, TiePolicy.ID, TiePolicy.TREC9])
 @pytest.mark.parametrize("memory", [None, 1])
 def test_streamed_embeddings_rank_as_a_full_sort(ties, memory, monkeypatch):
     """Every block size (down to one query per block) and rows with many judged items (sorted

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASURES = "AP,P@5,P@10,RR,nDCG@10,Bpref,Rprec,R@5,Judged@5"
 
 
-@pytest.mark.parametrize("ties", TiePolicy.names())
+@pytest.mark.parametrize("ties", list(TiePolicy))
 @pytest.mark.parametrize("block", [1, 50, 300, 1 << 20])
 def test_streamed_equals_whole_file_under_every_policy(tmp_path, ties, block):
     run_path, qrels_path = write_run(tmp_path, seed=len(ties) * 7 + block % 97)
@@ -57,7 +57,7 @@ def test_gzip_streams_the_same(tmp_path):
     data = run_path.read_bytes()
     gz.write_bytes(gzip.compress(data[:len(data) // 2]) + gzip.compress(data[len(data) // 2:]))
     truth = load_qrels(qrels_path)
-    for ties in ("trec9", "expected"):
+    for ties in (TiePolicy.TREC9, TiePolicy.EXPECTED):
         whole = judge(load_run(gz), truth, ties, keep_lists=False)
         streamed = judge_run_stream(gz, truth, ties, block=100)
         assert streamed is not None
@@ -66,7 +66,7 @@ def test_gzip_streams_the_same(tmp_path):
 
 def test_unsorted_run_gives_way_to_the_whole_file(tmp_path):
     run_path, qrels_path = write_run(tmp_path, seed=5, shuffled=True)
-    assert judge_run_stream(run_path, load_qrels(qrels_path), "trec9", block=64) is None
+    assert judge_run_stream(run_path, load_qrels(qrels_path), TiePolicy.TREC9, block=64) is None
 
 
 def test_files_the_fast_reader_refuses_give_way(tmp_path):
@@ -97,16 +97,16 @@ def test_id_policy_with_whole_and_other_ids_in_different_blocks(tmp_path, monkey
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 9 1\nq2 0 a 1\n")
     truth = load_qrels(qrels)
-    streamed = judge_run_stream(run_path, truth, "id", block=20)
+    streamed = judge_run_stream(run_path, truth, TiePolicy.ID, block=20)
     whole = judge(load_run(run_path), truth, "id", keep_lists=False)
     same_judged(streamed.judged, whole)
     assert whole.hit_ranks.tolist() == [2, 1]   # 10 before 9 as text; a before b
     monkeypatch.setattr(run_stream, "batch_lines", lambda block: 2)   # a batch per query
-    assert judge_run_stream(run_path, truth, "id", block=20) is None
+    assert judge_run_stream(run_path, truth, TiePolicy.ID, block=20) is None
     run_path.write_text(text.replace(" b ", " 12 ").replace(" a ", " 11 "))
     qrels.write_text("q1 0 9 1\nq2 0 11 1\n")
     truth = load_qrels(qrels)
-    streamed = judge_run_stream(run_path, truth, "id", block=20)
+    streamed = judge_run_stream(run_path, truth, TiePolicy.ID, block=20)
     same_judged(streamed.judged, judge(load_run(run_path), truth, "id", keep_lists=False))
 
 
@@ -130,7 +130,7 @@ def test_agrees_with_pytrec_eval(tmp_path, shuffled):
     oracle = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P", "recip_rank", "ndcg_cut",
                                                     "bpref", "Rprec"}).evaluate(run)
     truth = load_qrels(qrels_path)
-    streamed = judge_run_stream(run_path, truth, "trec9", block=64)
+    streamed = judge_run_stream(run_path, truth, TiePolicy.TREC9, block=64)
     judged = streamed.judged if streamed is not None else judge(load_run(run_path), truth,
                                                                 "trec9")
     assert (streamed is None) == shuffled
@@ -190,8 +190,8 @@ def test_compare_names_a_streamed_run_by_its_tag(tmp_path):
 
     run_path, qrels_path = write_run(tmp_path, seed=12)
     truth = load_qrels(qrels_path)
-    streamed = judge_run_file(run_path, truth, "trec10", keep_lists=False)
-    whole = judge_run_file(run_path, truth, "trec10")
+    streamed = judge_run_file(run_path, truth, TiePolicy.TREC10, keep_lists=False)
+    whole = judge_run_file(run_path, truth, TiePolicy.TREC10)
     assert streamed.name == whole.name == "tag" and streamed.lists is None
     same_judged(streamed, whole)
 
@@ -230,7 +230,7 @@ def to_parquet(run_path: Path, out: Path, **columns) -> Path:
     return out
 
 
-@pytest.mark.parametrize("ties", TiePolicy.names())
+@pytest.mark.parametrize("ties", list(TiePolicy))
 def test_parquet_streams_by_batches_the_same(tmp_path, ties):
     run_path, qrels_path = write_run(tmp_path, seed=31)
     parquet = to_parquet(run_path, tmp_path / "run.parquet")
@@ -272,8 +272,10 @@ def test_memory_does_not_grow_with_a_sorted_run(tmp_path):
             [sys.executable, "-c",
              "import resource, sys\n"
              "from metrics.loaders import load_qrels\n"
+             "from metrics.data.ties import TiePolicy\n"
              "from metrics.ranking.run_stream import judge_run_stream\n"
-             "s = judge_run_stream(sys.argv[1], load_qrels(sys.argv[2]), 'trec9', memory=32 << 20)\n"
+             "s = judge_run_stream(sys.argv[1], load_qrels(sys.argv[2]), TiePolicy.TREC9,\n"
+             "                     memory=32 << 20)\n"
              "assert s is not None and s.judged.lengths.tolist() == [1000, 1000]\n"
              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)", str(run), str(qrels)],
             capture_output=True, text=True, cwd=ROOT)

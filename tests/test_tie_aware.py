@@ -21,6 +21,7 @@ from metrics.evaluation.evaluate import tie_range
 from metrics.measures.registry import REGISTRY
 from metrics.measures.names import parse_measure
 from metrics.ranking.streaming import judge_all_vs_all, judge_streamed
+from metrics.data.ties import TiePolicy
 
 COLLECTION = 40
 
@@ -135,7 +136,7 @@ def values(run, truth, ties, measures):
 # ---- the three policies against explicit lists --------------------------------------------------
 
 @pytest.mark.parametrize("seed,long", [(1, False), (2, False), (3, True), (4, False)])
-@pytest.mark.parametrize("policy", ["optimistic", "pessimistic"])
+@pytest.mark.parametrize("policy", [TiePolicy.OPTIMISTIC, TiePolicy.PESSIMISTIC])
 def test_reordering_equals_the_hand_reordered_list(seed, long, policy):
     lists, qrels = random_queries(seed, long=long)
     got = values(as_run(lists), GroundTruth.from_dict(qrels), policy, ALL)
@@ -187,7 +188,8 @@ def test_hand_computed_example():
     run = Run.from_dict({"q1": {"a": 1, "b": 1, "c": 1, "d": 0.5}})
     truth = GroundTruth.from_dict({"q1": {"a": 0, "c": 1, "d": 2}})
     ap = {t: evaluate(judge(run, truth, t), "AP,RR,FirstRank,P@1").aggregate()
-          for t in ("stable", "optimistic", "pessimistic", "expected")}
+          for t in (TiePolicy.STABLE, TiePolicy.OPTIMISTIC, TiePolicy.PESSIMISTIC,
+                    TiePolicy.EXPECTED)}
     assert ap["optimistic"]["AP"] == pytest.approx(0.75)
     assert ap["pessimistic"]["AP"] == pytest.approx((1 / 3 + 0.5) / 2)
     assert ap["expected"]["AP"] == pytest.approx((0.75 + 0.5 + (1 / 3 + 0.5) / 2) / 3)
@@ -209,7 +211,7 @@ def test_tie_range_is_the_pessimistic_and_optimistic_aggregate():
     truth = GroundTruth.from_dict(qrels)
     judged = judge(as_run(lists), truth, "stable", collection_size=COLLECTION)
     ranges = tie_range(judged, "AP,P@2,FP@2")
-    for policy, side in (("pessimistic", 0), ("optimistic", 1)):
+    for policy, side in ((TiePolicy.PESSIMISTIC, 0), (TiePolicy.OPTIMISTIC, 1)):
         means = evaluate(judge(as_run(lists), truth, policy, collection_size=COLLECTION),
                          "AP,P@2,FP@2").aggregate()
         assert {m: r[side] for m, r in ranges.items()} == pytest.approx(means)
@@ -236,7 +238,7 @@ def test_tie_range_with_untied_queries_equals_whole_reorderings(seed, give_base)
     base = evaluate(judged, measures) if give_base else None
     for how in ("mean", "median"):
         ranges = tie_range(judged, measures, how, base)
-        for policy, side in (("pessimistic", 0), ("optimistic", 1)):
+        for policy, side in ((TiePolicy.PESSIMISTIC, 0), (TiePolicy.OPTIMISTIC, 1)):
             want = evaluate(judge(as_run(lists), truth, policy, collection_size=COLLECTION),
                             measures).aggregate(how)
             assert {m: r[side] for m, r in ranges.items()} == pytest.approx(want, abs=1e-12)
@@ -248,7 +250,8 @@ def _frame(judged, measures):
     return evaluate(judged, measures).per_query().set_index("query_id").to_numpy(float)
 
 
-@pytest.mark.parametrize("policy", ["optimistic", "pessimistic", "expected"])
+@pytest.mark.parametrize("policy", [TiePolicy.OPTIMISTIC, TiePolicy.PESSIMISTIC,
+                                    TiePolicy.EXPECTED])
 def test_streamed_scores_match_the_run_path(policy):
     rng = np.random.default_rng(13)
     n_queries, n_items = 6, 9
@@ -269,7 +272,8 @@ def test_streamed_scores_match_the_run_path(policy):
                                rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("policy", ["optimistic", "pessimistic", "expected"])
+@pytest.mark.parametrize("policy", [TiePolicy.OPTIMISTIC, TiePolicy.PESSIMISTIC,
+                                    TiePolicy.EXPECTED])
 def test_all_vs_all_matrix_matches_the_run_path(policy):
     rng = np.random.default_rng(14)
     n = 9
@@ -337,7 +341,7 @@ def test_all_vs_all_expected_equals_the_mean_over_every_ordering():
     matrix = rng.integers(0, 3, size=(n, n)).astype(np.float64)
     ids = [f"i{k}" for k in range(n)]
     labels = ["a", "b", "a", "a", "b", "c", "a"]
-    got = _frame(judge_all_vs_all(matrix, ids, labels, "expected", collection_size=n - 1),
+    got = _frame(judge_all_vs_all(matrix, ids, labels, TiePolicy.EXPECTED, collection_size=n - 1),
                  EXPECTED)
     lists, relevant, owner = [], [], []
     for i in range(n):

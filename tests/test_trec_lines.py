@@ -20,6 +20,7 @@ from metrics.loaders.trec_lines import (QRELS_LAYOUT, RUN_LAYOUT, BlockIds, Scra
 from metrics.ranking import judged_lookup
 from metrics.ranking.rank import judge
 from metrics.ranking.run_stream import judge_run_stream
+from metrics.data.ties import TiePolicy
 from tied_runs import same_judged, write_run
 
 # in CI (a C compiler) these never skip: test_the_c_reader_is_built_in_ci fails instead
@@ -153,7 +154,8 @@ def test_qrels_read_by_either_reader_are_the_same(tmp_path, monkeypatch):
     assert c.warnings == p.warnings and any("duplicated" in w for w in c.warnings)
 
 
-@pytest.mark.parametrize("ties", ["trec", "trec9", "id", "stable", "optimistic"])
+@pytest.mark.parametrize("ties", [TiePolicy.TREC9, TiePolicy.ID, TiePolicy.STABLE,
+                                  TiePolicy.OPTIMISTIC])
 def test_streamed_runs_are_the_whole_files_with_either_reader(tmp_path, reader, ties):
     run_path, qrels_path = write_run(tmp_path, seed=21)
     truth = load_qrels(qrels_path)

@@ -16,6 +16,7 @@ from typing import Sequence
 from metrics.errors import InputError
 from metrics.evaluation import provenance
 from metrics.evaluation.evaluate import evaluate, tie_range
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
 from metrics.evaluation.power import detectable_sentence, power_analysis
 from metrics.evaluation.protocols import evaluate_protocol, protocol_named, protocol_table
@@ -136,7 +137,7 @@ def _paper_table(args, measures) -> int:
     _, per_query, _, warnings_list, _ = _evaluate_runs(args, measures)
     table = paper_table(per_query, [str(m) for m in measures],
                         {str(m): m.definition.higher_is_better for m in measures},
-                        args.correction or "holm", args.alpha, args.seed)
+                        args.correction or Correction.HOLM, args.alpha, args.seed)
     _print_result(table.latex() if args.format == "latex" else table.markdown(),
                   dict.fromkeys(warnings_list), args.format)
     return 0

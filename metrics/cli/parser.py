@@ -2,22 +2,25 @@
 option's text is checked.
 
 Defaults and choices come from their owners in the engine (measures from the registry, tie
-policies from :class:`~metrics.data.ties.TiePolicy`, seeds and resamples from
+policies from :class:`~metrics.data.ties.TiePolicy`, corrections from
+:class:`~metrics.evaluation.corrections.Correction`, seeds and resamples from
 :mod:`metrics.evaluation.stats`), and numbers are parsed by the engine's own parsers, so that the
-command line, the dashboard and measure names agree on what a valid value is.
+command line, the dashboard and measure names agree on what a valid value is. This is the command
+line's edge: ``--ties`` and ``--correction`` leave it as a TiePolicy and a Correction, never as
+text.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from metrics.data.judged import check_collection_size
 from metrics.data.ties import ALIASES, TiePolicy
 from metrics.evaluation.evaluate import AGGREGATES
 from metrics.evaluation.protocols import PROTOCOLS
-from metrics.evaluation.leaderboard import CORRECTIONS
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.power import DEFAULT_POWER
 from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED,
                                       TESTS)
@@ -55,6 +58,29 @@ def argument_type(parse: Callable[[str], Parsed]) -> Callable[[str], Parsed]:
     return parse_argument
 
 
+def one_of(parse: Callable[[str], Parsed], names: Sequence[str]) -> Callable[[str], Parsed]:
+    """An option whose text is one of ``names``, parsed by the type that owns them (``parse``:
+    :meth:`TiePolicy.parse`, :meth:`Correction.parse`) into that type. A name it does not know is
+    refused in argparse's own words for a bad choice; give the option ``metavar=choices(names)``
+    for argparse's list of choices in the usage."""
+    def parse_choice(text: str) -> Parsed:
+        try:
+            return parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from "
+                                             f"{', '.join(map(repr, names))})") from None
+    parse_choice.__name__ = parse.__name__
+    return parse_choice
+
+
+def choices(names: Sequence[str]) -> str:
+    """The usage's list of the names of :func:`one_of`, as argparse writes ``choices``."""
+    return "{" + ",".join(names) + "}"
+
+
+TIE_NAMES = TiePolicy.names() + tuple(ALIASES)   # former names, still accepted, last
+tie_policy = one_of(TiePolicy.parse, TIE_NAMES)
+correction = one_of(Correction.parse, Correction.names())
 whole_number = argument_type(positive_int)      # at least 1
 memory_size = argument_type(parse_memory)       # bytes, from "128M" or "2G"
 
@@ -92,8 +118,8 @@ def _add_measure_options(parser: argparse.ArgumentParser,
                         help='comma-separated measures, e.g. "AP,P@10,nDCG@10" '
                              f"(default {DEFAULT_MEASURES})")
     parser.add_argument("--format", "-f", choices=formats, default="table", help=format_help)
-    parser.add_argument("--ties", choices=TiePolicy.names() + tuple(ALIASES),
-                        default=TiePolicy.STABLE.value,
+    parser.add_argument("--ties", type=tie_policy, metavar=choices(TIE_NAMES),
+                        default=TiePolicy.STABLE,
                         help="order of equal scores: " + TiePolicy.help_text())
     parser.add_argument("--collection-size", type=collection_size, default=None,
                         metavar=f"N|{JUDGED}",
@@ -204,10 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     cp.add_argument("--test", action="append", choices=TESTS, default=None,
                     help="significance test; repeat for several (default: all three)")
-    cp.add_argument("--correction", choices=list(CORRECTIONS), default=None,
+    cp.add_argument("--correction", type=correction, metavar=choices(Correction.names()),
+                    default=None,
                     help="add a matrix of every pair's adjusted p-value and mean difference per "
                          "measure, and the groups of systems that cannot be told apart: "
-                         + "; ".join(f"{k} = {v}" for k, v in CORRECTIONS.items()))
+                         + Correction.help_text())
     cp.add_argument("--baseline", default=None, metavar="NAME",
                     help="with --correction: also test every system against this one (default: "
                          "the first run) and against the best")
@@ -235,8 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a difference in the measure to detect: how many queries it needs")
     pw.add_argument("--taxonomy", help="class,parent CSV; relevance 2 same class, 1 sibling")
     pw.add_argument("--format", "-f", choices=("table", "json"), default="table")
-    pw.add_argument("--ties", choices=TiePolicy.names() + tuple(ALIASES),
-                    default=TiePolicy.STABLE.value, help="order of equal scores (see evaluate)")
+    pw.add_argument("--ties", type=tie_policy, metavar=choices(TIE_NAMES),
+                    default=TiePolicy.STABLE, help="order of equal scores (see evaluate)")
     pw.add_argument("--collection-size", type=collection_size, default=None,
                     metavar=f"N|{JUDGED}", help="|D|, for measures that need it (see evaluate)")
 

@@ -338,9 +338,7 @@ def _many_as_json(many: dict) -> dict:
 
 
 def _many_as_text(many: dict) -> str:
-    from metrics.evaluation.leaderboard import CORRECTIONS
-
-    method = f"{CORRECTIONS[many['correction']]}; groups at α = {many['alpha']:g}"
+    method = f"{many['correction'].description}; groups at α = {many['alpha']:g}"
     parts = []
     for measure, m in many["matrices"].items():
         header = [f"{measure}: p / B−A", *m.systems]

@@ -3,7 +3,10 @@
 One owner for the policies' names, former names, what each does and what it supports; every other
 module (ranking, streaming, all-vs-all, measures, protocols, the command line and the dashboard)
 asks a :class:`TiePolicy` instead of comparing strings. A policy given as text is checked once,
-by :meth:`TiePolicy.parse`.
+by :meth:`TiePolicy.parse`, at an edge — the command line's ``--ties``, the dashboard's settings
+and links (:mod:`dashboard.settings`, :mod:`dashboard.permalink`) and the public
+:func:`metrics.judge` — and travels inside as a :class:`TiePolicy`. docs/conventions.md's table
+of the policies is written from :attr:`TiePolicy.in_a_group`.
 
 * ``stable`` — input order (the run file's lines, a matrix's columns);
 * ``id`` — item id ascending, as Müller's FMP text puts it (numeric order when every id is an
@@ -37,10 +40,9 @@ class TiePolicy(StrEnum):
     EXPECTED = "expected"
 
     @classmethod
-    def parse(cls, text: str | TiePolicy) -> TiePolicy:
-        """The policy named ``text`` (or one of its former names), or an InputError listing them."""
-        if isinstance(text, cls):
-            return text
+    def parse(cls, text: str) -> TiePolicy:
+        """The policy named ``text`` (or one of its former names; a policy is its own name), or an
+        InputError listing them."""
         name = ALIASES.get(text, text)
         try:
             return cls(name)

@@ -2,21 +2,8 @@
 baseline and against the best, a pairwise matrix of one measure, and the groups of systems that
 cannot be told apart — with the p-values corrected for the number of comparisons.
 
-Corrections (the method is named wherever a p-value is shown):
-
-* ``holm`` — Holm's step-down over the family of paired t-tests (:func:`metrics.evaluation.stats.
-  holm`);
-* ``bh`` — Benjamini–Hochberg's false discovery rate over the same family
-  (``scipy.stats.false_discovery_control``);
-* ``tukey`` — Tukey's honestly significant difference over all pairs of systems on the residual
-  of the two-way ANOVA without replication (systems × queries), as Sakai does for IR (Laboratory
-  Experiments in Information Retrieval, 2018): every system ran the same queries, so the
-  queries' own difficulty is taken out of the error, rather than treating the systems' values as
-  independent samples (``scipy.stats.tukey_hsd``, a one-way test). With k systems and n queries,
-  q = |ȳᵢ − ȳⱼ| / √(MSE / n), MSE the residual mean square with (k − 1)(n − 1) degrees of
-  freedom, and p = P(Q > q) for the studentized range of k means
-  (``scipy.stats.studentized_range``). Against the baseline and the best, its all-pairs p-values
-  are read off.
+The corrections and the p-values each gives are :class:`~metrics.evaluation.corrections.
+Correction`'s (the method is named wherever a p-value is shown).
 
 Per-query values are compared over the queries where every system has a value, so each test of a
 family sees the same queries (a query where the measure is undefined for any system is left out
@@ -30,30 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.errors import InputError
+from metrics.evaluation.corrections import Correction
 from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                      bootstrap_interval, holm, paired_test)
-
-CORRECTIONS = {"holm": "Holm's step-down correction of paired t-tests",
-               "bh": "Benjamini–Hochberg correction of paired t-tests",
-               "tukey": "Tukey's HSD over all pairs of systems, paired by query (on the "
-                        "residual of the two-way ANOVA systems × queries)"}
-
-
-def _correct(p_values: list[float | None], correction: str) -> list[float | None]:
-    if correction == "holm":
-        return holm(p_values)
-    if correction != "bh":
-        raise InputError(f"unknown correction {correction!r}; use one of "
-                         f"{', '.join(CORRECTIONS)}")
-    from scipy.stats import false_discovery_control
-
-    known = [i for i, p in enumerate(p_values) if p is not None]
-    adjusted: list[float | None] = [None] * len(p_values)
-    if known:
-        values = false_discovery_control([p_values[i] for i in known], method="bh")
-        for i, value in zip(known, np.atleast_1d(values)):
-            adjusted[i] = float(value)
-    return adjusted
+                                      bootstrap_interval)
 
 
 def common_queries(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -63,45 +29,10 @@ def common_queries(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {name: row[keep] for name, row in zip(values, stacked)}
 
 
-def _check(values: dict[str, np.ndarray], correction: str) -> dict[str, np.ndarray]:
-    if correction not in CORRECTIONS:
-        raise InputError(f"unknown correction {correction!r}; use one of "
-                         f"{', '.join(CORRECTIONS)}")
+def _check(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     if len(values) < 2:
         raise InputError("a comparison needs at least two systems")
     return common_queries(values)
-
-
-def tukey_p_values(values: dict[str, np.ndarray]) -> np.ndarray:
-    """Tukey's HSD p-values of every pair of systems, paired by query: the residual mean square of
-    the two-way ANOVA without replication (systems × queries) is the error (a symmetric matrix, 1
-    on the diagonal; NaN with fewer than two queries, where the residual has no degree of
-    freedom)."""
-    from scipy.stats import studentized_range
-
-    table = np.vstack([np.asarray(v, dtype=np.float64) for v in values.values()])
-    k, n = table.shape
-    p = np.ones((k, k))
-    if n < 2:
-        return np.full((k, k), np.nan)
-    system_means, query_means = table.mean(axis=1), table.mean(axis=0)
-    residual = table - system_means[:, None] - query_means[None, :] + table.mean()
-    df = (k - 1) * (n - 1)
-    mse = float((residual ** 2).sum()) / df
-    # a residual no larger than the rounding of the means it subtracts is none (each system a
-    # constant shift of another): taken as 0, not as an error of 1e-17 with its own p
-    if np.sqrt(mse) <= 16 * np.finfo(np.float64).eps * max(1.0, float(np.abs(table).max())):
-        mse = 0.0
-    for i in range(k):
-        for j in range(i + 1, k):
-            diff = abs(system_means[i] - system_means[j])
-            if diff == 0:
-                continue                    # equal means: nothing differs (q = 0, p = 1)
-            # an error of 0 (each system a constant shift of another on every query) and
-            # different means: the difference is certain, p = 0
-            q = diff / np.sqrt(mse / n) if mse > 0 else np.inf
-            p[i, j] = p[j, i] = 0.0 if np.isinf(q) else float(studentized_range.sf(q, k, df))
-    return p
 
 
 @dataclass(frozen=True)
@@ -112,7 +43,7 @@ class PairwiseMatrix:
     means: np.ndarray         # each system's mean over the common queries
     mean_diff: np.ndarray     # [i, j] = mean(system j) − mean(system i)
     p_adjusted: np.ndarray    # symmetric; NaN where undefined, 1 on the diagonal
-    correction: str
+    correction: Correction
     n: int
 
     def groups(self, alpha: float = DEFAULT_ALPHA) -> list[tuple[str, ...]]:
@@ -132,23 +63,15 @@ class PairwiseMatrix:
         return [tuple(self.systems[order[k]] for k in range(a, b + 1)) for a, b in runs]
 
 
-def pairwise_matrix(values: dict[str, np.ndarray], correction: str = "holm",
+def pairwise_matrix(values: dict[str, np.ndarray], correction: Correction = Correction.HOLM,
                     seed: int = DEFAULT_SEED) -> PairwiseMatrix:
     """Every pair of systems on one measure, p-values corrected over all k(k − 1)/2 pairs."""
-    values = _check(values, correction)
+    values = _check(values)
     names = tuple(values)
-    k = len(names)
     means = np.array([values[name].mean() if len(values[name]) else np.nan for name in names])
     diff = means[None, :] - means[:, None]
-    if correction == "tukey":
-        p = tukey_p_values(values)
-    else:
-        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-        raw = [paired_test(values[names[i]], values[names[j]], "t", seed)[1] for i, j in pairs]
-        p = np.ones((k, k))
-        for (i, j), value in zip(pairs, _correct(raw, correction)):
-            p[i, j] = p[j, i] = np.nan if value is None else value
-    return PairwiseMatrix(names, means, diff, p, correction, len(values[names[0]]))
+    return PairwiseMatrix(names, means, diff, correction.all_pairs(values, seed), correction,
+                          len(values[names[0]]))
 
 
 @dataclass(frozen=True)
@@ -165,7 +88,7 @@ class LeaderboardRow:
 
 
 def leaderboard(per_query: dict[str, dict[str, np.ndarray]], measures: list[str],
-                baseline: str | None = None, correction: str = "holm",
+                baseline: str | None = None, correction: Correction = Correction.HOLM,
                 higher_is_better: dict[str, bool] | None = None, level: float = DEFAULT_LEVEL,
                 seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
                 ) -> list[LeaderboardRow]:
@@ -179,23 +102,16 @@ def leaderboard(per_query: dict[str, dict[str, np.ndarray]], measures: list[str]
         raise InputError(f"no system named {baseline!r}; the systems are {', '.join(systems)}")
     rows = []
     for measure in measures:
-        values = _check({s: per_query[s][measure] for s in systems}, correction)
+        values = _check({s: per_query[s][measure] for s in systems})
         means = {s: float(v.mean()) if len(v) else None for s, v in values.items()}
         defined = [s for s in systems if means[s] is not None]
         better = max if (higher_is_better or {}).get(measure, True) else min
         best = better(defined, key=lambda s: means[s]) if defined else None
-        tukey = tukey_p_values(values) if correction == "tukey" else None
-
-        def against(reference):
-            others = [s for s in systems if s != reference]
-            if tukey is not None:
-                r = systems.index(reference)
-                return {s: _finite_or_none(tukey[r, systems.index(s)]) for s in others}
-            raw = [paired_test(values[reference], values[s], "t", seed)[1] for s in others]
-            return dict(zip(others, _correct(raw, correction)))
-
-        p_base = against(baseline)
-        p_best = against(best) if best is not None else {}
+        # Tukey's test of all pairs, once for both references
+        all_pairs = correction.all_pairs(values, seed) if correction.tests_all_pairs_at_once \
+            else None
+        p_base = correction.against(values, baseline, seed, all_pairs)
+        p_best = correction.against(values, best, seed, all_pairs) if best is not None else {}
         for s in systems:
             interval = bootstrap_interval(values[s], np.mean, level, seed, resamples)
             rows.append(LeaderboardRow(
@@ -207,7 +123,3 @@ def leaderboard(per_query: dict[str, dict[str, np.ndarray]], measures: list[str]
 
 def _difference(a, b):
     return None if a is None or b is None else a - b
-
-
-def _finite_or_none(value) -> float | None:
-    return float(value) if np.isfinite(value) else None

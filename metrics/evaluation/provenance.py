@@ -18,6 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Iterable
 
+from metrics.data.ties import TiePolicy
 from metrics.evaluation.cells import spreadsheet_json
 from metrics.evaluation.evaluate import EvaluationResult, relevance_threshold
 from metrics.evaluation.protocols import describe
@@ -78,15 +79,17 @@ def measure_records(measures: list[Measure]) -> list[dict]:
 
 def record(*, command: str, inputs: list[dict], result: EvaluationResult | None = None,
            measures: list[Measure] | None = None, protocol: str | None = None,
-           ties: str, aggregate: str = "mean", options: dict | None = None,
+           ties: TiePolicy | None, aggregate: str = "mean", options: dict | None = None,
            seed: int | None = None, ci: dict | None = None, queries: dict | None = None,
            warnings: Iterable[str] = ()) -> dict:
-    """The provenance record of one evaluation (see the module docstring)."""
+    """The provenance record of one evaluation (see the module docstring). ``ties``: the tie
+    policy, or None for data that gives ranks, not scores (nothing to tie)."""
     measures = measures or []
     thresholds = sorted({relevance_threshold(m) for m in measures}) or [1]
     out = {"software": _versions(), "command": command, "inputs": inputs,
            "measures": measure_records(measures),
-           "protocol": describe(PROTOCOLS[protocol]) if protocol else None, "ties": ties,
+           "protocol": describe(PROTOCOLS[protocol]) if protocol else None,
+           "ties": "none (ranks given)" if ties is None else ties,
            "relevance_threshold": thresholds[0] if len(thresholds) == 1 else thresholds,
            "aggregate": aggregate, "options": options or {}, "seed": seed, "ci": ci}
     if result is not None:

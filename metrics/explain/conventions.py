@@ -44,7 +44,7 @@ FLOAT32_DIFFERS = ("some scores of this data are equal as float32 but not as dou
                    "--protocol {name} on the command line)")
 
 
-def float32_moves_nothing(by_policy: dict[str, JudgedRanking]) -> bool:
+def float32_moves_nothing(by_policy: dict[TiePolicy, JudgedRanking]) -> bool:
     """Whether the rankings compared as double are also the float32 ones: the ``trec9`` ranking
     (float32) and the ``trec10`` one (double, the same tie order) give every judged item the same
     rank and the same group of equal scores. Rounding to float32 only merges scores, so a judged
@@ -86,14 +86,14 @@ def _aggregates(judged: JudgedRanking, measures: list[Measure]) -> dict[str, flo
         return out
 
 
-def protocol_grid(by_policy: dict[str, JudgedRanking], current: str) -> pd.DataFrame:
+def protocol_grid(by_policy: dict[TiePolicy, JudgedRanking], current: TiePolicy
+                  ) -> pd.DataFrame:
     """One row per (protocol, printed number): its value under each tie policy, then the measure
     of ours its name suggests, our value (under the ``current`` policy) and why they differ."""
     import pandas as pd
 
     unchanged = float32_moves_nothing(by_policy)
-    values = {policy: {name: _protocol_values(judged, name,
-                                              unchanged or TiePolicy.parse(policy).float32)
+    values = {policy: {name: _protocol_values(judged, name, unchanged or policy.float32)
                        for name in PROTOCOLS}
               for policy, judged in by_policy.items()}
     ours = _standard_values(by_policy[current])
@@ -115,7 +115,8 @@ def protocol_grid(by_policy: dict[str, JudgedRanking], current: str) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def measure_grid(by_policy: dict[str, JudgedRanking], measures: list[Measure]) -> pd.DataFrame:
+def measure_grid(by_policy: dict[TiePolicy, JudgedRanking], measures: list[Measure]
+                 ) -> pd.DataFrame:
     """Our measures' means under each tie policy, and whether the policy changes them."""
     import pandas as pd
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.evaluation.cells import fixed
-from metrics.evaluation.leaderboard import CORRECTIONS, pairwise_matrix
+from metrics.evaluation.corrections import Correction
+from metrics.evaluation.leaderboard import pairwise_matrix
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 # LaTeX's special characters in text, and what prints each literally
@@ -59,7 +60,7 @@ class PaperTable:
     means: tuple[tuple[str, ...], ...]      # [system][measure], printed; "" where undefined
     bold: tuple[tuple[bool, ...], ...]      # the best printed mean of its column
     beats: tuple[tuple[str, ...], ...]      # letters of the systems it is significantly above
-    correction: str
+    correction: Correction
     alpha: float
 
     @property
@@ -71,7 +72,7 @@ class PaperTable:
         return (f"Mean of each measure over the queries where every system has a value; the "
                 f"best of each column in bold. A superscript names the systems (by their "
                 f"letter) that the system is significantly better than: "
-                f"{escape(CORRECTIONS[self.correction])}, over the {pairs} pairs of systems of "
+                f"{escape(self.correction.description)}, over the {pairs} pairs of systems of "
                 f"each measure, at {alpha}.")
 
     def _cells(self, i: int, undefined: str, bold: str, superscript: str) -> list[str]:
@@ -121,7 +122,8 @@ class PaperTable:
 
 
 def paper_table(per_query: dict[str, dict[str, np.ndarray]], measures: list[str],
-                higher_is_better: dict[str, bool] | None = None, correction: str = "holm",
+                higher_is_better: dict[str, bool] | None = None,
+                correction: Correction = Correction.HOLM,
                 alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED) -> PaperTable:
     """The table of ``per_query`` (system → measure → per-query values, NaN where undefined) on
     ``measures``; ``higher_is_better`` by measure (default: higher is better)."""

@@ -24,7 +24,7 @@ class Sample:
     key: str
     title: str
     description: str
-    load: Callable[[str], dict[str, JudgedRanking]]   # ties -> {system: judged ranking}
+    load: Callable[[TiePolicy], dict[str, JudgedRanking]]   # {system: judged ranking}
 
 
 def _fmp(ties):   # every document of each toy is judged: |D| is 10 and 8
@@ -96,7 +96,7 @@ SAMPLES = {s.key: s for s in [
 ]}
 
 
-def load_sample(key: str, ties: TiePolicy | str = TiePolicy.STABLE) -> dict[str, JudgedRanking]:
+def load_sample(key: str, ties: TiePolicy = TiePolicy.STABLE) -> dict[str, JudgedRanking]:
     return SAMPLES[key].load(ties)
 
 

@@ -286,7 +286,7 @@ def _compact(out: RowCounts, larger_is_better: bool) -> CountedRanks:
                         len(out.own))
 
 
-def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy | str,
+def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy,
                larger_is_better: bool,
                source: str, chunk_rows: int, begin: int, end: int,
                progress=None) -> CountedRanks:
@@ -295,7 +295,6 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy | str,
     its result depends only on its arguments). Rows are counted a part at a time, each part's
     per-mate counts (rows × the most mates of any item) within :data:`COUNTS_BUDGET`, then
     compacted to its pairs, so one large clique among many small ones costs its own pairs only."""
-    ties = TiePolicy.parse(ties)
     n = matrix.shape[0]
     missing = np.inf if larger_is_better else -np.inf
     part_rows = max(1, COUNTS_BUDGET // (cliques.width * 8 * len(RowCounts.FIELDS)))
@@ -346,7 +345,7 @@ def count_rows(matrix, cliques: Cliques, key: np.ndarray, ties: TiePolicy | str,
     return CountedRanks.joined(counted, n)
 
 
-def relevant_ranks(matrix, labels, item_ids=None, ties: TiePolicy | str = TiePolicy.STABLE,
+def relevant_ranks(matrix, labels, item_ids=None, ties: TiePolicy = TiePolicy.STABLE,
                    larger_is_better: bool = True, chunk_rows: int = 64,
                    source: str = "matrix", progress=None, cluster=None) -> CountedRanks:
     """The ranks of each query's clique mates among the other N − 1 items, under a tie policy
@@ -360,7 +359,7 @@ def relevant_ranks(matrix, labels, item_ids=None, ties: TiePolicy | str = TiePol
     counted by :func:`count_rows`, on this machine's cores or, given a ``cluster``
     (:class:`metrics.ranking.cluster.Cluster`), as its tasks. ``labels``: one per item, or the items
     already grouped (:class:`Cliques`)."""
-    ties = TiePolicy.parse(ties).ordering   # tie-aware policies count in stable order
+    ties = ties.ordering   # tie-aware policies count in stable order
     n = matrix.shape[0]
     cliques = labels if isinstance(labels, Cliques) else Cliques(labels)
     ids = item_ids if item_ids is not None else range(n)

@@ -85,7 +85,7 @@ def batch_lines(block: int) -> int:
 
 
 def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth],
-                     ties: TiePolicy | str = TiePolicy.STABLE,
+                     ties: TiePolicy = TiePolicy.STABLE,
                      collection_size: int | str | None = None, name: str | None = None,
                      memory: int | None = None, progress: Progress | None = None,
                      block: int | None = None, by_tag: bool = False) -> StreamedRun | None:
@@ -94,7 +94,6 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
     instead. ``truth`` may be a function that gives the ground truth: it is called once the first
     block is read, so that a ground truth loading in another thread overlaps the reading.
     ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for tests."""
-    ties = TiePolicy.parse(ties)
     if isinstance(path, (bytes, bytearray)):
         return None
     label = source_name(path, name)

@@ -177,7 +177,7 @@ def count_block(scores, keys: np.ndarray, ties: TiePolicy, larger_is_better: boo
 
 
 def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth,
-                   ties: TiePolicy | str = TiePolicy.STABLE, larger_is_better: bool = True,
+                   ties: TiePolicy = TiePolicy.STABLE, larger_is_better: bool = True,
                    collection_size: int | str | None = None, name: str = "run",
                    memory: int | None = None, progress: Progress | None = None,
                    keep_lists: bool = True, cluster=None) -> JudgedRanking:
@@ -189,12 +189,11 @@ def judge_streamed(scores, query_ids, item_ids, truth: GroundTruth,
     Evaluated queries are the truth's: one without a row has an empty list; rows the truth lacks
     are left out; a judged item that is not among the items is never retrieved but counts in R_q.
     """
-    tie_aware = TiePolicy.parse(ties)
     if collection_size == JUDGED:
         raise InputError("a collection size of 'judged' is for runs: every query here is ranked "
                          "against all the items, so |D| is their number (leave it out, or give "
                          "a number)")
-    ties = tie_aware.ordering
+    tie_aware, ties = ties, ties.ordering
     query_ids = np.asarray([str(x) for x in query_ids], dtype=object)
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     n_items = len(item_ids)
@@ -274,7 +273,7 @@ def clique_grade_counts(cliques: Cliques) -> GradeCounts:
     return GradeCounts(np.repeat(np.arange(n), 2)[keep], np.tile([0, 1], n)[keep], count[keep], n)
 
 
-def judge_all_vs_all(scores, item_ids, labels, ties: TiePolicy | str = TiePolicy.STABLE,
+def judge_all_vs_all(scores, item_ids, labels, ties: TiePolicy = TiePolicy.STABLE,
                      larger_is_better: bool = True, collection_size: int | str | None = None,
                      name: str = "run", source: str = "matrix", truth_name: str = "labels",
                      progress: Progress | None = None, keep_lists: bool = True,
@@ -282,8 +281,7 @@ def judge_all_vs_all(scores, item_ids, labels, ties: TiePolicy | str = TiePolicy
     """Judge all against all: every item a query, ranked against the N − 1 others by its row of
     scores (``scores[a:b]``: an N × N array, a memory map or :class:`EmbeddingScores` of the items
     against themselves), items sharing a clique label relevant to each other."""
-    tie_aware = TiePolicy.parse(ties)
-    ties = tie_aware.ordering
+    tie_aware, ties = ties, ties.ordering
     item_ids = np.asarray([str(x) for x in item_ids], dtype=object)
     cliques = Cliques(labels)   # grouped once: for the counting and for the grade counts
     counted = relevant_ranks(scores, cliques, item_ids, ties, larger_is_better=larger_is_better,

@@ -40,10 +40,9 @@ from metrics.data.ties import TiePolicy
 
 
 
-def reordered(j: JudgedRanking, policy: TiePolicy | str) -> JudgedRanking:
+def reordered(j: JudgedRanking, policy: TiePolicy) -> JudgedRanking:
     """The judged ranking with every tie group put in its ``optimistic`` or ``pessimistic``
     order (see the module docstring). The kept lists, made in another order, are dropped."""
-    policy = TiePolicy.parse(policy)
     if not policy.reorders:
         raise ValueError(f"not a reordering policy: {policy!r}")
     if j.hit_tie_size is None:

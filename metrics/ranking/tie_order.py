@@ -45,14 +45,13 @@ def id_order_key(ids: np.ndarray) -> np.ndarray:
     return pd.factorize(ids, sort=True)[0]
 
 
-def policy_scores(scores: np.ndarray, ties: TiePolicy | str) -> np.ndarray:
+def policy_scores(scores: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """The scores as the policy compares them (as float32 for ``trec9``)."""
-    return scores.astype(np.float32) if TiePolicy.parse(ties).float32 else scores
+    return scores.astype(np.float32) if ties.float32 else scores
 
 
-def tie_keys(item_ids: np.ndarray, ties: TiePolicy | str) -> np.ndarray:
+def tie_keys(item_ids: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """Each item's place when equal scores are ordered by the tie policy (lower comes first)."""
-    ties = TiePolicy.parse(ties)
     if ties is TiePolicy.STABLE:
         return np.arange(len(item_ids))
     if ties is TiePolicy.ID:
