@@ -3,6 +3,7 @@ sidebar."""
 
 import streamlit as st
 
+from dashboard.errors import show_unexpected
 from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
@@ -11,12 +12,14 @@ configure_page()
 
 navigation = declare_navigation()
 page = navigation.url_path or PAGES[0][3]
-read_permalink(page)
-sidebar(page)
-mark_frame()
 try:
+    read_permalink(page)
+    sidebar(page)
+    mark_frame()
     navigation.run()
 except PageEnded:
     pass   # the page has said why it shows nothing more
+except Exception as exc:   # a bug: a short message, not Streamlit's exception box
+    show_unexpected(exc)
 finally:   # the address bar is always a link to what is shown
     write_permalink(page)

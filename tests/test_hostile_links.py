@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from apptest import ROOT, app, markdown_texts
 from dashboard.safe import md
 from dashboard.settings import DataSource
+from metrics.errors import InputError
 
 # What Streamlit's renderer links by itself (remark-gfm's literal autolinks, as
 # mdast-util-gfm-autolink-literal finds them in the text once the escapes are read): a URL from
@@ -103,3 +104,32 @@ def test_a_clip_on_another_host_is_a_button_until_pressed():
     assert md("From 127.0.0.2:9") in [c.value for c in at.caption]
     at.run()                                               # it stays a player
     assert [p.proto.url for p in players(at)] == ["http://127.0.0.2:9/d1.wav"]
+
+
+# ---- a stray bug: an st.error, never Streamlit's exception box ---------------------------------
+
+@pytest.mark.parametrize("raised, said", [
+    (RuntimeError("/srv/app/secret/module.py: boom"),
+     "the app met an error it did not expect (RuntimeError)"),
+    (InputError("items.csv, line 3: a cell is bad"), "items.csv, line 3: a cell is bad"),
+])
+def test_a_page_that_raises_shows_an_error_not_an_exception(monkeypatch, raised, said):
+    import dashboard.frame
+
+    def fails():
+        raise raised
+
+    # every page starts with page_setup(): the Data page, app.py's first, fails in it
+    monkeypatch.setattr(dashboard.frame, "page_setup", fails)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90).run()
+    assert not at.exception, at.exception
+    (error,) = at.error
+    shown = error.value.replace("\\", "")
+    assert said in shown and "/srv" not in shown and "Traceback" not in shown, shown
+
+
+def test_streamlit_shows_no_error_details_and_no_outside_links():
+    # the fallback for what escapes app.py's handling (a callback, a fragment's own rerun)
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] == "none"   # not False: that shows the trace
+    assert config["client"]["showErrorLinks"] is False
