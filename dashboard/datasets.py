@@ -81,7 +81,7 @@ def _load(src: DataSource, ties: TiePolicy, store: dict | None) -> dict[str, Jud
     return judge_inputs(evaluation_inputs(src, ties, store)).systems
 
 
-def evaluation_inputs(src: DataSource, ties: str, store: dict | None) -> EvaluationInputs:
+def evaluation_inputs(src: DataSource, ties: TiePolicy, store: dict | None) -> EvaluationInputs:
     """An upload as the engine's description of an evaluation's inputs: the files it ranks
     (not its item and query tables), with their bytes (``store`` holds them by digest)."""
     return EvaluationInputs(
