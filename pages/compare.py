@@ -23,8 +23,8 @@ from metrics.evaluation.curves import RECALL_LEVELS, mean_interpolated_precision
 from metrics.explain.described import beside_ids, query_words
 from metrics.explain.summaries import side_by_side
 from metrics.explain.verdicts import TEST_HEADINGS, interval_text, pair_verdict
-from metrics.evaluation.power import (DEFAULT_POWER, MAX_QUERIES, detectable_sentence,
-                                      power_analysis)
+from metrics.evaluation.power import (DEFAULT_POWER, detectable_sentence, power_analysis,
+                                      queries_needed_text)
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 page_setup()
@@ -78,7 +78,8 @@ frame = pd.DataFrame([{
     "A": t.a, "B": t.b, "test": t.test, "mean B − A": t.mean_diff,
     "95% CI low": t.ci[0], "95% CI high": t.ci[1], "statistic": t.statistic, "p": t.p,
     **({"p (Holm)": t.p_holm} if len(systems) > 2 else {}),
-    "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses}
+    "Cohen's d": t.effect_size, "n": t.n, "wins": t.wins, "ties": t.ties, "losses": t.losses,
+    "why undefined": t.undefined}   # statistic, p and d are empty then
     for t in tests])
 # the chosen pair in one verdict, then its tests: one column per test, one row per quantity, in
 # columns of fixed width, so the table fits a 1024-px screen however many systems there are and
@@ -122,12 +123,10 @@ delta = st.number_input(f"Difference to detect in {measure} (optional)", min_val
                              "per-query differences")
 power = power_analysis(a, b, DEFAULT_ALPHA, DEFAULT_POWER, delta or None)
 st.markdown(md(detectable_sentence(power, measure)))
-if delta and power.queries_needed is not None:
-    needed = (f"more than {MAX_QUERIES:,}" if power.queries_needed > MAX_QUERIES
-              else f"{power.queries_needed:,}")
+if delta and power.queries_needed_method is not None:
     st.markdown(md(f"Detecting a difference of {delta:g} in {measure} with power "
-                   f"{power.power:g} at α = {power.alpha:g} needs {needed} queries "
-                   f"(this collection has {power.n:,})."))
+                   f"{power.power:g} at α = {power.alpha:g} needs "
+                   f"{queries_needed_text(power)} queries (this collection has {power.n:,})."))
 
 st.subheader("Mean PR curves")
 means = {s: mean_interpolated_precision(data[s], threshold) for s in systems}

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from apptest import address_params, app, grid_data, grid_text, linked
+from apptest import address_params, app, grid_data, grid_text, linked, upload_of
 from oracles import holm_by_hand
 
 
@@ -146,3 +146,28 @@ def test_a_link_with_two_systems_opens_compare_on_them():
     assert at.selectbox(key="system_a_box").value == "system_b"
     assert at.selectbox(key="system_b_box").value == "system_a"
     assert address_params(at)["systems"] == ["system_b", "system_a"]
+
+
+def test_a_constant_difference_leaves_the_t_test_and_its_power_undefined_and_says_why():
+    # issue 42, item 5: B = A + 0.5 on every query gave p = 0 (t-test) and the page said the
+    # power was undefined; identical systems gave t = 0, p = 1, d = 0. scipy's ttest_rel: NaN
+    from scipy import stats
+
+    qrels = "".join(f"q{i} 0 r{i} 1\n" for i in range(8)).encode()
+    runs = {"A.run": "".join(f"q{i} Q0 x{i} 1 2 A\nq{i} Q0 r{i} 2 1 A\n" for i in range(8)),
+            "B.run": "".join(f"q{i} Q0 r{i} 1 2 B\nq{i} Q0 x{i} 2 1 B\n" for i in range(8))}
+    # by hand: A ranks each query's one relevant item 2nd (AP 0.5), B 1st (AP 1)
+    at = app("pages/compare.py", upload=upload_of({n: r.encode() for n, r in runs.items()},
+                                                  qrels), sample="upload", measures="AP")
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert table.loc["p", "t-test"] == "—" and table.loc["d", "t-test"] == "—"
+    assert float(table.loc["p", "Wilcoxon"]) == pytest.approx(
+        stats.wilcoxon(np.full(8, 1.0), np.full(8, 0.5)).pvalue, rel=1e-3)
+    texts = [m.value.replace("\\", "") for m in at.markdown]
+    reason = ("every query's difference B − A is 0.5, so the differences have no spread (sd 0) "
+              "for t and Cohen's d to divide by")
+    verdict = next(t for t in texts if "on average" in t)
+    assert verdict.endswith("(the paired t-test is undefined here): this collection shows a "
+                            "difference. " + reason[0].upper() + reason[1:] + ".")
+    assert f"With 8 queries, the paired t-test's power for AP is undefined: {reason}." in texts

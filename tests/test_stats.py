@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from metrics.evaluation.stats import (bootstrap_ci, cohens_d, compare_systems, holm, paired_test,
-                           win_tie_loss)
+                                      why_undefined, win_tie_loss)
 
 A = np.array([0.20, 0.35, 0.50, 0.10, 0.70, 0.45, 0.30, 0.60, 0.25, 0.40])
 B = np.array([0.30, 0.30, 0.65, 0.25, 0.72, 0.55, 0.30, 0.71, 0.40, 0.38])
@@ -36,10 +36,13 @@ def test_randomization_on_more_queries_uses_the_seed():
 
 
 def test_identical_systems():
-    for test in ("t", "wilcoxon", "randomization"):
+    # scipy: the t-test of identical samples is NaN (sd 0); Wilcoxon and randomisation give 1
+    assert np.isnan(stats.ttest_rel(A, A.copy()).pvalue)
+    assert paired_test(A, A.copy(), "t") == (None, None)
+    for test in ("wilcoxon", "randomization"):
         assert paired_test(A, A.copy(), test) == (0.0, 1.0)
     assert bootstrap_ci(A - A) == (0.0, 0.0)
-    assert cohens_d(A - A) == 0.0
+    assert cohens_d(A, A.copy()) is None
     assert win_tie_loss(A, A) == (0, len(A), 0)
 
 
@@ -54,7 +57,7 @@ def test_better_on_every_query():
 
 def test_effect_size_by_hand():
     diff = np.array([1.0, 2.0, 3.0])
-    assert cohens_d(diff) == pytest.approx(2.0 / 1.0)
+    assert cohens_d(np.zeros(3), diff) == pytest.approx(2.0 / 1.0)
 
 
 def test_bootstrap_matches_scipy():
@@ -71,7 +74,7 @@ def test_holm_by_hand():
 
 
 def test_compare_three_systems_applies_holm():
-    c = A + 0.2
+    c = A + 0.2 + np.linspace(0, 0.05, len(A))
     rows = compare_systems({"a": {"m": A}, "b": {"m": B}, "c": {"m": c}}, ["m"], ["t"])
     assert [(r.a, r.b) for r in rows] == [("a", "b"), ("a", "c"), ("b", "c")]
     assert [r.p_holm for r in rows] == pytest.approx(holm([r.p for r in rows]))
@@ -131,3 +134,65 @@ def test_a_test_in_words_on_the_instruments_sample_agrees_with_scipy():
     low, high = stats.bootstrap(((b - a),), np.mean, n_resamples=2000, method="BCa",
                                 random_state=1).confidence_interval
     assert low > 0 and "excludes 0" in words and words.endswith("shows a difference.")
+
+
+# ---- every difference equal: the t-test and d are undefined (issue 42, item 5) -----------------
+
+SAME_SHIFT = ("every query's difference B − A is {}, so the differences have no spread (sd 0) "
+              "for t and Cohen's d to divide by")
+
+
+@pytest.mark.parametrize("shift", [0.25, 0.1])
+def test_a_constant_difference_leaves_the_t_test_and_d_undefined(shift):
+    # 0.25 is exact: scipy gives t = inf, p = 0 (we printed p = 0 beside no statistic); 0.1 is
+    # not: b − a is 0.1 give or take an ulp, and scipy gives t = 8e15, p = 1e-63 with a warning
+    # of catastrophic cancellation. Either way the sd is 0 to the values' rounding: undefined
+    b = A + shift
+    assert np.ptp(b - A) <= 4 * np.spacing(b.max())
+    assert paired_test(A, b, "t") == (None, None)
+    assert cohens_d(A, b) is None
+    assert why_undefined(A, b) == SAME_SHIFT.format(f"{shift:g}")
+    # the tests that need no sd are defined: all ten differences positive, exact p = 2 / 2¹⁰
+    assert paired_test(A, b, "wilcoxon")[1] == pytest.approx(stats.wilcoxon(b, A).pvalue)
+    assert paired_test(A, b, "wilcoxon")[1] == pytest.approx(2 / 2 ** 10)
+    assert why_undefined(A, b, "wilcoxon") is None
+    [t, w] = compare_systems({"a": {"m": A}, "b": {"m": b}}, ["m"], ["t", "wilcoxon"])
+    assert (t.statistic, t.p, t.effect_size, t.undefined) == (
+        None, None, None, SAME_SHIFT.format(f"{shift:g}"))
+    assert t.as_dict()["undefined"] == t.undefined
+    assert w.undefined is None and w.p is not None
+
+
+def test_a_spread_of_more_than_rounding_is_tested():
+    b = A + 0.1
+    b[0] += 1e-9
+    assert paired_test(A, b, "t") == pytest.approx(tuple(stats.ttest_rel(b, A)))
+    assert why_undefined(A, b) is None
+
+
+def test_too_few_queries_is_said():
+    assert why_undefined(A[:1], B[:1], "wilcoxon") == ("only one query has a value for both "
+                                                       "systems; a paired test needs two")
+    assert paired_test(A[:1], B[:1], "randomization") == (None, None)
+
+
+def test_the_command_line_says_why_a_test_is_undefined():
+    from metrics.cli.render import render_comparison
+
+    tests = compare_systems({"A": {"AP": A}, "B": {"AP": A + 0.25}}, ["AP"], ["t", "wilcoxon"])
+    aggregates = {"A": {"AP": A.mean()}, "B": {"AP": A.mean() + 0.25}}
+    text = render_comparison(["A", "B"], ["AP"], aggregates, tests, "table")
+    assert text.splitlines()[-1] == ("t of B against A on AP is undefined: "
+                                     + SAME_SHIFT.format("0.25"))
+    t_row = next(line for line in text.splitlines() if line.startswith("AP") and " t " in line)
+    assert t_row.split()[7:11] == ["-", "-", "-", "-"]   # statistic, p, p (Holm), d
+    import csv
+    import io
+    import json
+    rows = list(csv.DictReader(io.StringIO(render_comparison(["A", "B"], ["AP"], aggregates,
+                                                             tests, "csv"))))
+    assert rows[0]["p"] == "" and rows[0]["undefined"] == SAME_SHIFT.format("0.25")
+    assert rows[1]["undefined"] == ""
+    [t, w] = json.loads(render_comparison(["A", "B"], ["AP"], aggregates, tests, "json"))["tests"]
+    assert t["p"] is None and t["undefined"] == SAME_SHIFT.format("0.25")
+    assert w["undefined"] is None

@@ -74,3 +74,22 @@ def test_no_common_query(test):
     none = PairedTest("AP", "A", "B", test, None, None, None, None, (None, None), None, 0, 0, 0,
                       0, 1)
     assert pair_verdict([none]) == "B and A have no query in common with a value of AP."
+
+
+def test_a_t_test_undefined_by_a_constant_difference_says_why():
+    # issue 42, item 5: B = A + 0.25 on every query; scipy's ttest_rel divides by an sd of 0
+    import numpy as np
+
+    a = np.array([0.20, 0.35, 0.50, 0.10, 0.70, 0.45, 0.30, 0.60])
+    why = ("every query's difference B − A is 0.25, so the differences have no spread (sd 0) "
+           "for t and Cohen's d to divide by")
+    both = compare_systems({"A": {"AP": a}, "B": {"AP": a + 0.25}}, ["AP"], ["t", "wilcoxon"])
+    # eight positive differences: Wilcoxon's exact two-sided p = 2 / 2⁸
+    assert pair_verdict(both) == (
+        "B is 0.25 AP better than A on average; the 95% interval [0.25, 0.25] excludes 0 and "
+        "p = 0.0078 (Wilcoxon signed-rank test) (the paired t-test is undefined here): this "
+        f"collection shows a difference. E{why[1:]}.")
+    only_t = compare_systems({"A": {"AP": a}, "B": {"AP": a}}, ["AP"], ["t"])
+    assert pair_verdict(only_t) == (
+        "B and A have the same AP on average; the 95% interval [0, 0] includes 0, and the paired "
+        f"t-test is undefined here: {why.replace('0.25', '0')}.")

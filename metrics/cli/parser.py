@@ -21,7 +21,7 @@ from metrics.data.ties import ALIASES, TiePolicy
 from metrics.evaluation.evaluate import AGGREGATES
 from metrics.evaluation.protocols import PROTOCOLS
 from metrics.evaluation.corrections import Correction
-from metrics.evaluation.power import DEFAULT_POWER
+from metrics.evaluation.power import DEFAULT_POWER, MIN_ALPHA, significance_level
 from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_RESAMPLES, DEFAULT_SEED,
                                       TESTS)
 from metrics.loaders.arrays import SIMILARITIES
@@ -254,8 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("files", nargs=3, metavar="RUN_A RUN_B TRUTH",
                     help="two runs, then the qrels (or labels) file")
     pw.add_argument("--measure", default="AP", help="one measure (default AP)")
-    pw.add_argument("--alpha", type=confidence_level, default=DEFAULT_ALPHA,
-                    help=f"significance level (default {DEFAULT_ALPHA})")
+    pw.add_argument("--alpha", type=argument_type(significance_level), default=DEFAULT_ALPHA,
+                    help=f"significance level, from {MIN_ALPHA:g} to below 1 (default "
+                         f"{DEFAULT_ALPHA})")
     pw.add_argument("--power", type=confidence_level, default=DEFAULT_POWER,
                     help=f"the power asked for (default {DEFAULT_POWER})")
     pw.add_argument("--delta", type=argument_type(positive_float), default=None,

@@ -17,7 +17,7 @@ from metrics.errors import InputError
 from metrics.evaluation.cells import p_printed, printed
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.protocols import PROTOCOLS
-from metrics.evaluation.power import detectable_within_range, power_text
+from metrics.evaluation.power import min_detectable_text, power_text, queries_needed_text
 from metrics.evaluation.provenance import comment_lines
 from metrics.evaluation.stats import CI_METHOD
 from metrics.measures.names import parse_measure
@@ -299,20 +299,27 @@ def render_comparison(systems, measures, aggregates, tests, fmt: str,
                 f"[{number(t.ci[0])}, {number(t.ci[1])}]", number(t.statistic), p(t.p),
                 p(t.p_holm), number(t.effect_size), str(t.n), f"{t.wins}/{t.ties}/{t.losses}"]
 
+    # why a test has no statistic and p (stats.why_undefined): a column of the CSV, a line under
+    # the text table
+    undefined = [f"{t.test} of {t.b} against {t.a} on {t.measure} is undefined: {t.undefined}"
+                 for t in tests if t.undefined is not None]
+
     # 95%: the level of stats.bootstrap_ci, which compare_systems calls with its default
     header = ["measure", "A", "B", "test", "B−A", "95% CI", "statistic", "p", "p (Holm)",
               "d", "n", "win/tie/loss"]
     if fmt == "csv":   # numbers as numbers: a p below 1e-16 is a number, not "< 1e-16"
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(cells(t, csv_number, csv_number) for t in tests)
+        writer.writerow([*header, "undefined"])
+        writer.writerows([*cells(t, csv_number, csv_number), t.undefined or ""] for t in tests)
         return with_comments(buffer.getvalue().rstrip("\n"), provenance)
     rows = [cells(t, text_number, p_value) for t in tests]
     means = aligned_table(["system", *measures],
                           [[s, *[text_number(aggregates[s][m]) for m in measures]]
                            for s in systems])
     text = means + "\n\n" + aligned_table(header, rows)
+    if undefined:
+        text += "\n" + "\n".join(undefined)
     if many is not None:
         text += "\n\n" + _many_as_text(many)
     return text if provenance is None else text + "\n\n" + comment_lines(provenance)
@@ -368,11 +375,9 @@ def render_power(systems, measure: str, analysis, sentence: str, fmt: str) -> st
             ["power for the observed difference",
              "-" if analysis.observed_power is None else power_text(analysis.observed_power)],
             [f"smallest difference detected with power {analysis.power:g}",
-             text_number(analysis.min_detectable) if detectable_within_range(analysis, measure)
-             else "none in [0, 1]"]]
+             min_detectable_text(analysis, measure, text_number)]]
     if analysis.delta is not None:
-        needed = analysis.queries_needed
         rows.append([f"queries needed for a difference of {analysis.delta:g}",
-                     str(needed) if needed is not None else "undefined"])
+                     queries_needed_text(analysis)])
     header = [f"{measure}: {systems[1]} vs {systems[0]}", f"paired t-test, α = {analysis.alpha:g}"]
     return aligned_table(header, rows) + "\n" + sentence

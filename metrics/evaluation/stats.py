@@ -4,6 +4,11 @@ For a measure and two systems A and B, the per-query differences are d = B − A
 where both have a value. Reported for each test: statistic, p, the Holm-adjusted p when more than
 two systems are compared, the mean difference with a bootstrap confidence interval, Cohen's d for
 paired data (mean(d)/sd(d)), n, and the win/tie/loss counts (B better / equal / worse).
+
+The paired t-test and Cohen's d divide by the sd of the differences: when every query's
+difference is the same (identical systems, or one a constant shift of the other) they are
+undefined, as scipy says (NaN), and :func:`why_undefined` says so, for every caller (the Compare
+page, the leaderboard's corrections, the groups' tests, the power analysis).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class PairedTest:
     ties: int
     losses: int
     seed: int
+    undefined: str | None = None   # why statistic and p are None (:func:`why_undefined`)
 
     def as_dict(self) -> dict:
         out = asdict(self)
@@ -64,12 +70,51 @@ def win_tie_loss(a: np.ndarray, b: np.ndarray, tolerance: float = 1e-12) -> tupl
     return int((diff > tolerance).sum()), int(ties.sum()), int((diff < -tolerance).sum())
 
 
+# differences within this many units in the last place of the values they are taken from are
+# equal: B = A + c gives b − a = c ± an ulp of the values, and scipy's t-test then divides by that
+# rounding (t = 8e15, p = 1e-63, with a warning of "catastrophic cancellation")
+EQUAL_WITHIN_ULPS = 4
+
+
+def common_difference(a: np.ndarray, b: np.ndarray) -> float | None:
+    """The difference B − A that every query has, when all are equal (to the rounding of the
+    values they are taken from); None when they differ or there is no query."""
+    if not len(a):
+        return None
+    diff = b - a
+    scale = max(float(np.abs(a).max()), float(np.abs(b).max()))
+    if float(diff.max() - diff.min()) <= EQUAL_WITHIN_ULPS * float(np.spacing(scale)):
+        return float(diff.mean())
+    return None
+
+
+def why_undefined(a: np.ndarray, b: np.ndarray, test: str = "t") -> str | None:
+    """Why ``test`` of B against A has no statistic and p on these paired values, or None when
+    it has: fewer than two queries; for the t-test (and Cohen's d), every query's difference the
+    same, so that the differences have no spread and t = mean / (sd / √n) divides by 0 (scipy's
+    ttest_rel says NaN). The Wilcoxon and randomisation tests are defined there (p = 1 when
+    every difference is 0)."""
+    if test not in TESTS:
+        raise InputError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
+    if len(a) < 2:
+        return (f"{'no query has' if len(a) == 0 else 'only one query has'} a value for both "
+                f"systems; a paired test needs two")
+    if test == "t":
+        same = common_difference(a, b)
+        if same is not None:
+            return (f"every query's difference B − A is {same:.3g}, so the differences have no "
+                    f"spread (sd 0) for t and Cohen's d to divide by")
+    return None
+
+
 def paired_test(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEED,
                    resamples: int = DEFAULT_RESAMPLES) -> tuple[float | None, float | None]:
-    """(statistic, p) of a two-sided paired test of B against A. Identical systems give p = 1."""
-    diff = b - a
-    if len(diff) < 2:
+    """(statistic, p) of a two-sided paired test of B against A; (None, None) where the test is
+    undefined (:func:`why_undefined`). Identical systems give p = 1 by the Wilcoxon and
+    randomisation tests."""
+    if why_undefined(a, b, test) is not None:
         return None, None
+    diff = b - a
     if np.all(diff == 0):
         return 0.0, 1.0
     from scipy import stats  # imported here: it takes a second, and only comparisons need it
@@ -80,13 +125,11 @@ def paired_test(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEE
             result = stats.ttest_rel(b, a)
         elif test == "wilcoxon":
             result = stats.wilcoxon(b, a, zero_method="wilcox")
-        elif test == "randomization":
+        else:
             result = stats.permutation_test(
                 (a, b), lambda x, y, axis: np.mean(y - x, axis=axis), vectorized=True,
                 permutation_type="samples", n_resamples=resamples, alternative="two-sided",
                 rng=np.random.default_rng(seed))
-        else:
-            raise InputError(f"unknown test {test!r}; use one of {', '.join(TESTS)}")
     return _finite(result.statistic), _finite(result.pvalue)
 
 
@@ -170,14 +213,14 @@ def aggregate_intervals(result, level: float = DEFAULT_LEVEL, seed: int = DEFAUL
     return out
 
 
-def cohens_d(diff: np.ndarray) -> float | None:
-    """Cohen's d for paired data (d_z): mean(d)/sd(d), sd with n − 1; 0 for identical systems."""
-    if len(diff) < 2:
+def cohens_d(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Cohen's d for paired data (d_z) of B against A: mean(d)/sd(d), sd with n − 1; None where
+    the paired t-test is undefined (:func:`why_undefined`: no spread, or fewer than two
+    queries)."""
+    if why_undefined(a, b) is not None:
         return None
-    sd = diff.std(ddof=1)
-    if sd == 0:
-        return 0.0 if diff.mean() == 0 else None
-    return float(diff.mean() / sd)
+    diff = b - a
+    return float(diff.mean() / diff.std(ddof=1))
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:
@@ -211,7 +254,7 @@ def compare_systems(per_query: dict[str, dict[str, np.ndarray]], measures: list[
             a, b = paired_values(per_query[name_a][measure], per_query[name_b][measure])
             diff = b - a
             pairs[name_a, name_b] = (a, b, float(diff.mean()) if len(diff) else None,
-                                     bootstrap_ci(diff, seed, resamples), cohens_d(diff),
+                                     bootstrap_ci(diff, seed, resamples), cohens_d(a, b),
                                      len(diff), *win_tie_loss(a, b))
         for test in tests:
             family = []
@@ -219,7 +262,8 @@ def compare_systems(per_query: dict[str, dict[str, np.ndarray]], measures: list[
                     pairs.items():
                 statistic, p = paired_test(a, b, test, seed, resamples)
                 family.append(PairedTest(measure, name_a, name_b, test, statistic, p, p,
-                                         mean_diff, ci, d, n, wins, ties, losses, seed))
+                                         mean_diff, ci, d, n, wins, ties, losses, seed,
+                                         why_undefined(a, b, test)))
             if len(systems) > 2:
                 adjusted = holm([row.p for row in family])
                 family = [PairedTest(**{**asdict(row), "p_holm": adj, "ci": row.ci})

@@ -43,7 +43,8 @@ def pair_verdict(tests: list[PairedTest], alpha: float = DEFAULT_ALPHA,
     t-test), p = 0.41 (Wilcoxon signed-rank test) and p = 0.36 (randomisation test): this
     collection does not show a difference." A difference is shown when the interval excludes 0
     and every defined test has p < ``alpha``; none when the interval includes 0 and no test
-    has; otherwise the sentence says they disagree. A test without a p is said to be undefined."""
+    has; otherwise the sentence says they disagree. A test without a p is said to be undefined,
+    and why (every query's difference the same, for the t-test)."""
     t = tests[0]
     if t.mean_diff is None or t.n == 0:
         return f"{t.b} and {t.a} have no query in common with a value of {t.measure}."
@@ -61,11 +62,14 @@ def pair_verdict(tests: list[PairedTest], alpha: float = DEFAULT_ALPHA,
     weighed = [(test, _weighed_p(test)) for test in tests]
     defined = [(test, p) for test, p in weighed if p is not None]
     undefined = [TEST_NAMES.get(test.test, test.test) for test, p in weighed if p is None]
+    # why (stats.why_undefined): said once, as every undefined test of a pair has the same reason
+    why = next((test.undefined for test, p in weighed if p is None and test.undefined), None)
     if not defined:
         tests_are = (f"the {undefined[0]} is" if len(undefined) == 1
                      else f"the {_listed(undefined)} are")
-        return (f"{average}; {interval}, and {tests_are} undefined here (no spread in the "
-                f"differences, or too few queries).")
+        return (f"{average}; {interval}, and {tests_are} undefined here"
+                + (f": {why}." if why else " (no spread in the differences, or too few "
+                   "queries)."))
     named = _listed([f"{p_text(p)}"
                      + (" after Holm's correction" if test.p_holm not in (None, test.p) else "")
                      + f" ({TEST_NAMES.get(test.test, test.test)})" for test, p in defined])
@@ -79,7 +83,8 @@ def pair_verdict(tests: list[PairedTest], alpha: float = DEFAULT_ALPHA,
         verdict = "this collection does not show a difference"
     missing = (f" (the {_listed(undefined)} {'is' if len(undefined) == 1 else 'are'} undefined "
                "here)" if undefined else "")
-    return f"{average}; {interval} and {named}{missing}: {verdict}."
+    return f"{average}; {interval} and {named}{missing}: {verdict}." + (
+        f" {why[0].upper()}{why[1:]}." if why else "")
 
 
 def _weighed_p(t: PairedTest) -> float | None:
