@@ -10,10 +10,13 @@ from typing import Callable
 
 from metrics.data.ties import TiePolicy
 from metrics.explain.answer_sets import judged_answer_sets
-from metrics.loaders import load_qrels, load_taxonomy
 from metrics.loaders.metadata import read_item_table, read_query_table
 from metrics.data.judged import JudgedRanking
-from metrics.ranking.pipelines import judge_embeddings, judge_matrix, judge_run_file
+from metrics.ranking.inputs import (ANNOTATIONS, EMBEDDINGS_QRELS, ITEM_EMBEDDINGS, ITEM_IDS,
+                                    LABELS, MATRICES, MATRICES_LABELS, QRELS, QUERY_EMBEDDINGS,
+                                    QUERY_IDS, RUNS, RUNS_QRELS, RUNS_TAXONOMY, TAXONOMY,
+                                    EvaluationInputs, Role)
+from metrics.ranking.pipelines import judge_inputs
 from metrics.ranking.rank import JUDGED
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -27,9 +30,20 @@ class Sample:
     load: Callable[[TiePolicy], dict[str, JudgedRanking]]   # {system: judged ranking}
 
 
+def _judged(kind: str, files: list[tuple[Role, Path]], ties: TiePolicy,
+            **options) -> dict[str, JudgedRanking]:
+    """A sample's files judged as the command line and the Data page judge theirs
+    (:func:`~metrics.ranking.pipelines.judge_inputs`), each file named by its path."""
+    inputs = EvaluationInputs(kind, tuple((role.name, str(path), path) for role, path in files),
+                              ties, **options)
+    return judge_inputs(inputs).systems
+
+
 def _fmp(ties):   # every document of each toy is judged: |D| is 10 and 8
     d = SAMPLE_DIR / "fmp"
-    return {"fmp": judge_run_file(d / "toys.run", load_qrels(d / "toys.qrels"), ties, JUDGED)}
+    (toys,) = _judged(RUNS_QRELS, [(RUNS, d / "toys.run"), (QRELS, d / "toys.qrels")], ties,
+                      collection_size=JUDGED).values()
+    return {"fmp": toys}
 
 
 def _serra(ties):
@@ -38,14 +52,15 @@ def _serra(ties):
 
 def _covers(ties):
     d = SAMPLE_DIR / "covers"
-    return {s: judge_matrix(d / f"{s}.npy", d / "labels.csv", ties) for s in
-            ("system_a", "system_b")}
+    return _judged(MATRICES_LABELS, [*((MATRICES, d / f"{s}.npy") for s in ("system_a", "system_b")),
+                                     (LABELS, d / "labels.csv")], ties)
 
 
 def _taxonomy_runs(folder: str, ties):
     d = SAMPLE_DIR / folder
-    truth = load_taxonomy(d / "taxonomy.csv", d / "annotations.csv")
-    return {s: judge_run_file(d / f"{s}.run", truth, ties) for s in ("system_a", "system_b")}
+    return _judged(RUNS_TAXONOMY, [*((RUNS, d / f"{s}.run") for s in ("system_a", "system_b")),
+                                   (TAXONOMY, d / "taxonomy.csv"),
+                                   (ANNOTATIONS, d / "annotations.csv")], ties)
 
 
 def _instruments(ties):
@@ -58,10 +73,12 @@ def _tinysol(ties):
 
 def _text2music(ties):
     d = SAMPLE_DIR / "text2music"
-    truth = load_qrels(d / "qrels.csv")
-    return {m: judge_embeddings(d / f"{m}_queries.npy", d / "query_ids.txt", d / f"{m}_items.npy",
-                                d / "item_ids.txt", truth, "cosine", ties, name=m)
-            for m in ("model_a", "model_b")}
+    models = ("model_a", "model_b")
+    return _judged(EMBEDDINGS_QRELS, [*((QUERY_EMBEDDINGS, d / f"{m}_queries.npy") for m in models),
+                                      (QUERY_IDS, d / "query_ids.txt"),
+                                      *((ITEM_EMBEDDINGS, d / f"{m}_items.npy") for m in models),
+                                      (ITEM_IDS, d / "item_ids.txt"), (QRELS, d / "qrels.csv")],
+                   ties, similarity="cosine")
 
 
 VERSION_SYSTEMS = ("baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer")
@@ -69,8 +86,8 @@ VERSION_SYSTEMS = ("baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transfor
 
 def _versions(ties):
     d = SAMPLE_DIR / "versions"
-    truth = load_qrels(d / "qrels.txt")
-    return {s: judge_run_file(d / f"{s}.run", truth, ties) for s in VERSION_SYSTEMS}
+    return _judged(RUNS_QRELS, [*((RUNS, d / f"{s}.run") for s in VERSION_SYSTEMS),
+                                (QRELS, d / "qrels.txt")], ties)
 
 
 SAMPLES = {s.key: s for s in [
