@@ -90,10 +90,13 @@ def _player(row: pd.Series, key: str) -> None:
     first, last = math.floor(start), (math.ceil(end) if end is not None else None)
     if clip.is_url and not _asked_for(clip, key):
         return
-    st.audio(clip.location, format=clip.mimetype or "audio/wav", start_time=first,
-             end_time=last, autoplay=clip.is_url)   # a remote clip: asked for, so it plays
-    if clip.is_url:
+    if clip.is_url:   # asked for, so it plays; Streamlit tells autoplaying players apart by
+        # their arguments, alt included: the same clip may be asked for in two places
+        st.audio(clip.location, start_time=first, end_time=last, autoplay=True,
+                 alt=f"Clip of {item} from {host_of(clip)} (player {key})")
         st.caption(f"From {md(host_of(clip))}")
+    else:
+        st.audio(clip.location, format=clip.mimetype, start_time=first, end_time=last)
     if start or end is not None:
         span = f"{start:g}–{end:g} s" if end is not None else f"from {start:g} s"
         widened = ""

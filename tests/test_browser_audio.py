@@ -160,6 +160,9 @@ def test_uploaded_items_play_from_the_media_folder_or_a_url_and_a_path_out_is_re
         page.get_by_role("link", name="Query explorer").click()
         wait_for_app(page)
         assert_healthy(page, errors, "Listen")
+        for key in ("audio_query", "audio_ranked_0"):   # a URL's clip: played once asked for
+            page.locator(f".st-key-{key}").get_by_role("button", name="Play from").click()
+            wait_for_app(page)
         found = durations(page, ["audio_query", "audio_ranked_0", "audio_ranked_1"])
         assert found["audio_query"] == pytest.approx(1.5, abs=0.05)      # the query's own
         assert found["audio_ranked_0"] == pytest.approx(1.5, abs=0.05)   # from the URL

@@ -57,9 +57,10 @@ ITEMS = (b"item_id,title,artist,audio\n"
          b"d1,Live at https://title.example/x,www.artist.example,http://127.0.0.2:9/d1.wav\n"
          b"d2,Mail ann@mail.example,mailto:bob@mail.example,\n"
          b"d9,Lost at http://lost.example,www.lost.example,\n")
-QUERIES = (b"query_id,text,genre\n"
-           b"q1,find https://query.example or write to q@query.example,https://genre.example\n"
-           b"q2,www.query.example,www.genre.example\n")
+QUERIES = (b"query_id,text,genre,audio\n"
+           b"q1,find https://query.example or write to q@query.example,https://genre.example,"
+           b"http://127.0.0.2:9/d1.wav\n"
+           b"q2,www.query.example,www.genre.example,\n")
 UPLOAD = DataSource.of_upload("runs+qrels", (("runs", "mine.run", RUN_A),
                                              ("runs", "other.run", RUN_B),
                                              ("qrels", "q.qrels", QRELS),
@@ -104,6 +105,11 @@ def test_a_clip_on_another_host_is_a_button_until_pressed():
     assert md("From 127.0.0.2:9") in [c.value for c in at.caption]
     at.run()                                               # it stays a player
     assert [p.proto.url for p in players(at)] == ["http://127.0.0.2:9/d1.wav"]
+    # the query's own clip is the same URL: both players at once (Streamlit refuses two
+    # autoplaying players with the same arguments)
+    at.button(key="play_query").click().run()
+    assert not at.exception, at.exception
+    assert [p.proto.url for p in players(at)] == ["http://127.0.0.2:9/d1.wav"] * 2
 
 
 # ---- a stray bug: an st.error, never Streamlit's exception box ---------------------------------
