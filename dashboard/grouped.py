@@ -57,9 +57,11 @@ def group_tests_source(src: DataSource, ties: TiePolicy, measures: str, name: st
                  for s in (system_a, system_b)}
     rows = group_differences(per_query, results[system_a].measures, groups, ("t",), seed)
     return pd.DataFrame([{"group": d.group, "measure": d.measure, "n": d.n,
-                          "B − A": d.mean_diff, "p": d.p, "p (Holm over groups)": d.p_corrected}
+                          "B − A": d.mean_diff, "p": d.p, "p (Holm over groups)": d.p_corrected,
+                          "why undefined": d.undefined or ""}   # why p is empty
                          for d in rows],
-                        columns=["group", "measure", "n", "B − A", "p", "p (Holm over groups)"]
+                        columns=["group", "measure", "n", "B − A", "p", "p (Holm over groups)",
+                                 "why undefined"]
                         ).astype({c: float for c in ("B − A", "p", "p (Holm over groups)")})
 
 

@@ -261,6 +261,45 @@ CASES = [
 ]
 
 
+# the power command's options (issue 42): content is the options, run on two runs of two queries
+# (RUN against RUN_B: B − A is 0 and −0.5 in AP)
+RUN_B = b"q1 Q0 d2 1 0.9 s\nq1 Q0 d1 2 0.5 s\nq2 Q0 d3 1 0.7 s\n"
+POWER_CASES = [
+    Case("power --alpha far below any printed p-value", "power", "power", b"--alpha 1e-300",
+         "error", "a significance level must lie between 1e-16 and 1"),
+    Case("power --alpha above --power", "power", "power", b"--alpha 0.9", "error",
+         "the power asked for (0.8) must be above the significance level"),
+    Case("power --alpha 0.001 on two queries", "power", "power", b"--alpha 0.001 --measure DCG",
+         "loads", "differences below 151 in DCG are unlikely to be detected"),
+    Case("power --delta far beyond the search", "power", "power", b"--delta 1e-9", "loads",
+         "(normal approximation, beyond the search's 10,000,000)"),
+]
+CASES += POWER_CASES
+
+
+def _power(options: bytes) -> tuple[str, str]:
+    """The power command on RUN and RUN_B: ('error', its line on stderr) or ('loads', the
+    sentence or the queries needed it prints)."""
+    from metrics.cli import main
+
+    with tempfile.TemporaryDirectory() as folder, \
+            mock.patch("sys.stdout", new_callable=io.StringIO) as out, \
+            mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+        paths = []
+        for name, content in (("a.run", RUN), ("b.run", RUN_B), ("q.qrels", QRELS)):
+            (Path(folder) / name).write_bytes(content)
+            paths.append(str(Path(folder) / name))
+        try:
+            status = main(["power", *paths, *options.decode().split()])
+        except SystemExit as exc:   # argparse's refusal
+            status = exc.code
+    if status != 0:
+        return "error", err.getvalue().strip()
+    lines = out.getvalue().strip().splitlines()
+    needed = [line for line in lines if line.startswith("queries needed")]
+    return "loads", " ".join((needed[0] if needed else lines[-1]).split())
+
+
 def run_case(case: Case) -> tuple[str, str]:
     """('error' | 'warning' | 'loads', message or description) for a case."""
     with ExitStack() as stack:
@@ -289,6 +328,8 @@ def _denied_to_root(path: Path):
 
 
 def _run(case: Case) -> tuple[str, str]:
+    if case.what == "power":
+        return _power(case.content)
     try:
         warnings: tuple[str, ...] = ()
         if case.what == "run":

@@ -24,7 +24,7 @@ def test_case(case):
     assert "\n" not in message
     if outcome == "error":
         assert message.startswith(case.file) or case.what in ("matrix+labels", "embeddings",
-                                                               "taxonomy"), message
+                                                               "taxonomy", "power"), message
         if case.line is not None:
             assert f"line {case.line}" in message, message
 

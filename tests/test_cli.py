@@ -208,7 +208,8 @@ def test_compare_json(tmp_path, files):
     assert len(data["tests"]) == 2 * 2
     first = data["tests"][0]
     assert set(first) == {"measure", "a", "b", "test", "statistic", "p", "p_holm", "mean_diff",
-                          "ci", "effect_size", "n", "wins", "ties", "losses", "seed"}
+                          "ci", "effect_size", "n", "wins", "ties", "losses", "seed",
+                          "undefined"}
     assert first["mean_diff"] == pytest.approx(((1 - 0.8125) + (1 - 1 / 3)) / 2)
     assert (first["wins"], first["ties"], first["losses"], first["n"]) == (2, 0, 0, 2)
 

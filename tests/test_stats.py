@@ -196,3 +196,18 @@ def test_the_command_line_says_why_a_test_is_undefined():
     [t, w] = json.loads(render_comparison(["A", "B"], ["AP"], aggregates, tests, "json"))["tests"]
     assert t["p"] is None and t["undefined"] == SAME_SHIFT.format("0.25")
     assert w["undefined"] is None
+
+
+def test_a_group_whose_differences_are_all_equal_says_why_its_t_test_is_undefined():
+    from metrics.evaluation.groups import Grouping, group_differences
+
+    labels = np.array(["x"] * 5 + ["y"] * 5, dtype=object)
+    b = A.copy()
+    b[:5] += 0.25                                 # group x: B = A + 0.25 on every query
+    b[5:] += np.linspace(0.0, 0.2, 5)             # group y: a spread
+    rows = group_differences({"A": {"m": A}, "B": {"m": b}}, ["m"],
+                             Grouping("g", labels, ("x", "y")))
+    x, y = rows
+    assert (x.p, x.p_corrected, x.undefined) == (None, None, SAME_SHIFT.format("0.25"))
+    assert y.p == pytest.approx(stats.ttest_rel(b[5:], A[5:]).pvalue) and y.undefined is None
+    assert y.p_corrected == pytest.approx(y.p)   # Holm over the one group that has a p

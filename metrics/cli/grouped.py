@@ -113,7 +113,7 @@ def groups_json(grouped: list[GroupedMeans], one_system: bool) -> dict:
             block[d.group].setdefault("tests", []).append({
                 "measure": d.measure, "a": d.a, "b": d.b, "test": d.test, "n": d.n,
                 "mean_diff": json_number(d.mean_diff), "p": json_number(d.p),
-                "p_holm_over_groups": json_number(d.p_corrected)})
+                "p_holm_over_groups": json_number(d.p_corrected), "undefined": d.undefined})
         out[g.grouping.name] = block
     return out
 

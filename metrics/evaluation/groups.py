@@ -24,7 +24,8 @@ from metrics.data.truth import GroundTruth
 from metrics.errors import InputError
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.stats import (DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                      aggregate_intervals, holm, paired_test, paired_values)
+                                      aggregate_intervals, holm, paired_test, paired_values,
+                                      why_undefined)
 
 # The properties the engine derives for every query, by the name --group-by takes
 DERIVED = {
@@ -253,6 +254,7 @@ class GroupDifference:
     mean_diff: float | None
     p: float | None
     p_corrected: float | None
+    undefined: str | None = None   # why p is None (stats.why_undefined)
 
 
 def group_differences(per_query: Mapping[str, Mapping[str, np.ndarray]], measures: Sequence[str],
@@ -271,8 +273,10 @@ def group_differences(per_query: Mapping[str, Mapping[str, np.ndarray]], measure
             a, b = paired_values(np.asarray(per_query[name_a][measure])[members],
                                  np.asarray(per_query[name_b][measure])[members])
             _, p = paired_test(a, b, test, seed, resamples)
-            family.append((group, len(a), float((b - a).mean()) if len(a) else None, p))
-        corrected = holm([p for *_, p in family])
-        rows.extend(GroupDifference(group, measure, name_a, name_b, test, n, diff, p, adjusted)
-                    for (group, n, diff, p), adjusted in zip(family, corrected))
+            family.append((group, len(a), float((b - a).mean()) if len(a) else None, p,
+                           why_undefined(a, b, test)))
+        corrected = holm([p for _, _, _, p, _ in family])
+        rows.extend(GroupDifference(group, measure, name_a, name_b, test, n, diff, p, adjusted,
+                                    why)
+                    for (group, n, diff, p, why), adjusted in zip(family, corrected))
     return rows
