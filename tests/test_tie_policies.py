@@ -195,3 +195,22 @@ def test_the_dashboard_help_names_only_the_policies_it_offers():
     assert all(p.value in text for p in TiePolicy.orderings())
     assert "optimistic" not in text and "expected" not in text
     assert np.all([p.description in TiePolicy.help_text() for p in TiePolicy])
+
+
+def test_trec9_scores_beyond_float32_become_infinities_without_a_warning(tmp_path, capsys):
+    # issue 42, item 17: --ties trec9 with a score of 1e308 printed NumPy's RuntimeWarning
+    # "overflow encountered in cast"; trec_eval's cast to float makes it inf, silently
+    import warnings
+
+    from metrics.cli import main
+
+    run, qrels = tmp_path / "a.run", tmp_path / "q.qrels"
+    run.write_text("q1 Q0 d1 1 1e308 s\nq1 Q0 d2 2 -1e308 s\nq1 Q0 d3 3 5 s\n")
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 1\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["evaluate", str(run), str(qrels), "--ties", "trec9", "-m", "AP",
+                     "-f", "json"]) == 0
+    # by hand: d1 (inf) first, d3 (5) second, d2 (-inf) third: AP = (1/1 + 2/3) / 2
+    import json
+    assert json.loads(capsys.readouterr().out)["aggregate"]["AP"] == pytest.approx(5 / 6)

@@ -47,7 +47,13 @@ def id_order_key(ids: np.ndarray) -> np.ndarray:
 
 def policy_scores(scores: np.ndarray, ties: TiePolicy) -> np.ndarray:
     """The scores as the policy compares them (as float32 for ``trec9``)."""
-    return scores.astype(np.float32) if ties.float32 else scores
+    if not ties.float32:
+        return scores
+    from metrics.ranking.float32_scores import rounded
+
+    # a score beyond float32's range becomes ±inf, as trec_eval's cast to float makes it: the
+    # policy, not an accident to warn of (issue 42, item 17)
+    return rounded(scores)
 
 
 def tie_keys(item_ids: np.ndarray, ties: TiePolicy) -> np.ndarray:
