@@ -9,8 +9,9 @@ Escaping is not enough for GitHub's *autolinks*: Streamlit's renderer (react-mar
 remark-gfm) links ``http://…``, ``https://…``, ``www.…`` and ``name@host.tld`` (so
 ``mailto:…``) by searching the text *after* the escapes are read, so ``https\\:\\/\\/x\\.org`` is
 still a link. A WORD JOINER (U+2060, invisible, no line break) is put where each of those
-patterns must be unbroken: between ``:`` and ``//``, between ``www`` and ``.``, and after ``@``.
-The text reads the same to a person, and no link is made from it."""
+patterns must be unbroken: between ``:`` and ``//``, between ``www`` and ``.``, and after an
+``@`` that a domain follows (``a@b.c``; not ``P@10``). The text reads the same to a person, and
+no link is made from it."""
 
 import re
 
@@ -18,7 +19,7 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
 WORD_JOINER = "\u2060"
 # mdast-util-gfm-autolink-literal's patterns, /(https?:\/\/|www(?=\.))…/ and /…@([-\w]+…)/, each
 # need one of these places unbroken
-_AUTOLINK_JOINTS = re.compile(r"(?<=:)(?=//)|(?<=[wW]{3})(?=\.)|(?<=@)")
+_AUTOLINK_JOINTS = re.compile(r"(?<=:)(?=//)|(?<=[wW]{3})(?=\.)|(?<=@)(?=[-\w]+\.[-\w])")
 
 
 def md(text: object) -> str:
