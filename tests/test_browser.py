@@ -96,7 +96,11 @@ def browser():
 def wait_for_app(page):
     """Wait until the script run has finished and the figures have drawn."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-    page.wait_for_timeout(400)  # a click's rerun may not have started yet
+    try:   # a click's rerun may not have started yet: give it 400 ms to start
+        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="running"]',
+                               timeout=400)
+    except PlaywrightTimeout:
+        pass   # it has started and ended already, or nothing reruns
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=90_000)
     page.evaluate("document.fonts.ready.then(() => true)")   # text measured in the web font
@@ -332,33 +336,6 @@ def test_user_text_is_never_a_link_or_an_image(app_url, browser, tmp_path):
     shoot(page, "markdown_names")
     assert not elsewhere(asked), elsewhere(asked)
     page.close()
-
-
-def test_no_request_leaves_the_server_on_any_page(browser):
-    # every page as the first request of a fresh server (Streamlit's pages/ fallback, then the
-    # app's frame) and, on the first server, every page reached through the navigation: the
-    # favicon, fonts, icons, scripts and usage statistics all come from the app's own server
-    launched = {path: launch_app() for path, _, _ in PAGES}
-    try:
-        urls = {path: await_app(*started)[1] for path, started in launched.items()}
-        for path, title, text in PAGES:
-            page = browser.new_page(viewport={"width": 1400, "height": 1100})
-            asked = record_requests(page)
-            errors = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{urls[path]}/{path}?dataset=instruments")
-            wait_for_app(page)
-            assert_healthy(page, errors, text)
-            if not path:
-                for _, other, other_text in PAGES[1:] + PAGES[:1]:
-                    go(page, other)
-                    assert_healthy(page, errors, other_text)
-            page.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
-            assert asked and not elsewhere(asked), (title, elsewhere(asked))
-            page.close()
-    finally:
-        for server, _, _ in launched.values():
-            stop_app(server)
 
 
 def test_two_sessions_never_see_each_others_uploads(app_url, browser, tmp_path):
@@ -634,7 +611,14 @@ def assert_deep_link_opened(page, url, title, address):
 def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path, title, text,
                                                     address):
     url = fresh_servers[path]     # nothing has run on this server yet
-    page, errors = open_page(browser, f"{url}/{path}?dataset=instruments&k=3")
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    # the favicon, fonts, icons, scripts and usage statistics all come from the app's own
+    # server, on the pages/ fallback's first run as on the frame's
+    asked = record_requests(page)
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{url}/{path}?dataset=instruments&k=3")
+    wait_for_app(page)
     assert_healthy(page, errors, text)
     assert_deep_link_opened(page, url, title, address)
     if path == "explorer":   # the link's settings arrived through the fallback's rerun
@@ -645,14 +629,25 @@ def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path
     if "dataset" in PAGE_PARAMS[path]:   # the link's dataset, kept in the address
         assert "dataset=instruments" in page.url, page.url
     shoot(page, f"deep_link_{path}")
+    page.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
+    assert asked and not elsewhere(asked), elsewhere(asked)
     page.close()
 
 
 def test_every_deep_link_on_a_warm_server(app_url, browser):
     """The same links once the server has run the app (st.navigation declared): each in a new
-    session, each page current in the navigation, no "Page not found"."""
-    warm, errors = open_page(browser, app_url)   # the app has run on this server
-    assert_healthy(warm, errors, "Validation summary")
+    session, each page current in the navigation, no "Page not found"; and every page reached
+    through the navigation asks nothing of another host."""
+    warm = browser.new_page(viewport={"width": 1400, "height": 1100})
+    asked = record_requests(warm)
+    errors = []
+    warm.on("pageerror", lambda exc: errors.append(str(exc)))
+    warm.goto(f"{app_url}/?dataset=instruments")
+    wait_for_app(warm)
+    for _ in every_page(warm, errors):   # the app has run on this server
+        pass
+    warm.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
+    assert asked and not elsewhere(asked), elsewhere(asked)
     warm.close()
     for path, title, text, address in DEEP_LINKS:
         page, errors = open_page(browser, f"{app_url}/{path}?dataset=instruments")
@@ -812,8 +807,8 @@ def band_contrast(page, background):
     return lowest, bands
 
 
-@pytest.mark.parametrize("size,scheme", [("projector", "dark"), ("projector", "light"),
-                                         ("wide", "dark")])
+# the projector in light: the lecture journey (tests/test_journey_lecture.py)
+@pytest.mark.parametrize("size,scheme", [("projector", "dark"), ("wide", "dark")])
 def test_teaching_mode_plays_through_the_ranking(app_url, browser, size, scheme):
     from charts.colours import CURRENT_BACKGROUND
 
