@@ -123,8 +123,8 @@ def _compare(args, measures) -> int:
                      "baseline": args.baseline, "alpha": args.alpha},
             warnings=warnings_list)
     text = render_comparison(names, labels, aggregates, paired, args.format, record, many)
-    _print_result(_with_groups(text, grouped, args.format, labels, False),
-                  dict.fromkeys(warnings_list), args.format)
+    _print_result(_with_groups(text, grouped, args.format, labels, False), warnings_list,
+                  args.format)
     return 0
 
 
@@ -138,8 +138,8 @@ def _paper_table(args, measures) -> int:
     table = paper_table(per_query, [str(m) for m in measures],
                         {str(m): m.definition.higher_is_better for m in measures},
                         args.correction or Correction.HOLM, args.alpha, args.seed)
-    _print_result(table.latex() if args.format == "latex" else table.markdown(),
-                  dict.fromkeys(warnings_list), args.format)
+    _print_result(table.latex() if args.format == "latex" else table.markdown(), warnings_list,
+                  args.format)
     return 0
 
 
@@ -184,7 +184,7 @@ def _power(args) -> int:
     analysis = power_analysis(a, b, args.alpha, args.power, args.delta)
     sentence = detectable_sentence(analysis, str(measure))
     _print_result(render_power(names, str(measure), analysis, sentence, args.format),
-                  dict.fromkeys(warnings_list), args.format)
+                  warnings_list, args.format)
     return 0
 
 
@@ -344,9 +344,14 @@ def progress_bar(what: str, unit: str):
 
 
 def _print_result(text: str, warnings_list, fmt: str) -> None:
-    """The output on stdout and the warnings on stderr, but not beside JSON, which is read by
-    programs (an evaluation's JSON holds its warnings)."""
-    if fmt != "json":
+    """The output on stdout with its warnings, each once, for every command and format: a
+    ``"warnings"`` list in JSON (read by programs, so nothing beside it on stderr), else a
+    ``warning:`` line each on stderr."""
+    warnings_list = list(dict.fromkeys(warnings_list))
+    if fmt == "json":   # non-ASCII kept as the renderer wrote it: escaped, or not (power's α)
+        text = json.dumps({**json.loads(text), "warnings": warnings_list}, indent=2,
+                          ensure_ascii=text.isascii())
+    else:
         for warning in warnings_list:
             sys.stderr.write(f"warning: {warning}\n")
     sys.stdout.write(text + "\n")

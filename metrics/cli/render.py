@@ -221,7 +221,6 @@ def render_evaluation(result: EvaluationResult, fmt: str, per_query: bool, how: 
             out["ci_method"] = intervals.method
             out["ci_resamples"] = intervals.resamples
             out["seed"] = intervals.seed
-        out["warnings"] = list(result.warnings)
         out["aggregate_method"] = how
         if how == "mean" and protocol is None:
             out["summed"] = summed   # count measures: their "mean" aggregate is the sum
