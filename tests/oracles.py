@@ -3,6 +3,7 @@ test."""
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -157,3 +158,17 @@ def contrast_ratio(a: str, b: str) -> float:
 
     high, low = sorted((luminance(a), luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+# What Streamlit's renderer links by itself (remark-gfm's literal autolinks, as
+# mdast-util-gfm-autolink-literal finds them in the text once the escapes are read): a URL from
+# "http://", "https://" or "www.", and an address "name@host.tld" (so "mailto:name@host.tld").
+# Stricter than remark-gfm: the character before a match is not looked at.
+AUTOLINKED = re.compile(r"(?i)(?:https?://|www(?=\.))[-.\w]+|[-.\w+]+@[-\w]+(?:\.[-\w]+)+",
+                        re.ASCII)
+MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")   # CommonMark: \ before ASCII punctuation
+
+
+def autolinks(markdown: str) -> list[str]:
+    """The links Streamlit's Markdown would make by itself from ``markdown``."""
+    return AUTOLINKED.findall(MARKDOWN_ESCAPE.sub(r"\1", markdown))

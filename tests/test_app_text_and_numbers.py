@@ -10,7 +10,7 @@ import pytest
 
 from apptest import PAGES, ROOT, app, grid_text, markdown_texts, query_box, upload_of
 from dashboard.safe import md
-from oracles import provenance_of_csv
+from oracles import autolinks, provenance_of_csv
 
 
 def test_bad_upload_shows_an_error():
@@ -62,6 +62,7 @@ def test_user_text_reaches_markdown_escaped_on_every_page(page):
     texts = markdown_texts(at)
     unescaped = [t for t in texts if re.search(r"(?<!\\)\]\(", t)]
     assert not unescaped, unescaped               # no live link, no image request
+    assert not [t for t in texts if "q.example" in "".join(autolinks(t))]   # nor an autolink
     joined = "\n".join(texts)
     if page == "pages/data.py":                   # the summary's header: each file's name
         assert all(md(name) in joined for name in LINKS), joined

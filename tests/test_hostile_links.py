@@ -3,7 +3,6 @@ items 6–8): URLs and e-mail addresses in titles, query texts and genres are sh
 on another host is played only when asked, from a button naming the host; a stray bug in a page
 is a short st.error."""
 
-import re
 import tomllib
 
 import pytest
@@ -13,19 +12,7 @@ from apptest import ROOT, app, markdown_texts
 from dashboard.safe import md
 from dashboard.settings import DataSource
 from metrics.errors import InputError
-
-# What Streamlit's renderer links by itself (remark-gfm's literal autolinks, as
-# mdast-util-gfm-autolink-literal finds them in the text once the escapes are read): a URL from
-# "http://", "https://" or "www.", and an address "name@host.tld" (so "mailto:name@host.tld").
-# Stricter than remark-gfm: the character before a match is not looked at.
-AUTOLINKED = re.compile(r"(?i)(?:https?://|www(?=\.))[-.\w]+|[-.\w+]+@[-\w]+(?:\.[-\w]+)+",
-                        re.ASCII)
-ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")   # CommonMark: a backslash before ASCII punctuation
-
-
-def autolinks(markdown: str) -> list[str]:
-    """The links Streamlit's Markdown would make by itself from ``markdown``."""
-    return AUTOLINKED.findall(ESCAPE.sub(r"\1", markdown))
+from oracles import MARKDOWN_ESCAPE, autolinks
 
 
 @pytest.mark.parametrize("text, link", [
@@ -39,7 +26,7 @@ def test_md_makes_no_autolink_and_reads_the_same(text, link):
     assert autolinks(text) == [link]                      # the oracle sees the raw text's link
     assert autolinks(md(text)) == []
     # what a person reads: the escapes dropped, the joiner invisible
-    assert ESCAPE.sub(r"\1", md(text)).replace("\u2060", "") == text
+    assert MARKDOWN_ESCAPE.sub(r"\1", md(text)).replace("\u2060", "") == text
 
 
 def test_md_leaves_text_without_links_as_it_was_escaped():
