@@ -13,7 +13,7 @@ from dashboard.metadata import described_tables
 from dashboard.settings import DataSource, source
 from metrics.data.ties import TiePolicy
 from metrics.evaluation.groups import (derived_properties, group_differences, group_means,
-                                       grouping)
+                                       grouping, grouping_names)
 
 GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer shows
 
@@ -67,13 +67,13 @@ def group_tests_source(src: DataSource, ties: TiePolicy, measures: str, name: st
 
 def grouping_options(queries: pd.DataFrame | None, data: dict) -> list[str]:
     """What the queries can be grouped by: the query table's columns (not its free text nor the
-    players' columns), then the derived properties this data has."""
+    players' columns), then the derived properties this data has; a column that bears a derived
+    property's name and that property each named with its kind (column:R_q, derived:R_q)."""
     from metrics.explain.described import SEARCHED, shown_columns
 
     # free text (one group per query) is searched, not grouped
     columns = [str(c) for c in shown_columns(queries) if str(c).lower() not in SEARCHED]
-    derived = derived_properties(next(iter(data.values())), queries)
-    return columns + [d for d in derived if d not in columns]
+    return grouping_names(columns, derived_properties(next(iter(data.values())), queries))
 
 
 def open_group(name: str, group: str, group_of: dict) -> None:

@@ -20,7 +20,7 @@ from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
 from metrics.evaluation.cells import counted, p_printed
-from metrics.evaluation.groups import DERIVED
+from metrics.evaluation.groups import DERIVED, grouping_title
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 page_setup()
@@ -36,8 +36,7 @@ threshold = int(st.session_state["threshold"])
 controls = st.container(horizontal=True, vertical_alignment="bottom")
 with controls:
     name = choose("Group the queries by", "group_by", options, options[0], "group_by_box",
-                  noun="grouping", width=260, format_func=lambda o: f"{o} (derived)" if o in DERIVED and (
-                      queries is None or o not in queries.columns) else o,
+                  noun="grouping", width=260, format_func=grouping_title,
                   help="a column of the query table (Data page), or a property of each query: "
                        + "; ".join(f"{k}: {v}" for k, v in DERIVED.items()))
     measure = choose("Measure", GROUPS_MEASURE, names, names[0], "group_measure", noun="measure",

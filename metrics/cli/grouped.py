@@ -27,7 +27,8 @@ def add_metadata_options(parser) -> None:
     parser.add_argument("--group-by", action="append", default=None, metavar="NAME",
                         help="the measures per group of queries: a column of the query table "
                              "or a derived property (R_q, clique_size, tie_share, text_words, "
-                             "parent_class); repeat for several")
+                             "parent_class; a column bearing one's name is column:NAME, the "
+                             "property derived:NAME); repeat for several")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ without a value of the grouping column are in no group and are counted.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -36,6 +37,11 @@ DERIVED = {
     "text_words": "the number of words of the query's text (the query table's text column)",
     "parent_class": "the taxonomy's parent class of the query class (instrument family)",
 }
+# A query-table column may bear a derived property's name: then each is named by its kind
+# (column:R_q, derived:R_q), and the bare name, which could mean either, is refused.
+COLUMN_PREFIX, DERIVED_PREFIX = "column:", "derived:"
+LISTED_COLUMNS = 10   # an unknown name's message lists the columns of a table this narrow, else
+CLOSEST_COLUMNS = 3   # it counts them and names this many closest to the name
 EXACT_VALUES = 10   # a whole-number property with at most this many values: a group per value
 NUMBER_BINS = 4     # else this many groups of about equal size (quantiles)
 
@@ -77,34 +83,81 @@ def derived_properties(judged: JudgedRanking, queries=None,
     return [name for name in DERIVED if have[name]]
 
 
+def grouping_names(columns: Sequence[str], derived: Sequence[str]) -> list[str]:
+    """The names to group by: the query table's ``columns``, then the ``derived`` properties,
+    each named with its kind (:data:`COLUMN_PREFIX`, :data:`DERIVED_PREFIX`) where a column
+    bears a derived property's name."""
+    shared = set(columns) & set(DERIVED)
+    return ([COLUMN_PREFIX + c if c in shared else c for c in columns]
+            + [DERIVED_PREFIX + d if d in shared else d for d in derived])
+
+
+def grouping_title(name: str) -> str:
+    """A grouping name as a list of choices shows it: a derived property marked (derived), a
+    column that bears a derived property's name marked (query table)."""
+    if name.startswith(COLUMN_PREFIX):
+        return f"{name.removeprefix(COLUMN_PREFIX)} (query table)"
+    derived = name.removeprefix(DERIVED_PREFIX)
+    return f"{derived} (derived)" if derived in DERIVED else name
+
+
+def _grouped_by(name: str, queries) -> tuple[bool, str]:
+    """(whether ``name`` means a column of the query table, the column's or the derived
+    property's own name); an InputError when it means neither, or could mean both."""
+    columns = queries.columns if queries is not None else ()
+    column, derived = name.removeprefix(COLUMN_PREFIX), name.removeprefix(DERIVED_PREFIX)
+    if name.startswith(COLUMN_PREFIX) and column in columns:
+        return True, column
+    if name.startswith(DERIVED_PREFIX) and derived in DERIVED:
+        return False, derived
+    if name in columns and name in DERIVED:
+        raise InputError(f"cannot group by {name!r}: the query table has a column of that "
+                         f"name and it is a derived property too; say which: "
+                         f"{COLUMN_PREFIX}{name}, the column as written, or "
+                         f"{DERIVED_PREFIX}{name}, the engine's: {DERIVED[name]}")
+    if name in columns or name in DERIVED:
+        return name in columns, name
+    raise InputError(f"cannot group by {name!r}: it is neither a column of the query table "
+                     f"({_columns_near(name, [str(c) for c in columns])}) nor a derived "
+                     f"property ({', '.join(DERIVED)})")
+
+
+def _columns_near(name: str, columns: list[str]) -> str:
+    """The query table's columns for a message about an unknown name: all of a narrow table,
+    else how many there are and the few closest to the name."""
+    if not columns:
+        return "columns: none"
+    if len(columns) <= LISTED_COLUMNS:
+        return f"columns: {', '.join(columns)}"
+    close = difflib.get_close_matches(name, columns, n=CLOSEST_COLUMNS, cutoff=0.6)
+    return (f"{len(columns):,} columns; "
+            + (f"the closest: {', '.join(close)}" if close else "none close to it"))
+
+
 def grouping(name: str, judged: JudgedRanking, queries=None, threshold: int = 1,
              truth: GroundTruth | None = None) -> Grouping:
     """The queries of ``judged`` grouped by ``name``: a column of ``queries`` (the query table, a
     DataFrame indexed by query id) or one of :data:`DERIVED`. ``truth`` (default: the one the
     judged ranking keeps) gives the cliques and the taxonomy."""
     query_ids = [str(q) for q in judged.query_ids]
-    if queries is not None and name in queries.columns:
+    is_column, property_name = _grouped_by(name, queries)
+    if is_column:
         labels = np.asarray([None if c is None else str(c)   # a NaN cell is "nan"
-                             for c in _cells(queries[name], query_ids)], dtype=object)
+                             for c in _cells(queries[property_name], query_ids)], dtype=object)
         return Grouping(name, labels, tuple(sorted({g for g in labels if g is not None},
                                                    key=_natural)))
-    if name not in DERIVED:
-        given = ", ".join(map(str, queries.columns)) if queries is not None else "none"
-        raise InputError(f"cannot group by {name!r}: it is neither a column of the query table "
-                         f"(columns: {given}) nor a derived property "
-                         f"({', '.join(DERIVED)})")
     truth = judged.truth if truth is None else truth
-    if name == "R_q":
+    if property_name == "R_q":
         return _numbers(name, judged.num_relevant(threshold).astype(float))
-    if name == "tie_share":
-        return _tie_shares(judged)
-    if name == "text_words":
+    if property_name == "tie_share":
+        return _tie_shares(name, judged)
+    if property_name == "text_words":
         if queries is None or "text" not in queries.columns:
             raise InputError("grouping by text_words needs a query table with a text column")
         cells = _cells(queries["text"], query_ids)
         return _numbers(name, np.asarray([np.nan if c is None else len(str(c).split())
                                           for c in cells], dtype=float))
-    if name == "clique_size":
+    if property_name == "clique_size":
         if truth is None or truth.item_labels is None:
             raise InputError("grouping by clique_size needs clique labels (item_id,label) as "
                              "the ground truth")
@@ -173,7 +226,7 @@ def _numbers(name: str, values: np.ndarray) -> Grouping:
     return Grouping(name, labels, tuple(groups))
 
 
-def _tie_shares(judged: JudgedRanking) -> Grouping:
+def _tie_shares(name: str, judged: JudgedRanking) -> Grouping:
     hits = np.diff(judged.offsets)
     tied = (np.zeros(len(judged.hit_ranks), dtype=bool) if judged.hit_tie_size is None
             else judged.hit_tie_size > 1)
@@ -186,7 +239,7 @@ def _tie_shares(judged: JudgedRanking) -> Grouping:
     labels[(hits > 0) & (share == 0)] = names[0]
     labels[(hits > 0) & (share > 0) & (share <= 0.5)] = names[1]
     labels[(hits > 0) & (share > 0.5)] = names[2]
-    return Grouping("tie_share", labels, tuple(n for n in names if n in set(labels)))
+    return Grouping(name, labels, tuple(n for n in names if n in set(labels)))
 
 
 # ---- the results per group ---------------------------------------------------------------------
