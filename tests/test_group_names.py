@@ -95,9 +95,9 @@ def test_the_groups_page_offers_each_kind_and_groups_by_the_one_chosen():
                   for d, s in items.items()).encode()
     qrels = "".join(f"{q} 0 {d} {g}\n" for q, items in QRELS.items()
                     for d, g in items.items()).encode()
-    upload = DataSource.of_upload("runs+qrels", (("runs", "a.run", run), ("qrels", "q.qrels", qrels),
-                                                 ("queries", "queries.csv",
-                                                  QUERY_TABLE.encode())))
+    upload = DataSource.of_upload("runs+qrels", (
+        ("runs", "a.run", run), ("qrels", "q.qrels", qrels),
+        ("queries", "queries.csv", QUERY_TABLE.encode())))
     at = app("pages/groups.py", upload=upload, sample="upload", measures="AP",
              group_by="derived:R_q")
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -115,6 +115,11 @@ def test_edits_are_applied_in_order():
     ("m0:1", "rank 0 is not in the list"),
     ("m2:12", "moves the item to rank 12, but the list has ranks 1 to 10"),
     ("g1:99999999999", "grade 99999999999 is above"),
+    # issue 42, item 17: digits other than 0-9 (int() reads them), numbers int() refuses
+    ("g\uff13:1", "is not g<rank>:<grade> .* in the digits 0-9"),
+    ("m\u0663:\u0661", "is not g<rank>:<grade>"),
+    ("g" + "1" * 5000 + ":1", "a rank of more than 18 digits is in no list"),
+    ("g1:" + "1" * 5000, "a grade of 5,000 digits is above"),
 ])
 def test_an_edit_that_cannot_be_applied_says_which_and_why(text, message):
     judged = judge(Run.from_dict({"q": {item: float(10 - i) for i, item in enumerate(TOY1)}}),

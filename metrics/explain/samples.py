@@ -52,8 +52,8 @@ def _serra(ties):
 
 def _covers(ties):
     d = SAMPLE_DIR / "covers"
-    return _judged(MATRICES_LABELS, [*((MATRICES, d / f"{s}.npy") for s in ("system_a", "system_b")),
-                                     (LABELS, d / "labels.csv")], ties)
+    matrices = [(MATRICES, d / f"{s}.npy") for s in ("system_a", "system_b")]
+    return _judged(MATRICES_LABELS, [*matrices, (LABELS, d / "labels.csv")], ties)
 
 
 def _taxonomy_runs(folder: str, ties):

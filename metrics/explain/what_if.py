@@ -8,7 +8,8 @@ of edits is applied in order:
   item becomes judged). The ground truth changes with it: R_q counts the item at its new grade.
 * ``m<rank>:<to>`` — the item at ``rank`` moves to rank ``to``; the items between shift by one.
 
-Written as one comma-separated text (``g3:1,m5:2``), the form of the dashboard's link.
+Written as one comma-separated text (``g3:1,m5:2``, numbers in the digits 0-9), the form of
+the dashboard's link.
 
 :func:`apply_edits` returns the edited query as a one-query :class:`JudgedRanking`, which the
 registry's measures, the curves and the worked examples read as they read any other; nothing
@@ -31,7 +32,8 @@ from metrics.errors import InputError
 from metrics.evaluation.evaluate import evaluate
 
 GRADE, MOVE = "g", "m"
-_EDIT = re.compile(r"([gm])(\d+):(\d+)")
+_EDIT = re.compile(r"([gm])([0-9]+):([0-9]+)")   # not \d: it, and int(), take ３ and ٣ too
+MAX_DIGITS = 18   # a longer rank is in no list (int() refuses more than 4,300 digits)
 LARGEST_GRADE = 2 ** 31 - 1   # a grade typed into a link: far beyond any scale, still exact
 MAX_EDITS = 200               # a link holds a prepared example, not a second ranking
 
@@ -64,13 +66,18 @@ def parse_edits(text: str) -> list[Edit]:
         raise InputError(f"{len(parts)} edits: at most {MAX_EDITS} can be applied at once")
     for i, part in enumerate(parts, 1):
         found = _EDIT.fullmatch(part)
+        where = f"edit {i}, {part[:40] + '…' if len(part) > 40 else part!r}"
         if not found:
-            raise InputError(f"edit {i}, {part!r}, is not g<rank>:<grade> (judge the item at "
-                             f"that rank) or m<rank>:<rank> (move it), e.g. g3:1 or m5:2")
-        kind, rank, value = found.group(1), int(found.group(2)), int(found.group(3))
-        if kind == GRADE and value > LARGEST_GRADE:
-            raise InputError(f"edit {i}, {part!r}: grade {value} is above {LARGEST_GRADE}")
-        edits.append(Edit(kind, rank, value))
+            raise InputError(f"{where}, is not g<rank>:<grade> (judge the item at that rank) or "
+                             f"m<rank>:<rank> (move it) in the digits 0-9, e.g. g3:1 or m5:2")
+        kind, rank_digits, value_digits = found.groups()
+        if kind == GRADE and (len(value_digits) > MAX_DIGITS or int(value_digits) > LARGEST_GRADE):
+            grade = (f"grade {value_digits}" if len(value_digits) <= MAX_DIGITS else
+                     f"a grade of {len(value_digits):,} digits")
+            raise InputError(f"{where}: {grade} is above {LARGEST_GRADE}")
+        if max(len(rank_digits), len(value_digits)) > MAX_DIGITS:
+            raise InputError(f"{where}: a rank of more than {MAX_DIGITS} digits is in no list")
+        edits.append(Edit(kind, int(rank_digits), int(value_digits)))
     return edits
 
 
