@@ -99,6 +99,6 @@ def show_query_description(queries: pd.DataFrame | None, query_id: str) -> None:
     shown = [c for c in shown_columns(queries)
              if str(c).lower() not in set(SEARCHED) | set(BESIDE_ID)]   # said in the line above
     pairs = [(c, queries.at[query_id, c]) for c in shown]
-    pairs = [f"{md(c)}: {md(v)}" for c, v in pairs if v is not None]
+    pairs = [f"{md(c)}: {md(v)}" for c, v in pairs if pd.notna(v)]
     if pairs:
         st.caption(" · ".join(pairs))

@@ -28,14 +28,16 @@ from dashboard.settings import source
 from metrics.errors import InputError
 from metrics.explain.described import AUDIO, BESIDE_ID, END, START, column_named
 
+LONGEST = 2 ** 31 - 1   # seconds: the player's bound on start and end (a 32-bit integer, 68 years)
 TOP_PLAYERS = 3   # a list's first ranks get a player each; any other item of the page on request
 CHOICES = 200     # the items offered for that request, at most (a page of the ranked list)
 
 
 def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
     """The ``start``/``end`` seconds of the excerpt to play (0 and None: the whole clip);
-    InputError for a value that is not a number of seconds, a negative one, or an end that is
-    not after the start."""
+    InputError (naming the item and the cell) for a value that is not a number of seconds, a
+    negative one, one beyond the player's :data:`LONGEST`, or an end that is not after the
+    start."""
     bounds = []
     for column in (START, END):
         value = _cell(row, column)
@@ -50,6 +52,9 @@ def excerpt(row: pd.Series, item: str) -> tuple[float, float | None]:
         if not math.isfinite(seconds) or seconds < 0:
             raise InputError(f"item {item!r}, {column} {value!r}: seconds must be a finite "
                              f"number ≥ 0; playing the whole clip")
+        if seconds > LONGEST:
+            raise InputError(f"item {item!r}, {column} {value!r}: more seconds than the "
+                             f"player's {LONGEST:,} (68 years); playing the whole clip")
         bounds.append(seconds)
     start, end = bounds
     if start is not None and end is not None and end <= start:
@@ -84,8 +89,8 @@ def _player(row: pd.Series, key: str) -> None:
         return
     try:
         start, end = excerpt(row, item)
-    except InputError as exc:
-        st.warning(md(exc))
+    except InputError as exc:   # the cell is refused; the clip is still played, whole
+        st.error(md(exc))
         start, end = 0.0, None
     first, last = math.floor(start), (math.ceil(end) if end is not None else None)
     if clip.is_url and not _asked_for(clip, key):

@@ -66,9 +66,8 @@ def show_metadata_tables() -> None:
         columns = ", ".join(map(str, table.columns)) or "none besides the id"
         with st.expander(f"{what}: {len(table):,} row{'s' if len(table) != 1 else ''}, "
                          f"columns {md(columns)}"):
-            st.dataframe(table.head(1000).reset_index().map(
-                lambda v: v if v is None else str(v)), hide_index=True, width="stretch",
-                height=260, placeholder="")
+            st.dataframe(table.head(1000).reset_index(), hide_index=True,   # all text
+                         width="stretch", height=260, placeholder="")
             if len(table) > 1000:
                 st.caption(f"The first 1,000 of {len(table):,} rows.")
     for warning in current_metadata_warnings():

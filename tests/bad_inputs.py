@@ -258,6 +258,15 @@ CASES = [
          b'item_id,title\nd1,"<b>[x](http://127.0.0.1/), ""quoted""</b>"\n', "loads",
          "title '<b>[x](http://127.0.0.1/), \"quoted\"</b>'",
          describe=lambda t: f"title {t.loc['d1', 'title']!r}"),
+    Case("item table with spaces around cells, quoted or not", "items", "items.csv",
+         b'item_id,title,genre\n d1 ,"  quoted  ", a\nd2,plain,a\n', "loads",
+         "ids ['d1', 'd2']; title '  quoted  '; genres [' a', 'a']",
+         describe=lambda t: f"ids {t.index.tolist()}; title {t.loc['d1', 'title']!r}; "
+                            f"genres {t['genre'].tolist()}"),
+    Case("query table with list and struct columns (Parquet)", "queries", "queries.parquet",
+         parquet({"query_id": ["q1"], "tags": [[1, 2]], "info": [{"year": 1990, "n": None}]}),
+         "loads", "tags '[1, 2]'; info '{\"year\": 1990, \"n\": null}'",
+         describe=lambda t: "; ".join(f"{c} {t.loc['q1', c]!r}" for c in t.columns)),
 ]
 
 

@@ -28,7 +28,7 @@ def test_an_item_table_keeps_every_column_as_written():
     assert list(table.columns) == ["title", "year", "audio"]          # the alias docno is the id
     assert table.loc["7", "title"] == "Blue, in Green"
     assert table.loc["8", "title"] == "1e3"                             # text, never a number
-    assert table.loc["8", "year"] is None and table.loc["8", "audio"] is None
+    assert pd.isna(table.loc["8", "year"]) and pd.isna(table.loc["8", "audio"])   # empty
     assert table.attrs["source"] == "items.csv"
 
 

@@ -191,7 +191,9 @@ def _cells(column, query_ids: Sequence[str]) -> np.ndarray:
     no row for the query."""
     rows = column.index.get_indexer(query_ids)
     cells = np.full(len(rows), None, dtype=object)
-    cells[rows >= 0] = column.to_numpy(dtype=object)[rows[rows >= 0]]
+    # a read table's text column (str dtype) is missing where NaN; an object column's NaN is a value
+    missing = {} if column.dtype == object else {"na_value": None}
+    cells[rows >= 0] = column.to_numpy(dtype=object, **missing)[rows[rows >= 0]]
     return cells
 
 

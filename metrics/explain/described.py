@@ -75,9 +75,8 @@ def beside_ids(frame: pd.DataFrame, id_column: str, table: pd.DataFrame | None,
     out = frame.copy()
     at = list(out.columns).index(id_column) + 1
     for offset, column in enumerate(wanted):
-        values = table[column].to_numpy(dtype=object)
+        values = table[column].to_numpy(dtype=object, na_value=None)
         cells = np.where(rows >= 0, values[np.maximum(rows, 0)] if len(values) else None, None)
-        cells = np.array([None if c is None else str(c) for c in cells], dtype=object)
         name = column if column not in out.columns else f"{column} (metadata)"
         out.insert(at + offset, name, pd.Series(cells, index=out.index, dtype=object))
     return out
@@ -91,7 +90,7 @@ def item_labels(ids, table: pd.DataFrame | None) -> list[str]:
     for item in map(str, ids):
         parts = [item]
         if table is not None and item in table.index:
-            parts += [str(table.at[item, c]) for c in columns if table.at[item, c] is not None]
+            parts += [str(table.at[item, c]) for c in columns if pd.notna(table.at[item, c])]
         out.append(" — ".join(" ".join(p.split()) for p in parts))
     return out
 

@@ -7,7 +7,8 @@ would take as line ends) are characters of their field. A carriage return that i
 of spaces (TREC files) or by the delimiter (CSV/TSV, with quoting: a quoted field may hold the
 delimiter, quotes and line ends, as the CSV standard allows, and each row is numbered by the line
 it starts on). A UTF-8 byte-order mark is dropped; blank lines and lines starting with ``#``
-(trec_eval 10 and ir_metadata headers) are skipped; cells are stripped of spaces and tabs.
+(trec_eval 10 and ir_metadata headers) are skipped; cells are stripped of spaces and tabs
+(unless the reader keeps them as written: ``strip=False``).
 """
 
 from __future__ import annotations
@@ -52,14 +53,16 @@ class RowBlock:
         return out
 
 
-def row_blocks(data: bytes, label: str, delimiter: str | None) -> Iterator[RowBlock]:
+def row_blocks(data: bytes, label: str, delimiter: str | None,
+               strip: bool = True) -> Iterator[RowBlock]:
     """The rows of text, a block at a time. ``delimiter=None`` splits on tabs and runs of spaces
-    (TREC files); ``","`` or ``"\\t"`` read CSV/TSV with quoting."""
+    (TREC files); ``","`` or ``"\\t"`` read CSV/TSV with quoting, each cell stripped of spaces and
+    tabs unless ``strip`` is False (a metadata table's cells are kept as written)."""
     if delimiter is not None and b'"' in data:
-        yield from _csv_blocks(data, label, delimiter)
+        yield from _csv_blocks(data, label, delimiter, strip)
         return
     for first, text in _text_blocks(data, label):
-        block = _split_block(first, text, label, delimiter)
+        block = _split_block(first, text, label, delimiter, strip)
         if block.lines:
             yield block
 
@@ -116,7 +119,8 @@ def _text_blocks(data: bytes, label: str) -> Iterator[tuple[int, str]]:
         start = stop
 
 
-def _split_block(first: int, text: str, label: str, delimiter: str | None) -> RowBlock:
+def _split_block(first: int, text: str, label: str, delimiter: str | None,
+                 strip: bool = True) -> RowBlock:
     plain = not _OTHER_SPACE.search(text)   # no \r, no Unicode space: str methods are safe
     if not plain:
         lone = _LONE_CR.search(text)
@@ -143,7 +147,8 @@ def _split_block(first: int, text: str, label: str, delimiter: str | None) -> Ro
         widths, cells = [], []
         for _, part in kept:
             row = (_FIELD_GAP.split(part.strip(" \t")) if delimiter is None else
-                   [cell.strip(" \t") for cell in part.split(delimiter)])
+                   [cell.strip(" \t") for cell in part.split(delimiter)] if strip else
+                   part.split(delimiter))
             widths.append(len(row))
             cells.extend(row)
     return RowBlock([n for n, _ in kept], widths, cells)
@@ -184,7 +189,8 @@ class _Records:
         raise StopIteration
 
 
-def _csv_blocks(data: bytes, label: str, delimiter: str) -> Iterator[RowBlock]:
+def _csv_blocks(data: bytes, label: str, delimiter: str,
+                strip: bool = True) -> Iterator[RowBlock]:
     records = _Records(data, label)
     reader = csv.reader(records, delimiter=delimiter)
     lines: list[int] = []
@@ -203,7 +209,7 @@ def _csv_blocks(data: bytes, label: str, delimiter: str) -> Iterator[RowBlock]:
                              "missing", source=label, line=records.start)
         lines.append(records.start)
         widths.append(len(row))
-        cells.extend(cell.strip(" \t") for cell in row)
+        cells.extend((cell.strip(" \t") for cell in row) if strip else row)
         if len(lines) == CSV_ROWS_PER_BLOCK:
             yield RowBlock(lines, widths, cells)
             lines, widths, cells = [], [], []

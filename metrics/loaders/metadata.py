@@ -3,10 +3,20 @@ audio, …) and a query table (``query_id`` plus any columns: text, genre, instr
 TSV or Parquet (docs/formats.md).
 
 A table is a :class:`pandas.DataFrame` indexed by the id as text (index name ``item_id`` or
-``query_id``, by the one rule for ids of :func:`metrics.data.rows.id_strings`), its other columns
-as the file names them, each cell a string (or None where the cell is empty) — nothing is parsed
-or rounded, a title of "1e3" stays "1e3". The file's name is kept in ``table.attrs["source"]``,
-so that a warning about the table can name it.
+``query_id``, by the one rule for ids of :func:`metrics.data.rows.id_strings`; a CSV/TSV id is
+stripped of spaces and tabs, as every loader reads ids), its other columns as the header names
+them (stripped), each cell text kept exactly as written — nothing is parsed, rounded or
+stripped: a title of "1e3" stays "1e3" and a genre " a" is not the genre "a" — and missing
+(``pd.isna``) where the cell is empty. The columns and the index are text held by Arrow (pandas'
+``str`` dtype), so a table takes about its file's size in memory rather than a Python object per
+cell. The file's name is kept in ``table.attrs["source"]``, so that a warning about the table can
+name it.
+
+A Parquet cell is text as Arrow writes it (``1959.0`` is "1959", ``true`` "true"; NaN is
+missing); a list, struct or map cell is its JSON text (``{"a": 1}``: integers stay integers).
+A Parquet file whose footer (the description of its row groups and columns) is larger than
+:data:`PARQUET_FOOTER_LIMIT` is refused before it is parsed: that is a table written in very many
+small row groups, and reading the footer alone would cost many times the table.
 
 The rules are the loaders': a missing id column, an id given twice (both lines named), an empty
 id, bytes that are not UTF-8 text or an empty file are errors naming the file and the line.
@@ -14,22 +24,26 @@ id, bytes that are not UTF-8 text or an empty file are errors naming the file an
 
 from __future__ import annotations
 
+import io
+import json
 from itertools import chain
 from typing import Iterable
 
 import numpy as np
 
-from metrics.data.rows import id_strings
+from metrics.data.rows import id_strings, whole_float_first, whole_float_ids
 from metrics.errors import InputError
 from metrics.loaders.lines import RowBlock, first_content_line, row_blocks, table_delimiter
-from metrics.loaders.tables import ALIASES, Table, gather_columns, check_unique
+from metrics.loaders.tables import ALIASES, Table, check_unique, check_widths
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 
 ITEM_ID, QUERY_ID = "item_id", "query_id"
 SOURCE = "source"   # the key of a table's attrs holding the name of its file
+PARQUET_FOOTER_LIMIT = 16 << 20   # bytes: 300,000 one-row groups of 3 columns make 168 MB
+ROWS_PER_BATCH = 1 << 16          # Parquet rows read (and their nested cells made text) at a time
 
-# ``pandas`` is imported inside the functions, as in the other loaders (the command line's fast
-# path never needs it).
+# ``pandas``, ``pyarrow`` and ``polars`` are imported inside the functions, as in the other
+# loaders (the command line's fast path never needs them).
 
 
 def read_item_table(source: Source, name: str | None = None):
@@ -45,68 +59,136 @@ def read_query_table(source: Source, name: str | None = None):
 def _read_metadata(source: Source, name: str | None, id_column: str, what: str):
     label = source_name(source, name)
     data = read_bytes(source, label)
-    if data[:4] == PARQUET_MAGIC:
-        header, columns, lines, unit = _parquet_columns(data, label, what, id_column)
-    else:
-        header, columns, lines, unit = _text_columns(data, label, what)
-    position = _id_position(header, id_column, label, what, None if unit == "row" else lines[0])
-    table = Table(label, {}, np.asarray(lines[1:] if unit == "line" else lines), unit)
-    ids = columns[position]
-    empty = [i for i, v in enumerate(ids) if v is None or (isinstance(v, str) and v == "")]
-    if empty:
-        raise table.error(empty[0], f"the {id_column} is empty; every row needs one",
-                          column=header[position])
-    ids = id_strings(np.asarray(ids, dtype=object) if unit == "line" else ids, label,
-                     header[position])
-    check_unique(table, ids, id_column.removesuffix("_id"),
-                 f"give each {id_column.removesuffix('_id')} one row")
+    read = _parquet_columns if data[:4] == PARQUET_MAGIC else _text_columns
+    header, position, columns, lines, unit = read(data, label, what, id_column)
+    del data   # the columns hold the table now
+    table = Table(label, {}, lines, unit)
+    ids = _ids(columns[position], table, header[position], id_column)
     return _frame(header, columns, position, ids, id_column, label)
 
 
-def _text_columns(data: bytes, label: str, what: str):
-    """(header, columns as lists of str or None, line numbers with the header's first, "line")."""
+def _text_columns(data: bytes, label: str, what: str, id_column: str):
+    """(header, the id column's place, columns as Arrow text missing where a cell is empty,
+    each row's line, "line"). The rows are split a block at a time, and each block's cells become
+    Arrow text before the next is split."""
+    import pyarrow as pa
+
     first = first_content_line(data, label)
     if not first:
         raise InputError(f"is empty: expected {what} with a header row", source=label)
     # a header without a comma or tab names one column: there is nothing to split
     delimiter = table_delimiter(first, label) or ","
-    blocks = iter(row_blocks(data, label, delimiter))
+    blocks = iter(row_blocks(data, label, delimiter, strip=False))
     head = next(blocks)
-    header, header_line = head.cells[:head.widths[0]], head.lines[0]
-    body = RowBlock(head.lines[1:], head.widths[1:], head.cells[head.widths[0]:])
+    header = [name.strip(" \t") for name in head.cells[:head.widths[0]]]
+    position = _id_position(header, id_column, label, what, head.lines[0])
     width = len(header)
-    # every column kept (by its place: a name given twice is refused later, naming it)
-    rows = gather_columns(chain([body], blocks), width, {str(i): i for i in range(width)}, label,
-                   f"has a header but no rows: expected {what}",
-                   lambda found: f"expected {width} fields as in the header but found {found}")
-    columns = [[cell if cell != "" else None for cell in rows.columns[str(i)]]
-               for i in range(width)]
-    lines = [header_line, *rows.lines.tolist()]
-    return header, columns, lines, "line"
+    parts: list[list] = [[] for _ in range(width)]
+    lines = []
+    body = RowBlock(head.lines[1:], head.widths[1:], head.cells[head.widths[0]:])
+    for block in chain([body], blocks):
+        if not block.lines:
+            continue
+        check_widths(block, width, label, lambda found: f"expected {width} fields as in the "
+                                                        f"header but found {found}")
+        for index, part in enumerate(parts):   # made Arrow text block by block: memory reused
+            part.append(_empty_missing(pa.array(block.cells[index::width], pa.large_string())))
+        lines.append(np.asarray(block.lines, dtype=np.int64))
+    if not lines:
+        raise InputError(f"has a header but no rows: expected {what}", source=label)
+    columns = [pa.chunked_array(part, pa.large_string()) for part in parts]
+    return header, position, columns, np.concatenate(lines), "line"
+
+
+def _empty_missing(column):
+    """The column with each empty cell missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.large_string()), column)
 
 
 def _parquet_columns(data: bytes, label: str, what: str, id_column: str):
-    import io
-
+    """(header, the id column's place, columns as Arrow text, each row's number, "row")."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    footer = int.from_bytes(data[-8:-4], "little") if data[-4:] == PARQUET_MAGIC else 0
+    if footer > PARQUET_FOOTER_LIMIT:
+        raise InputError(f"its Parquet footer (the description of its row groups and columns) "
+                         f"is {footer / 2 ** 20:,.0f} MB, more than the "
+                         f"{PARQUET_FOOTER_LIMIT >> 20} MB read: a table written in very many "
+                         f"small row groups; write it again with larger ones (pandas' and "
+                         f"pyarrow's default row groups)", source=label)
     try:
-        table = pq.read_table(io.BytesIO(data))
+        file = pq.ParquetFile(io.BytesIO(data))
+        header = [str(n) for n in file.schema_arrow.names]
+        position = _id_position(header, id_column, label, what, None)
+        parts: list[list] = [[] for _ in header]
+        for batch in file.iter_batches(batch_size=ROWS_PER_BATCH):
+            for index, part in enumerate(parts):
+                part.append(batch.column(index) if index == position else
+                            _as_text(batch.column(index), label, header[index]))
+    except InputError:
+        raise
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"cannot read as Parquet ({exc})", source=label) from None
-    if table.num_rows == 0:
+    rows = sum(len(p) for p in parts[0]) if parts else 0
+    if rows == 0:
         raise InputError(f"has no rows: expected {what}", source=label)
-    header = [str(n) for n in table.column_names]
-    id_position = _id_position(header, id_column, label, what, None)
-    columns = []
-    for index in range(table.num_columns):
-        values = table.column(index).to_pandas()
-        if index == id_position and values.dtype.kind == "f" and values.notna().all():
-            columns.append(values.to_numpy())   # float ids by id_strings' rule (10.0 is 10)
-            continue
-        columns.append([None if v is None or v != v else str(v) for v in values.tolist()])
-    return header, columns, np.arange(1, table.num_rows + 1), "row"
+    columns = [pa.chunked_array(part, part[0].type) for part in parts]
+    return header, position, columns, np.arange(1, rows + 1), "row"
+
+
+def _as_text(column, label: str, name: str):
+    """A Parquet column's cells as text (module docstring): JSON for lists, structs and maps, a
+    missing cell for NaN."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column, kind = column.dictionary_decode(), kind.value_type
+    if pa.types.is_nested(kind):
+        return pa.array([None if cell is None else json.dumps(cell, ensure_ascii=False,
+                                                              default=str)
+                         for cell in column.to_pylist()], pa.large_string())
+    if pa.types.is_floating(kind):
+        column = pc.if_else(pc.is_nan(column), pa.scalar(None, kind), column)
+    try:
+        return pc.cast(column, pa.large_string())
+    except pa.ArrowNotImplementedError:   # a type Arrow cannot write as text (a duration)
+        return pa.array([None if cell is None else str(cell) for cell in column.to_pylist()],
+                        pa.large_string())
+    except pa.ArrowInvalid:
+        raise InputError("holds bytes that are not UTF-8 text", source=label,
+                         column=name) from None
+
+
+def _ids(column, table: Table, name: str, id_column: str):
+    """The id column as Arrow text by the ids' rule (a CSV/TSV id stripped of spaces and tabs);
+    an empty id, or one given twice, is an error naming its line (both lines). Checked as a
+    column: no Python object per id."""
+    import polars as pl
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_floating(column.type) and column.null_count == 0:
+        # float ids by id_strings' rule (10.0 is 10)
+        return pa.array(id_strings(column.to_numpy(), table.source, name), pa.large_string())
+    ids = pc.cast(column, pa.large_string())
+    if table.unit == "line":
+        ids = pc.utf8_trim(ids, " \t")
+    empty = pc.fill_null(pc.equal(ids, ""), True)
+    if pc.any(empty).as_py():
+        raise table.error(pc.index(empty, True).as_py(),
+                          f"the {id_column} is empty; every row needs one", column=name)
+    if whole_float_first(ids[0].as_py()):
+        ids = whole_float_ids(pl.from_arrow(ids)).to_arrow(compat_level=pl.CompatLevel.oldest())
+    if len(pc.unique(ids)) < len(ids):   # which: the rare case, by polars
+        what = id_column.removesuffix("_id")
+        check_unique(table, pl.from_arrow(ids), what, f"give each {what} one row")
+    return ids
 
 
 def _id_position(header: list[str], id_column: str, label: str, what: str,
@@ -134,15 +216,22 @@ def _id_position(header: list[str], id_column: str, label: str, what: str,
     return found[0]
 
 
+def text_dtype():
+    """The dtype of a table's index and columns: pandas' ``str``, its text held by Arrow, missing
+    as NaN."""
+    import pandas as pd
+
+    return pd.StringDtype("pyarrow", na_value=np.nan)
+
+
 def _frame(header, columns, position, ids, id_column: str, label: str):
     import pandas as pd
 
-    frame = pd.DataFrame({name: pd.Series(np.asarray(column, dtype=object), dtype=object)
+    dtype = text_dtype()
+    index = pd.Index(pd.array(ids, dtype=dtype), name=id_column)
+    frame = pd.DataFrame({name: pd.array(column, dtype=dtype)
                           for i, (name, column) in enumerate(zip(header, columns))
-                          if i != position})
-    frame.index = pd.Index(np.asarray(ids, dtype=object), dtype=object, name=id_column)
-    if frame.shape[1]:
-        frame = frame.astype(object).where(frame.notna(), None)
+                          if i != position}, index=index)
     frame.attrs[SOURCE] = label
     return frame
 
@@ -169,9 +258,8 @@ def unmatched_ids(table, known: Iterable[str], what: str) -> str | None:
     truth's ids of that kind; ``what`` says which: "items" or "queries"): how many, and the first.
     None when every id matches. A table whose ids match nothing at all is most likely another
     collection's, and the warning says so."""
-    known = set(map(str, known))
-    unmatched = [i for i in table.index if i not in known]
-    if not unmatched:
+    unmatched = table.index[~table.index.isin(set(map(str, known)))]
+    if not len(unmatched):
         return None
     label = table.attrs.get(SOURCE, f"the {what[:-1]} table")
     if len(unmatched) == len(table):

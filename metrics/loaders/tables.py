@@ -118,11 +118,7 @@ def gather_columns(blocks, width: int, kept: dict[str, int], label: str, empty: 
     for block in blocks:
         if not block.lines:
             continue
-        counts = np.asarray(block.widths, dtype=np.int64)
-        bad = np.flatnonzero(counts != width)
-        if len(bad):
-            i = int(bad[0])
-            raise InputError(wrong_width(counts[i]), source=label, line=block.lines[i])
+        check_widths(block, width, label, wrong_width)
         matrix = np.array(block.cells, dtype=object).reshape(len(block.lines), width)
         for c, i in kept.items():   # copied, so the columns not kept are freed with the block
             parts[c].append(matrix[:, i].copy())
@@ -130,6 +126,16 @@ def gather_columns(blocks, width: int, kept: dict[str, int], label: str, empty: 
     if not lines:
         raise InputError(empty, source=label)
     return Table(label, {c: np.concatenate(p) for c, p in parts.items()}, np.concatenate(lines))
+
+
+def check_widths(block: RowBlock, width: int, label: str, wrong_width) -> None:
+    """Every row of the block has ``width`` fields; else an error at the first that has not
+    (``wrong_width(found)`` says what)."""
+    counts = np.asarray(block.widths, dtype=np.int64)
+    bad = np.flatnonzero(counts != width)
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(wrong_width(counts[i]), source=label, line=block.lines[i])
 
 
 def resolve_header(header: list[str], layout: Layout, label: str, line: int) -> dict[str, int]:
@@ -233,13 +239,29 @@ def numeric_column(table: Table, name: str) -> np.ndarray:
     return numbers
 
 
-def check_unique(table: Table, values: np.ndarray, what: str, hint: str) -> None:
-    """Every value once: a repeat is an error naming both lines."""
+def check_unique(table: Table, values, what: str, hint: str) -> None:
+    """Every value once: a repeat is an error naming both lines. ``values``: an array, or a
+    polars Series (a metadata table's ids: checked as a column, no Python object per value)."""
+    repeat = _first_repeat(values)
+    if repeat is not None:
+        first, again = repeat
+        raise table.error(again, f"{what} {values[again]!r} is listed twice (first on "
+                                 f"{table.unit} {table.lines[first]}); {hint}")
+
+
+def _first_repeat(values) -> tuple[int, int] | None:
+    """(where a value first is, where it is again) for the first value given twice; None."""
+    if not isinstance(values, np.ndarray):   # a polars Series
+        repeated = ~values.is_first_distinct()
+        if not repeated.any():
+            return None
+        again = int(repeated.arg_max())
+        return int((values == values[again]).arg_max()), again
     if len(set(values)) == len(values):
-        return
+        return None
     seen: dict[str, int] = {}
     for i, value in enumerate(values):
         if value in seen:
-            raise table.error(i, f"{what} {value!r} is listed twice (first on "
-                                 f"{table.unit} {table.lines[seen[value]]}); {hint}")
+            return seen[value], i
         seen[value] = i
+    return None
