@@ -8,6 +8,7 @@ import bz2
 import errno
 import gzip
 import io
+import json
 import lzma
 import os
 import sys
@@ -28,6 +29,7 @@ if str(ROOT) not in sys.path:
 from metrics import InputError, judge  # noqa: E402
 from metrics.loaders import (load_ids, load_labels, load_qrels,  # noqa: E402
                              load_run, load_score_matrix, load_taxonomy)
+from metrics.explain.what_if import edits_text, parse_edits  # noqa: E402
 from metrics.loaders.arrays import load_array  # noqa: E402
 from metrics.loaders.metadata import read_item_table, read_query_table  # noqa: E402
 from metrics.ranking.inputs import EvaluationInputs  # noqa: E402
@@ -285,28 +287,78 @@ POWER_CASES = [
 ]
 CASES += POWER_CASES
 
+# command lines (issue 42): content is the command line, on files named as in CLI_FILES
+CLI_FILES = {"a.run": RUN, "b.run": RUN_B, "q.qrels": QRELS,
+             "dup.run": RUN + b"q1 Q0 d1 3 0.1 s\n",
+             "rq.csv": b"query_id,R_q\nq1,low\nq2,high\n",
+             "wide.csv": (",".join(["query_id", *(f"col{i}" for i in range(20_000))]) + "\nq1" +
+                          ",x" * 20_000 + "\n").encode()}
+COMMAND_CASES = [
+    Case("compare --format json on a run with a duplicated pair", "command", "cli",
+         b"compare dup.run b.run q.qrels -m AP --format json", "warning",
+         "1 duplicated (query, item) pair(s) dropped, the first occurrence kept"),
+    Case("power --format json on a run with a duplicated pair", "command", "cli",
+         b"power dup.run b.run q.qrels --measure AP --format json", "warning",
+         "1 duplicated (query, item) pair(s) dropped, the first occurrence kept"),
+    Case("query table with a column named R_q, --group-by R_q", "command", "cli",
+         b"evaluate a.run q.qrels -m AP --format json --query-metadata rq.csv --group-by R_q",
+         "error", "say which: column:R_q, the column as written, or derived:R_q"),
+    Case("--group-by an unknown name on a query table of 20,000 columns", "command", "cli",
+         b"evaluate a.run q.qrels -m AP --format json --query-metadata wide.csv "
+         b"--group-by col1999x", "error", "(20,000 columns; the closest: col1999, col19999"),
+]
+CASES += COMMAND_CASES
 
-def _power(options: bytes) -> tuple[str, str]:
-    """The power command on RUN and RUN_B: ('error', its line on stderr) or ('loads', the
-    sentence or the queries needed it prints)."""
+# what-if edits as typed or linked (the Query explorer's "What if" box; issue 42)
+EDIT_CASES = [
+    Case("what-if edit in other digits (g\uff13:1)", "edits", "edits", "g\uff13:1".encode(),
+         "error", "is not g<rank>:<grade> (judge the item at that rank) or m<rank>:<rank> (move "
+         "it) in the digits 0-9"),
+    Case("what-if edit with a rank of 5,000 digits", "edits", "edits",
+         b"m" + b"1" * 5000 + b":1", "error", "a rank of more than 18 digits is in no list"),
+]
+CASES += EDIT_CASES
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of the command line run beside :data:`CLI_FILES`, each name
+    of one in ``argv`` given as its path."""
     from metrics.cli import main
 
     with tempfile.TemporaryDirectory() as folder, \
             mock.patch("sys.stdout", new_callable=io.StringIO) as out, \
             mock.patch("sys.stderr", new_callable=io.StringIO) as err:
-        paths = []
-        for name, content in (("a.run", RUN), ("b.run", RUN_B), ("q.qrels", QRELS)):
+        for name, content in CLI_FILES.items():
             (Path(folder) / name).write_bytes(content)
-            paths.append(str(Path(folder) / name))
         try:
-            status = main(["power", *paths, *options.decode().split()])
+            status = main([str(Path(folder) / a) if a in CLI_FILES else a for a in argv])
         except SystemExit as exc:   # argparse's refusal
             status = exc.code
+    # the files named as given, not by the passing folder's path, so the catalogue reads the same
+    return status, *(text.getvalue().replace(folder + os.sep, "") for text in (out, err))
+
+
+def _power(options: bytes) -> tuple[str, str]:
+    """The power command on RUN and RUN_B: ('error', its line on stderr) or ('loads', the
+    sentence or the queries needed it prints)."""
+    status, out, err = _cli(["power", "a.run", "b.run", "q.qrels", *options.decode().split()])
     if status != 0:
-        return "error", err.getvalue().strip()
-    lines = out.getvalue().strip().splitlines()
+        return "error", err.strip()
+    lines = out.strip().splitlines()
     needed = [line for line in lines if line.startswith("queries needed")]
     return "loads", " ".join((needed[0] if needed else lines[-1]).split())
+
+
+def _command(line: bytes) -> tuple[str, str]:
+    """A command line on :data:`CLI_FILES` (``--format json``): ('error', its line on stderr),
+    ('warning', the warnings its JSON holds) or ('loads', its JSON's first key)."""
+    status, out, err = _cli(line.decode().split())
+    if status != 0:
+        return "error", err.strip()
+    assert err == "", err   # beside JSON, the warnings are in it
+    data = json.loads(out)
+    return ("warning", " | ".join(data["warnings"])) if data["warnings"] else \
+        ("loads", next(iter(data)))
 
 
 def run_case(case: Case) -> tuple[str, str]:
@@ -339,6 +391,8 @@ def _denied_to_root(path: Path):
 def _run(case: Case) -> tuple[str, str]:
     if case.what == "power":
         return _power(case.content)
+    if case.what == "command":
+        return _command(case.content)
     try:
         warnings: tuple[str, ...] = ()
         if case.what == "run":
@@ -382,6 +436,8 @@ def _run(case: Case) -> tuple[str, str]:
             load_taxonomy(b"class,parent\nstrings,\nviolin,strings\n", case.content, "tax.csv",
                           case.file)
             detail = "loaded"
+        elif case.what == "edits":
+            detail = edits_text(parse_edits(case.content.decode()))
         elif case.what in ("items", "queries"):
             reader = read_item_table if case.what == "items" else read_query_table
             table = reader(case.content, case.file)

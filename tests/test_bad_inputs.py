@@ -23,8 +23,8 @@ def test_case(case):
     assert case.words in message, message
     assert "\n" not in message
     if outcome == "error":
-        assert message.startswith(case.file) or case.what in ("matrix+labels", "embeddings",
-                                                               "taxonomy", "power"), message
+        assert message.startswith(case.file) or case.what in (
+            "matrix+labels", "embeddings", "taxonomy", "power", "command", "edits"), message
         if case.line is not None:
             assert f"line {case.line}" in message, message
 
