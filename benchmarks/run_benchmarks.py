@@ -22,7 +22,8 @@ dashboard (script time, AppTest); the dashboard in headless Chromium (dashboard-
 W2-sized runs uploaded to a real server, the Query explorer's clicks timed in the browser,
 beside the same clicks on floor_app.py, Streamlit's floor); a fresh server's first page
 (first-page: each of a few pages as a new server's first request, in Chromium, and where the
-server's time goes); how cost grows.
+server's time goes); how cost grows; metadata tables (an item table of 1 M rows as CSV and
+Parquet, and Parquet in one-row groups: time and peak memory beside the file's size).
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
@@ -69,6 +70,8 @@ from bench_first_page import job_first_page, report_first_page  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
 from bench_matrix import bench_matrix, job_matrix, report_matrix  # noqa: E402
+from bench_metadata import (bench_metadata, job_metadata, make_metadata_workload,  # noqa: E402
+                            report_metadata)
 from bench_trec import (W7_QUERIES, bench_large, bench_runs, bench_skewed, job_ours,  # noqa: E402
                         report_large, report_runs, report_skewed)
 from harness import EXTRA, LIMITS, job_command, timed  # noqa: E402
@@ -78,10 +81,11 @@ from report import write_report  # noqa: E402
 JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
-        "floor_embeddings": job_floor_embeddings, "first_page": job_first_page}
+        "floor_embeddings": job_floor_embeddings, "first_page": job_first_page,
+        "metadata": job_metadata}
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
-             "dashboard", "dashboard-browser", "first-page", "scaling")
+             "dashboard", "dashboard-browser", "first-page", "scaling", "metadata")
 BIG = ("W5-big", "W7")   # run with --big or --only
 
 
@@ -210,6 +214,11 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
         print("running a fresh server's first pages", flush=True)
         sections.append(report_first_page(timed(job_command(
             "first_page", "-", "1" if quick else str(repeats)), cap=False)))
+    if "metadata" in chosen:
+        rows = 200_000 if quick else 1_000_000
+        sections.append(report_metadata(bench_metadata(make_metadata_workload(
+            HERE / "workloads" / "metadata", rows, (30_000,) if quick else (30_000, 70_000)),
+            repeats)))
     if "scaling" in chosen:
         print("running how cost grows", flush=True)
         sections.append(report_scaling(bench_scaling()))

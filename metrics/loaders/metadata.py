@@ -64,7 +64,14 @@ def _read_metadata(source: Source, name: str | None, id_column: str, what: str):
     del data   # the columns hold the table now
     table = Table(label, {}, lines, unit)
     ids = _ids(columns[position], table, header[position], id_column)
-    return _frame(header, columns, position, ids, id_column, label)
+    frame = _frame(header, columns, position, ids, id_column, label)
+    # pandas' hash of the index, which every look-up needs anyway, says whether an id repeats
+    if not frame.index.is_unique:   # which one: the rare case, by polars
+        import polars as pl
+
+        what = id_column.removesuffix("_id")
+        check_unique(table, pl.from_arrow(ids), what, f"give each {what} one row")
+    return frame
 
 
 def _text_columns(data: bytes, label: str, what: str, id_column: str):
@@ -167,8 +174,7 @@ def _as_text(column, label: str, name: str):
 
 def _ids(column, table: Table, name: str, id_column: str):
     """The id column as Arrow text by the ids' rule (a CSV/TSV id stripped of spaces and tabs);
-    an empty id, or one given twice, is an error naming its line (both lines). Checked as a
-    column: no Python object per id."""
+    an empty id is an error naming its line."""
     import polars as pl
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -185,9 +191,6 @@ def _ids(column, table: Table, name: str, id_column: str):
                           f"the {id_column} is empty; every row needs one", column=name)
     if whole_float_first(ids[0].as_py()):
         ids = whole_float_ids(pl.from_arrow(ids)).to_arrow(compat_level=pl.CompatLevel.oldest())
-    if len(pc.unique(ids)) < len(ids):   # which: the rare case, by polars
-        what = id_column.removesuffix("_id")
-        check_unique(table, pl.from_arrow(ids), what, f"give each {what} one row")
     return ids
 
 
