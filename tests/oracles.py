@@ -144,18 +144,21 @@ def provenance_of_csv(text: str) -> dict:
     return record
 
 
+def luminance(colour: str) -> float:
+    """WCAG 2's relative luminance of a '#rrggbb' (or '#rgb') colour: the sRGB channels
+    linearised, weighted 0.2126, 0.7152, 0.0722."""
+    value = colour.lstrip("#")
+    if len(value) == 3:
+        value = "".join(c * 2 for c in value)
+    channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
 def contrast_ratio(a: str, b: str) -> float:
     """WCAG 2's contrast ratio of two '#rrggbb' (or '#rgb') colours, from 1 (the same) to 21
-    (black on white): (L1 + 0.05) / (L2 + 0.05), L the relative luminance of the sRGB channels
-    linearised, the lighter colour's over the darker's."""
-    def luminance(colour: str) -> float:
-        value = colour.lstrip("#")
-        if len(value) == 3:
-            value = "".join(c * 2 for c in value)
-        channels = [int(value[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
+    (black on white): (L1 + 0.05) / (L2 + 0.05), L the relative luminance, the lighter colour's
+    over the darker's."""
     high, low = sorted((luminance(a), luminance(b)), reverse=True)
     return (high + 0.05) / (low + 0.05)
 

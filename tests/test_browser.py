@@ -444,7 +444,7 @@ def rgb(colour: str) -> tuple[int, int, int]:
 
 
 def _luminance(channels) -> float:
-    from charts.colours import _luminance as luminance
+    from oracles import luminance
 
     return luminance("#%02x%02x%02x" % tuple(int(v) for v in channels))
 
@@ -607,18 +607,29 @@ def assert_deep_link_opened(page, url, title, address):
     assert page.url.split("?")[0] == f"{url}/{address}"
 
 
+def watched_page(browser, url):
+    """A page at ``url``, its run finished, with its errors and every address it asked for."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    asked = record_requests(page)
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    wait_for_app(page)
+    return page, errors, asked
+
+
+def assert_nothing_asked_elsewhere(page, asked):
+    """The favicon, fonts, icons, scripts and usage statistics all came from the app's own
+    server."""
+    page.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
+    assert asked and not elsewhere(asked), elsewhere(asked)
+
+
 @pytest.mark.parametrize("path,title,text,address", DEEP_LINKS)
 def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path, title, text,
                                                     address):
     url = fresh_servers[path]     # nothing has run on this server yet
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    # the favicon, fonts, icons, scripts and usage statistics all come from the app's own
-    # server, on the pages/ fallback's first run as on the frame's
-    asked = record_requests(page)
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{url}/{path}?dataset=instruments&k=3")
-    wait_for_app(page)
+    page, errors, asked = watched_page(browser, f"{url}/{path}?dataset=instruments&k=3")
     assert_healthy(page, errors, text)
     assert_deep_link_opened(page, url, title, address)
     if path == "explorer":   # the link's settings arrived through the fallback's rerun
@@ -629,8 +640,7 @@ def test_deep_link_as_a_fresh_servers_first_request(browser, fresh_servers, path
     if "dataset" in PAGE_PARAMS[path]:   # the link's dataset, kept in the address
         assert "dataset=instruments" in page.url, page.url
     shoot(page, f"deep_link_{path}")
-    page.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
-    assert asked and not elsewhere(asked), elsewhere(asked)
+    assert_nothing_asked_elsewhere(page, asked)   # on the pages/ fallback's run as on the frame's
     page.close()
 
 
@@ -638,16 +648,10 @@ def test_every_deep_link_on_a_warm_server(app_url, browser):
     """The same links once the server has run the app (st.navigation declared): each in a new
     session, each page current in the navigation, no "Page not found"; and every page reached
     through the navigation asks nothing of another host."""
-    warm = browser.new_page(viewport={"width": 1400, "height": 1100})
-    asked = record_requests(warm)
-    errors = []
-    warm.on("pageerror", lambda exc: errors.append(str(exc)))
-    warm.goto(f"{app_url}/?dataset=instruments")
-    wait_for_app(warm)
+    warm, errors, asked = watched_page(browser, f"{app_url}/?dataset=instruments")
     for _ in every_page(warm, errors):   # the app has run on this server
         pass
-    warm.wait_for_timeout(1500)   # a favicon or a font is asked for after the run
-    assert asked and not elsewhere(asked), elsewhere(asked)
+    assert_nothing_asked_elsewhere(warm, asked)
     warm.close()
     for path, title, text, address in DEEP_LINKS:
         page, errors = open_page(browser, f"{app_url}/{path}?dataset=instruments")
