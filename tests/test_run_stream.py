@@ -282,3 +282,26 @@ def test_memory_does_not_grow_with_a_sorted_run(tmp_path):
         assert done.returncode == 0, done.stderr
         peaks.append(int(done.stdout) / 1024)   # MB
     assert peaks[1] - peaks[0] < 30, peaks
+
+
+def test_a_file_of_nul_bytes_stops_the_stream_at_its_first_block(tmp_path):
+    # 2 GB of NULs (sparse: no disk) have no line end to cut a block at: the stream had grown its
+    # buffer to the file's size (8 GB peak, 40 s) before the whole-file loader named line 1
+    import tracemalloc
+
+    from metrics.loaders.run_blocks import NotStreamable
+
+    path = tmp_path / "nuls.run"
+    with open(path, "wb") as handle:
+        handle.truncate(2 << 30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(NotStreamable):
+            next(run_blocks(path, "nuls.run", 1 << 20))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak
+    with pytest.raises(InputError, match="contains a NUL byte") as refused:
+        load_run(path)
+    assert refused.value.line == 1

@@ -131,6 +131,10 @@ def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[m
             filled = held + read_into(handle, label, buffer, held)
             if not filled:
                 return
+            if buffer.find(b"\x00", held, filled) >= 0:
+                # not text: the whole-file loader names the line from its first block, before
+                # a file of NULs (no line end to cut at) grows this buffer to its size
+                raise NotStreamable()
             at_end = filled < len(buffer)
             limit = min(filled, block_bytes)
             cut = filled if at_end and filled <= block_bytes else (
