@@ -268,6 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
     pw.add_argument("--collection-size", type=collection_size, default=None,
                     metavar=f"N|{JUDGED}", help="|D|, for measures that need it (see evaluate)")
 
+    # listed for -h only: commands.run hands its arguments to metrics.cli.trec_eval unparsed
+    sub.add_parser("trec-eval", add_help=False,
+                   help="trec_eval 10.0's command line and output: trec-eval [-q] [-m MEASURE]... "
+                        "[-c] [-n] [-J] [-M N] [-l N] QRELS RUN (trec-eval -h for more)")
+
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")
     pr = sub.add_parser("protocols", help="list the benchmark protocols, their sources and "

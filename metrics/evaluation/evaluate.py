@@ -133,7 +133,8 @@ def relevance_threshold(measure: Measure) -> int:
     return measure.param("rel") if "rel" in measure.definition.params else 1
 
 
-def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
+def evaluate(judged: JudgedRanking, measure_spec,
+             score_no_relevant: bool = False) -> EvaluationResult:
     """Compute every measure for every ground-truth query of ``judged``.
 
     A query without any relevant item in the ground truth at the measure's relevance threshold
@@ -150,6 +151,10 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
         The measures: a comma-separated list such as ``"AP,P@10,nDCG(form=burges)@10"``, or a
         sequence of names or parsed :class:`~metrics.Measure`; aliases (``MAP``,
         ``map_cut_10``, ``mAP@10``) are accepted (docs/measures.md lists every name).
+    score_no_relevant : bool
+        Keep the values the measures compute for queries without a relevant item, with no
+        warning (trec_eval's convention, which scores every query of its qrels: the
+        ``trec-eval`` command).
 
     Returns
     -------
@@ -187,6 +192,8 @@ def evaluate(judged: JudgedRanking, measure_spec) -> EvaluationResult:
     no_relevant: dict[int, np.ndarray] = {}
     for threshold in sorted({relevance_threshold(m) for m in parsed}):
         none = judged.num_relevant(threshold) == 0
+        if score_no_relevant:
+            none[:] = False
         no_relevant[threshold] = none
         if none.any():
             example = judged.query_ids[np.flatnonzero(none)[0]]
