@@ -5,21 +5,27 @@ import streamlit as st
 
 from dashboard.errors import show_unexpected
 from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame
+from dashboard.media_route import media_routes
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
 
-configure_page()
+if __name__ != "__main__":
+    # `streamlit run app.py` imports this file for its server: Streamlit's, with the routes that
+    # serve the media folders' clips by ranges, from the file (dashboard/media_route.py)
+    app = st.App(__file__, routes=media_routes())
+else:   # a run of the page script
+    configure_page()
 
-navigation = declare_navigation()
-page = navigation.url_path or PAGES[0][3]
-try:
-    read_permalink(page)
-    sidebar(page)
-    mark_frame()
-    navigation.run()
-except PageEnded:
-    pass   # the page has said why it shows nothing more
-except Exception as exc:   # a bug: a short message, not Streamlit's exception box
-    show_unexpected(exc)
-finally:   # the address bar is always a link to what is shown
-    write_permalink(page)
+    navigation = declare_navigation()
+    page = navigation.url_path or PAGES[0][3]
+    try:
+        read_permalink(page)
+        sidebar(page)
+        mark_frame()
+        navigation.run()
+    except PageEnded:
+        pass   # the page has said why it shows nothing more
+    except Exception as exc:   # a bug: a short message, not Streamlit's exception box
+        show_unexpected(exc)
+    finally:   # the address bar is always a link to what is shown
+        write_permalink(page)

@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.media import Clip, folder_for, resolve
+from dashboard.media_route import media_url
 from dashboard.safe import md
 from dashboard.settings import source
 from metrics.errors import InputError
@@ -79,9 +80,9 @@ def audio_player(row: pd.Series | None, key: str) -> None:
 def _player(row: pd.Series, key: str) -> None:
     item = str(row.name)
     src = source()
+    sample = src.sample if src.is_sample else None
     try:
-        clip = resolve(row.get(column_named(row.index, AUDIO)),
-                       folder_for(src.sample if src.is_sample else None), item)
+        clip = resolve(row.get(column_named(row.index, AUDIO)), folder_for(sample), item)
     except InputError as exc:
         st.warning(f"Not played: {md(exc)}")
         return
@@ -100,8 +101,9 @@ def _player(row: pd.Series, key: str) -> None:
         st.audio(clip.location, start_time=first, end_time=last, autoplay=True,
                  alt=f"Clip of {item} from {host_of(clip)} (player {key})")
         st.caption(f"From {md(host_of(clip))}")
-    else:
-        st.audio(clip.location, format=clip.mimetype, start_time=first, end_time=last)
+    else:   # an address on the app's own server: the browser asks for the file by ranges, and
+        # nothing of it is read as the page runs (dashboard/media_route.py)
+        st.audio(media_url(clip, sample), format=clip.mimetype, start_time=first, end_time=last)
     if start or end is not None:
         span = f"{start:g}–{end:g} s" if end is not None else f"from {start:g} s"
         widened = ""
