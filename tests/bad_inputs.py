@@ -96,6 +96,17 @@ def _sparse_nuls(folder: Path) -> Path:
     return folder / "a.run"
 
 
+def _one_long_line(folder: Path) -> Path:
+    """50 MB of one line without a line end (no run's line is longer than 1 MiB)."""
+    path = folder / "a.run"
+    with open(path, "wb") as handle:
+        handle.write(b"q1 Q0 ")
+        chunk = b"x" * (1 << 20)
+        for _ in range(50):
+            handle.write(chunk)
+    return path
+
+
 def _zip(content: bytes) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -218,6 +229,11 @@ CASES = [
          make=lambda folder: Path("/dev/zero")),
     Case("large sparse file of NUL bytes", "run", "a.run", b"", "error",
          "contains a NUL byte", 1, make=_sparse_nuls),
+    Case("a line of 50 MB without a line end", "run", "a.run", b"", "error",
+         "the line is longer than 1,048,576 bytes (1 MiB)", 1, make=_one_long_line),
+    Case("an item id of 2 MiB on line 2", "run", "a.run",
+         RUN[:17] + b"q1 Q0 " + b"d" * (2 << 20) + b" 2 0.5 s\n", "error",
+         "the line is longer than 1,048,576 bytes (1 MiB)", 2),
     Case("zip archive", "run", "a.run", _zip(RUN), "error",
          "is a zip archive, which is not read; gzip (.gz) is"),
     Case("xz archive", "run", "a.run.xz", lzma.compress(RUN), "error", "is an xz archive"),

@@ -24,13 +24,13 @@ import numpy as np
 from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import whole_float_first
 from metrics.parallel import both, read_ahead
+from metrics.loaders.line_bound import MAX_LINE, over_long_line, over_long_line_error
 from metrics.loaders.trec_lines import COMPILED, BlockIds, Scanned, Scratch
 from metrics.loaders.runs import RUN, RUN_TEXT, read_trec_text
 from metrics.loaders.tables import resolve_header
 from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
                                   open_regular, read_into)
 
-SMALLEST_BLOCK = 1   # bytes: tests use blocks of a few lines to put many edges in a small run
 _SMALLEST_BUFFER = 1 << 16   # bytes a plain file is read into at least (it grows for longer lines)
 _HALF = 1 << 16      # bytes: blocks of twice this or more are read in halves (one looked at)
 
@@ -78,8 +78,9 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
     if head[:len(GZIP_MAGIC)] == GZIP_MAGIC:
         # decompressed on a thread of its own, a block ahead of the parsing
         texts = read_ahead(lambda: _cut_at_line_ends(
-            byte_blocks(path, label, min(BLOCK, max(block_bytes, SMALLEST_BLOCK))),
-            block_bytes))
+            # (pieces of at least 2 bytes: byte_blocks knows gzip by its first piece's magic)
+            byte_blocks(path, label, min(BLOCK, max(block_bytes, len(GZIP_MAGIC)))),
+            block_bytes, label))
     else:
         texts = _plain_line_blocks(path, label, block_bytes)
     read_any = False
@@ -96,14 +97,25 @@ def run_blocks(path: Source, label: str, block_bytes: int, tags: bool = True
         raise NotStreamable()   # an empty file: the whole-file loader says so
 
 
-def _cut_at_line_ends(pieces: Iterator[bytes], block_bytes: int) -> Iterator[bytes]:
+def _cut_at_line_ends(pieces: Iterator[bytes], block_bytes: int, label: str) -> Iterator[bytes]:
     """Pieces of text (decompressed gzip) joined into blocks of whole lines of about
-    ``block_bytes`` bytes; none empty."""
+    ``block_bytes`` bytes; none empty. A line longer than :data:`MAX_LINE` is refused as soon as
+    that much of it is held, and text with a NUL byte handed to the whole-file loader, which
+    names its line, before either grows what is held to the file's size."""
     kept: list[bytes] = []
     held = 0
+    lines = 0        # line ends in the blocks before
+    line_held = 0    # bytes held after the last line end
     for piece in pieces:
+        if piece.find(b"\x00") >= 0:
+            raise NotStreamable()
         held += len(piece)
-        cut = piece.rfind(b"\n") + 1 if held >= block_bytes else 0
+        last = piece.rfind(b"\n")
+        line_held = line_held + len(piece) if last < 0 else len(piece) - last - 1
+        if line_held > MAX_LINE:
+            raise over_long_line_error(label, lines + sum(k.count(b"\n") for k in kept)
+                                       + piece.count(b"\n") + 1)
+        cut = last + 1 if held >= block_bytes else 0
         if not cut:
             kept.append(piece)
             continue
@@ -111,11 +123,22 @@ def _cut_at_line_ends(pieces: Iterator[bytes], block_bytes: int) -> Iterator[byt
         kept.append(piece[:cut] if cut < len(piece) else piece)
         text = b"".join(kept)
         kept, held = ([piece[cut:]] if cut < len(piece) else []), len(piece) - cut
+        lines = _checked_lines(text, 0, len(text), label, lines)
         yield text
         del text
     text = b"".join(kept)
     if text:
+        _checked_lines(text, 0, len(text), label, lines)
         yield text
+
+
+def _checked_lines(text, start: int, end: int, label: str, lines: int) -> int:
+    """The line ends of a block of whole lines, added to ``lines`` (those before it); an
+    :class:`InputError` naming its first line longer than :data:`MAX_LINE`, if it holds one."""
+    long = over_long_line(text, start, end)
+    if long >= 0:
+        raise over_long_line_error(label, lines + text.count(b"\n", start, long) + 1)
+    return lines + text.count(b"\n", start, end)
 
 
 def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[memoryview]:
@@ -123,10 +146,12 @@ def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[m
     line end within them, else to the first line end after), read into one buffer that every
     block reuses (a block is a view of it, valid until the next one is asked for): nothing is
     allocated per block. What follows a block is moved to the buffer's start for the next one; a
-    line longer than the buffer gets one twice its size. None empty."""
+    line longer than the buffer gets one twice its size, up to :data:`MAX_LINE`: a longer line
+    is refused with its number. None empty."""
     with open_regular(path, label) as handle:
         buffer = bytearray(max(block_bytes, _SMALLEST_BUFFER))
         held = 0   # the lines after the last block, read already
+        lines = 0  # line ends in the blocks before
         while True:
             filled = held + read_into(handle, label, buffer, held)
             if not filled:
@@ -141,9 +166,12 @@ def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[m
                 buffer.rfind(b"\n", 0, limit) + 1 or buffer.find(b"\n", limit, filled) + 1)
             if not cut:
                 if not at_end:   # no line end in a full buffer: a bigger one
+                    if filled > MAX_LINE:
+                        raise over_long_line_error(label, lines + 1)
                     buffer, held = buffer + bytearray(len(buffer)), filled
                     continue
                 cut = filled   # the last line, without a line end
+            lines = _checked_lines(buffer, 0, cut, label, lines)
             view = memoryview(buffer)[:cut]
             yield view
             view.release()

@@ -14,6 +14,7 @@ from metrics.data.truth import GroundTruth
 from metrics.data.run import Run
 from metrics.loaders.fast import encode_grouped, read_columns, single_last_field, trec_header
 from metrics.loaders.tables import Layout, Table, numeric_column, read_table, text_column
+from metrics.loaders.line_bound import refuse_over_long_line
 from metrics.loaders.text import PARQUET_MAGIC, Source, read_bytes, source_name
 from metrics.loaders.trec_lines import (COMPILED, QRELS_LAYOUT, REPEATED_KEY, RUN_LAYOUT, Scanned,
                                         Scratch, scan_block)
@@ -152,6 +153,8 @@ def load_run(source: Source, name: str | None = None) -> Run:
     """
     label = source_name(source, name)
     data = read_bytes(source, label)
+    if not data.startswith(PARQUET_MAGIC):
+        refuse_over_long_line(data, label)
     read = read_trec_text(data, RUN_TEXT)
     if isinstance(read, Scanned):
         query_codes, query_vocab, _ = _scanned_queries(read)
