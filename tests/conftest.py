@@ -20,3 +20,6 @@ def values_of():
         judged = judge(Run.from_dict(run), GroundTruth.from_dict(qrels), **judge_args)
         return {name: r.values.tolist() for name, r in evaluate(judged, measures).results.items()}
     return compute
+
+
+from trec_eval_binary import trec_eval_binary  # noqa: E402,F401  the oracle, built once per session

@@ -282,11 +282,8 @@ def test_trec_format_prints_iprec_infap_and_rbp_under_the_names_given(trec_files
     assert out.splitlines() == expected
 
 
-def test_trec_format_matches_the_trec_eval_binary_when_there_is_one(trec_files):
-    import shutil
-    binary = shutil.which("trec_eval")
-    if binary is None:
-        pytest.skip("no trec_eval on PATH")
+def test_trec_format_matches_the_trec_eval_binary(trec_files, trec_eval_binary):
+    binary = trec_eval_binary   # built from tests/trec_eval_source once per session
     run, qrels = trec_files
     done = subprocess.run([binary, "-q", "-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret",
                            "-m", "map", "-m", "P.2", "-m", "ndcg_cut.10", str(qrels), str(run)],

@@ -515,9 +515,14 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
     if options.judged_only:
         judged = judged_items_only(judged)
     measures = list(dict.fromkeys(v.measure for v in values if v.measure is not None))
+    # under -c, trec_eval's 'all' line of num_rel counts every qrels item of grade > 0, whatever -l
+    complete_num_rel = parse_measure("num_rel") if options.complete and any(
+        v.name == "num_rel" for v in values) else None
+    if complete_num_rel is not None and complete_num_rel not in measures:
+        measures.append(complete_num_rel)
     result = evaluate(judged, measures, score_no_relevant=True) if measures else None
-    per_query = {str(m): np.nan_to_num(result.results[str(m)].values, nan=0.0)
-                 for m in measures}
+    # keyed by the measure: two names of one measure (Rprec_mult_1.0 at -l 1 and at 1.00) share it
+    per_query = {m: np.nan_to_num(result.results[str(m)].values, nan=0.0) for m in measures}
     scored = []
     for i in order:
         query = str(judged.query_ids[i])
@@ -533,7 +538,7 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
                 if v.kind == RELSTRING:
                     out.write(f"{v.name:<22}\t{query}\t'{relstring(judged, i, v.cutoff)}'\n")
                 elif v.kind not in (RUNID, NUM_Q, GEOMETRIC):
-                    out.write(_line(v.name, query, per_query[str(v.measure)][i], v.kind) + "\n")
+                    out.write(_line(v.name, query, per_query[v.measure][i], v.kind) + "\n")
     if not scored:
         raise TrecEvalExit(7, f"{PROG}: No queries with both results and relevance info")
     if not options.summary:
@@ -548,7 +553,9 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
         elif v.kind == RELSTRING:
             continue
         else:
-            column = per_query[str(v.measure)][scored]
+            column = per_query[v.measure][scored]
+            if v.name == "num_rel" and complete_num_rel is not None:
+                column = per_query[complete_num_rel]
             if v.kind == LONG:
                 total = _sequential_sum(column)
             elif v.kind == GEOMETRIC:

@@ -1,0 +1,211 @@
+"""``python -m metrics trec-eval`` against the trec_eval 10.0 binary built from
+tests/trec_eval_source (the ``trec_eval_binary`` fixture): stdout byte for byte and the exit
+status, on trec_eval's own test suite (every case of its Makefile's ``quicktest``, with its
+flags) and on generated cases (graded and negative grades, scores tied as float32 but not as
+double, unjudged items, queries on one side only, a query with no relevant item). A difference
+is reported at its first line.
+
+Cases that need what is not computed here yet are strict xfails, so that they fail once it is.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+
+import numpy as np
+import pytest
+
+from metrics.cli import main
+from trec_eval_binary import SOURCE
+
+
+def quicktest_cases() -> list[tuple[list[str], str]]:
+    """(trec_eval's arguments, the out file they are checked against) of the Makefile's
+    quicktest target."""
+    makefile = (SOURCE / "Makefile").read_text()
+    target = makefile.split("\nquicktest:", 1)[1].split("\n\n", 1)[0]
+    return [(shlex.split(m.group(1)), m.group(2))
+            for m in re.finditer(r"\./trec_eval (.*?) \| diff - test/(\S+)", target)]
+
+
+# what a case needs that is not computed here yet; each is a strict xfail until it is
+NOT_YET = {
+    "-R prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
+    "-R qrels_prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
+    "-R qrels_jg": "trec_eval's judgment-group format (-R qrels_jg) is not read",
+    "-Z": "-Z (z-scores) is not computed",
+}
+
+
+# registered measures whose values still differ from trec_eval 10's (each a strict xfail of the
+# cases that print it, so that the case fails once the measure agrees)
+DIFFERS = {
+    "rbp": "rbp differs from trec_eval 10 (e.g. 0.1861 for its 0.0026 on query 301 of its suite)",
+}
+# the generated case where trec_eval prints -nan: -c scores q7 (no results) on a one-item dummy
+# ranking that -J empties, and its iprec_at_recall_0.00 and 11pt_avg divide 0 by 0
+NAN_CASE = ["-q", "-c", "-J", "-m", "all_trec"]
+
+
+def unregistered(args: list[str]) -> list[str]:
+    """The trec_eval measure names of ``args`` (nicknames expanded) that trec-eval refuses now."""
+    from metrics.cli.trec_eval import TrecEvalExit, parse_command_line, selected_values
+    try:
+        selected_values(parse_command_line([*args, "q", "r"]))
+    except TrecEvalExit as exc:
+        return [str(exc)]
+    return []
+
+
+def case_id(args: list[str]) -> str:
+    return " ".join(args)
+
+
+def _mark(args: list[str]):
+    text = " ".join(args)
+    for flag, reason in NOT_YET.items():
+        if flag in text:
+            return [pytest.mark.xfail(strict=True, reason=reason)]
+    missing = unregistered([a for a in args if not a.startswith("test/")])
+    if missing:
+        return [pytest.mark.xfail(strict=True, reason=f"measure not yet registered: {missing[0]}")]
+    reasons = [reason for name, reason in DIFFERS.items()
+               if "all_trec" in args or any(a.split(".")[0] == name for a in args)]
+    if args == NAN_CASE:
+        reasons.append("trec_eval prints -nan where -J empties the dummy ranking of a query "
+                       "-c scores (iprec_at_recall_0.00, 11pt_avg); ours prints 0.0000")
+    return [pytest.mark.xfail(strict=True, reason="; ".join(reasons))] if reasons else []
+
+
+def ours(args: list[str], capsys) -> tuple[int, str]:
+    """Our command in this process: (exit status, stdout)."""
+    capsys.readouterr()
+    status = main(["trec-eval", *args])
+    return status, capsys.readouterr().out
+
+
+def theirs(binary, args: list[str], cwd) -> tuple[int, str]:
+    done = subprocess.run([str(binary), *args], capture_output=True, text=True, cwd=cwd)
+    return done.returncode, done.stdout
+
+
+def assert_same(our: tuple[int, str], their: tuple[int, str]) -> None:
+    """Same stdout, byte for byte, and the same exit status; the first differing line named."""
+    our_lines, their_lines = our[1].split("\n"), their[1].split("\n")
+    for number, (a, b) in enumerate(zip(our_lines, their_lines), 1):
+        if a != b:
+            pytest.fail(f"line {number} differs:\n  trec_eval: {b!r}\n  ours:      {a!r}")
+    if len(our_lines) != len(their_lines):
+        longer, who = (their_lines, "trec_eval") if len(their_lines) > len(our_lines) else \
+            (our_lines, "ours")
+        pytest.fail(f"line {min(len(our_lines), len(their_lines))}: only {who} goes on, with "
+                    f"{longer[min(len(our_lines), len(their_lines)) - 1]!r}")
+    assert our[0] == their[0], f"exit status {our[0]}, trec_eval's {their[0]}"
+
+
+QUICKTEST = quicktest_cases()
+
+
+def test_the_makefile_lists_every_out_file():
+    """Each test/out.* file of trec_eval's suite is checked by some case of its quicktest."""
+    checked = {out for _, out in QUICKTEST}
+    assert checked == {p.name for p in (SOURCE / "test").glob("out.*")}
+
+
+@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a), id=f"{out}: {case_id(a)}")
+                                  for a, out in QUICKTEST])
+def test_trec_eval_test_suite(args, trec_eval_binary, capsys, monkeypatch):
+    monkeypatch.chdir(SOURCE)
+    assert_same(ours(args, capsys), theirs(trec_eval_binary, args, SOURCE))
+
+
+# ---- generated cases ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """Qrels and a run, seeded: 8 queries of 40 retrieved items; grades -1 to 3 (-1: pooled, not
+    judged) and unjudged items; q3's scores tie as float32 but not as double (1 + k·1e-9), and
+    q5's tie exactly (the order falls to the item ids); q6 has no relevant item (R = 0), q7 is
+    in the qrels only (between others in strcmp order, so -q lines come before it) and q8 in
+    the run only."""
+    rng = np.random.default_rng(43)
+    folder = tmp_path_factory.mktemp("generated")
+    qrels, run = [], []
+    for q in ("q1", "q10", "q2", "q3", "q4", "q5", "q6", "q7", "q8"):
+        items = [f"d{i:03d}" for i in rng.permutation(60)[:50]]
+        if q != "q8":
+            for item in items[:35]:
+                grade = 0 if q == "q6" else int(rng.choice([-1, 0, 0, 1, 1, 2, 3]))
+                qrels.append(f"{q} 0 {item} {grade}")
+        if q == "q7":
+            continue
+        retrieved = items[10:50]   # the first 10 judged items are never retrieved
+        for k, item in enumerate(retrieved):
+            score = (1 + k * 1e-9 if q == "q3" else 5.0 if q == "q5" and k < 20 else
+                     float(np.round(rng.normal(), 4)))
+            run.append(f"{q} Q0 {item} {k + 1} {score!r} gen")
+    (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    (folder / "run").write_text("\n".join(run) + "\n")
+    return folder
+
+
+REGISTERED_NOW = ["-m", "num_q", "-m", "runid", "-m", "num_ret", "-m", "num_rel", "-m",
+                  "num_rel_ret", "-m", "map", "-m", "Rprec", "-m", "bpref", "-m", "recip_rank",
+                  "-m", "P", "-m", "recall", "-m", "relstring", "-m", "infAP", "-m", "success",
+                  "-m", "map_cut", "-m", "ndcg_cut", "-m", "ndcg", "-m", "set_P", "-m",
+                  "set_recall", "-m", "set_F"]
+GENERATED = [
+    ["-q", "-c", *REGISTERED_NOW],
+    ["-q", "-c", "-J", *REGISTERED_NOW],
+    ["-q", "-c", "-M", "7", *REGISTERED_NOW],
+    ["-q", "-c", "-l", "2", *REGISTERED_NOW],
+    ["-c", "-n", "-q", "-m", "P.3,1", "-m", "ndcg_cut.4", "-m", "map"],
+    ["-q", "-m", "P.5", "-m", "map"],            # q7 has no results: exit 4 after q1 ... q6
+    ["-c", "-D", "0.q2", "-q", "-m", "map", "-m", "num_q"],
+    ["-q", "-c", "-m", "all_trec"],
+    ["-q", "-c", "-J", "-m", "all_trec"],
+    ["-q", "-c", "-M", "7", "-m", "all_trec"],
+    ["-q", "-c", "-l", "2", "-m", "all_trec"],
+    ["-c"],
+]
+
+
+@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a), id=case_id(a))
+                                  for a in GENERATED])
+def test_generated_cases(args, generated, trec_eval_binary, capsys, monkeypatch):
+    monkeypatch.chdir(generated)
+    full = [*args, "qrels", "run"]
+    assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
+
+
+# ---- inputs as trec_eval reads them, and refuses ------------------------------------------------
+
+@pytest.mark.parametrize("run, status", [
+    ("q1 Q0 d1 1 2.0 tag and more fields\nq1 Q0 d2 2 1.0 tag\n", 0),   # results.trunc's kind
+    ("q1 Q0 d1 1 2.0\n", 2),                                             # five fields
+    ("q1 Q0 d1 1 2.0 tag\nq1 Q0 d1 2 1.0 tag\n", 4),                     # a document twice
+])
+def test_run_lines_as_trec_eval_reads_them(run, status, tmp_path, trec_eval_binary, capsys,
+                                           monkeypatch):
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (tmp_path / "run").write_text(run)
+    monkeypatch.chdir(tmp_path)
+    args = ["-q", "-m", "map", "-m", "num_ret", "qrels", "run"]
+    their = theirs(trec_eval_binary, args, tmp_path)
+    assert their[0] == status
+    our = ours(args, capsys)
+    assert our[0] == status
+    if status == 0:
+        assert_same(our, their)
+
+
+@pytest.mark.parametrize("args", [["-m", "no_such_measure"], ["-m", "P."], ["-x"],
+                                  ["-m", "P.0"], ["-m", "P.5,5"]])
+def test_bad_options_exit_as_trec_eval(args, generated, trec_eval_binary, capsys, monkeypatch):
+    monkeypatch.chdir(generated)
+    full = [*args, "qrels", "run"]
+    status, out = ours(full, capsys)
+    their_status, their_out = theirs(trec_eval_binary, full, generated)
+    assert (status, out) == (their_status, their_out)
