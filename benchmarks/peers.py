@@ -73,8 +73,10 @@ BINARY_MEASURES = {"map": "AP", "P_10": "P@10", "recip_rank": "RR", "ndcg_cut_10
 
 
 def find_trec_eval(option: str | None) -> None:
-    """--trec-eval PATH, else $TREC_EVAL, else trec_eval on PATH; notes why the peer is skipped."""
-    candidate = option or os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    """--trec-eval PATH, else $TREC_EVAL, else trec_eval on PATH, else trec_eval 10.0 built from
+    tests/trec_eval_source (as the tests build it); notes why the peer is skipped."""
+    candidate = option or os.environ.get("TREC_EVAL") or shutil.which("trec_eval") or \
+        _built_trec_eval()
     if not candidate or not (Path(candidate).is_file() and os.access(candidate, os.X_OK)):
         looked = candidate or "give --trec-eval PATH or set TREC_EVAL"
         TREC_EVAL.update(path=None,
@@ -88,6 +90,22 @@ def find_trec_eval(option: str | None) -> None:
     TREC_EVAL.update(path=str(Path(candidate).resolve()),
                      note=f"{version[0] if version else 'trec_eval'} at "
                           f"{Path(candidate).resolve()}{commit}")
+
+
+def _built_trec_eval() -> str | None:
+    """trec_eval built from the vendored source into a temporary folder (None without a
+    compiler)."""
+    import importlib.util
+    import tempfile
+    path = Path(__file__).resolve().parents[1] / "tests" / "trec_eval_binary.py"
+    spec = importlib.util.spec_from_file_location("trec_eval_binary", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        return str(module.build(Path(tempfile.mkdtemp(prefix="trec_eval_"))))
+    except RuntimeError as exc:
+        print(f"note: {exc}", flush=True)
+        return None
 
 
 def trec_eval_args(run, qrels, measures, per_query=False) -> list[str]:

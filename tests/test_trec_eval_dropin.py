@@ -209,3 +209,18 @@ def test_bad_options_exit_as_trec_eval(args, generated, trec_eval_binary, capsys
     status, out = ours(full, capsys)
     their_status, their_out = theirs(trec_eval_binary, full, generated)
     assert (status, out) == (their_status, their_out)
+
+
+def test_evaluate_format_trec_prints_trec_evals_default_measures(trec_eval_binary, capsys,
+                                                                 monkeypatch):
+    """``evaluate --format trec`` without -m: trec_eval's default output under its names (runid
+    and num_q, no measures of a run's queries, left out); before, it printed AP, P@10, ..."""
+    monkeypatch.chdir(SOURCE)
+    capsys.readouterr()
+    assert main(["evaluate", "test/results.test", "test/qrels.test", "--format", "trec",
+                 "--ties", "trec10"]) == 0
+    our = capsys.readouterr().out
+    status, their = theirs(trec_eval_binary, ["test/qrels.test", "test/results.test"], SOURCE)
+    their = "".join(line for line in their.splitlines(keepends=True)
+                    if not line.startswith(("runid ", "num_q ")))
+    assert_same((0, our), (status, their))

@@ -68,10 +68,19 @@ def run(argv: Sequence[str] | None = None) -> int:
         return _power(args)
     protocol = getattr(args, "protocol", None)
     _check_combination(args, protocol)
-    measures = parse_measures(args.measures or DEFAULT_MEASURES)
+    measures = parse_measures(args.measures or _default_measures(args))
     if args.command == "compare":
         return _compare(args, measures)
     return _evaluate(args, measures, protocol)
+
+
+def _default_measures(args) -> str:
+    """The measures when none are named: trec_eval's default output (its names, in its order)
+    for --format trec, else ours."""
+    if getattr(args, "format", None) == "trec":
+        from metrics.cli.trec_eval import default_output_names
+        return ",".join(default_output_names())
+    return DEFAULT_MEASURES
 
 
 def _check_combination(args, protocol: str | None) -> None:
