@@ -4,6 +4,7 @@ explorer."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -12,8 +13,9 @@ from dashboard.datasets import load_source
 from dashboard.metadata import described_tables
 from dashboard.settings import DataSource, source
 from metrics.data.ties import TiePolicy
-from metrics.evaluation.groups import (derived_properties, group_differences, group_means,
-                                       grouping, grouping_names)
+from metrics.evaluation.groups import (GroupAggregates, derived_properties, group_aggregates,
+                                       group_differences, group_intervals, grouping,
+                                       grouping_names)
 
 GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer shows
 
@@ -26,23 +28,52 @@ def _grouping(src: DataSource, ties: TiePolicy, name: str, threshold: int, store
 
 
 @st.cache_data(show_spinner="Grouping the queries…", max_entries=32, ttl=CACHE_TTL)
-def group_means_source(src: DataSource, ties: TiePolicy, measures: str, name: str, threshold: int,
-                       measure: str, level: float, seed: int, _store: dict | None = None):
-    """(one row per group, system and measure: queries, defined, mean, and for ``measure`` its
-    CI low and CI high; each query's group (None: in no group); the groups in order)."""
+def group_aggregates_source(src: DataSource, ties: TiePolicy, measures: str, name: str,
+                            threshold: int, _store: dict | None = None):
+    """(every group's mean of every measure for every system, :class:`GroupAggregates`; each
+    query's group, None: in no group). Vectorised over the groups: no interval here."""
     groups = _grouping(src, ties, name, threshold, _store)
     results = evaluate_source(src, ties, measures, _store)
-    none = (None, None)
-    rows = [{"group": row.group, "system": row.system, "queries": row.num_queries,
-             "measure": m, "defined": row.defined[m], "mean": row.means[m],
-             "CI low": row.intervals.get(m, none)[0], "CI high": row.intervals.get(m, none)[1]}
-            for row in group_means(results, groups, level, seed, interval_measures=[measure])
-            for m in row.means]
-    frame = pd.DataFrame(rows, columns=["group", "system", "queries", "measure", "defined", "mean",
-                                        "CI low", "CI high"])
-    frame = frame.astype({c: float for c in ("mean", "CI low", "CI high")})
     query_ids = next(iter(results.values())).query_ids
-    return frame, dict(zip(map(str, query_ids), groups.labels)), groups.groups
+    return group_aggregates(results, groups), dict(zip(map(str, query_ids), groups.labels))
+
+
+@st.cache_data(show_spinner="Drawing the groups' intervals…", max_entries=64, ttl=CACHE_TTL)
+def group_intervals_source(src: DataSource, ties: TiePolicy, measures: str, name: str,
+                           threshold: int, measure: str, chosen: tuple[int, ...], level: float,
+                           seed: int, _store: dict | None = None):
+    """The bootstrap interval of the ``chosen`` groups' means of ``measure`` (indices into the
+    groups): (low, high), each groups × systems, NaN elsewhere. The groups shown only: the
+    resamples are the cost of this page."""
+    groups = _grouping(src, ties, name, threshold, _store)
+    results = evaluate_source(src, ties, measures, _store)
+    return group_intervals(results, groups, [measure], np.asarray(chosen, dtype=np.int64), level,
+                           seed)[measure]
+
+
+def group_frame(aggregates: GroupAggregates, rows: np.ndarray, measure: str, low: np.ndarray,
+                high: np.ndarray) -> pd.DataFrame:
+    """One row per group (of ``rows``, indices), system and measure, in that order: queries,
+    defined, mean, and for ``measure`` its CI low and CI high (``low``, ``high``: every group ×
+    system, NaN where not drawn)."""
+    systems, measures = list(aggregates.systems), aggregates.measures
+    shape = (len(rows), len(systems), len(measures))
+
+    def spread(per_measure):   # groups × systems per measure → one value per row of the frame
+        return np.stack([per_measure(m)[rows] for m in measures], axis=-1).ravel()
+
+    nothing = np.full((len(aggregates.grouping.groups), len(systems)), np.nan)
+    return pd.DataFrame({
+        "group": np.broadcast_to(np.asarray(aggregates.grouping.groups, dtype=object)[rows]
+                                 [:, None, None], shape).ravel(),
+        "system": np.broadcast_to(np.asarray(systems, dtype=object)[None, :, None],
+                                  shape).ravel(),
+        "queries": np.broadcast_to(aggregates.num_queries[rows][:, None, None], shape).ravel(),
+        "measure": np.broadcast_to(np.asarray(measures, dtype=object), shape).ravel(),
+        "defined": spread(lambda m: aggregates.defined[m]),
+        "mean": spread(lambda m: aggregates.values[m]),
+        "CI low": spread(lambda m: low if m == measure else nothing),
+        "CI high": spread(lambda m: high if m == measure else nothing)})
 
 
 @st.cache_data(show_spinner="Testing the systems in every group…", max_entries=32,

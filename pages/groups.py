@@ -10,8 +10,8 @@ from dashboard.clicks import open_clicked
 from dashboard.computed import evaluated
 from dashboard.errors import show_error
 from dashboard.frame import end_page, page_path, page_setup
-from dashboard.grouped import (group_means_source, group_tests_source, grouping_options,
-                               open_group)
+from dashboard.grouped import (group_aggregates_source, group_frame, group_intervals_source,
+                               group_tests_source, grouping_options, open_group)
 from dashboard.metadata import current_metadata
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
@@ -20,8 +20,10 @@ from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
 from metrics.evaluation.cells import counted, p_printed
-from metrics.evaluation.groups import DERIVED, grouping_title
+from metrics.evaluation.groups import CHART_EACH, DERIVED, charted_groups, grouping_title
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
+
+GROUPS_PER_PAGE = 100   # groups in a page of the table (their intervals are drawn)
 
 page_setup()
 
@@ -47,47 +49,82 @@ if queries is None:
 
 key = ",".join(str(m) for m in measures)
 try:
-    frame, group_of, groups = group_means_source(source(), tie_policy(), key, name,
-                                                 threshold, measure, DEFAULT_LEVEL,
-                                                 DEFAULT_SEED, upload_store())
+    aggregates, group_of = group_aggregates_source(source(), tie_policy(), key, name, threshold,
+                                                   upload_store())
 except InputError as exc:
     show_error(exc)
     end_page()
+groups = aggregates.grouping.groups
 if not groups:
     st.info(f"No query has a value of {md(name)}.")
     end_page()
 ungrouped = sum(g is None for g in group_of.values())
-one = frame[frame["measure"] == measure]
-counts = [int(one[one["group"] == g]["queries"].iloc[0]) for g in groups]
-table = {c: one.pivot(index="group", columns="system", values=c).reindex(
-    index=list(groups), columns=systems).to_numpy() for c in ("mean", "CI low", "CI high")}
+counts = dict(zip(groups, aggregates.num_queries.tolist()))
+# the chart shows the groups that matter, the table a page of groups: intervals are drawn for
+# those only, so that the page's cost does not grow with the number of groups
+charted = charted_groups(aggregates, measure,
+                         results[systems[0]].results[measure].higher_is_better)
+pages = -(-len(groups) // GROUPS_PER_PAGE)
+table_page = 0
+if pages > 1:
+    table_page = st.selectbox(
+        f"Groups in the table ({len(groups):,}, {GROUPS_PER_PAGE} to a page)", range(pages),
+        key="groups_table_page",
+        format_func=lambda i: f"{i * GROUPS_PER_PAGE + 1:,}–"
+                              f"{min((i + 1) * GROUPS_PER_PAGE, len(groups)):,}: "
+                              f"{groups[i * GROUPS_PER_PAGE]} … "
+                              f"{groups[min((i + 1) * GROUPS_PER_PAGE, len(groups)) - 1]}")
+listed = np.arange(table_page * GROUPS_PER_PAGE, min((table_page + 1) * GROUPS_PER_PAGE,
+                                                     len(groups)))
+low, high = group_intervals_source(source(), tie_policy(), key, name, threshold, measure,
+                                   tuple(charted.tolist()), DEFAULT_LEVEL, DEFAULT_SEED,
+                                   upload_store())
+unlisted = np.setdiff1d(listed, charted)
+if len(unlisted):
+    more = group_intervals_source(source(), tie_policy(), key, name, threshold, measure,
+                                  tuple(unlisted.tolist()), DEFAULT_LEVEL, DEFAULT_SEED,
+                                  upload_store())
+    low, high = (np.where(np.isnan(a), b, a) for a, b in zip((low, high), more))
+charted_names = [groups[i] for i in charted]
+means_of = aggregates.values[measure]
 chart = st.plotly_chart(
-    group_means_figure(groups, counts, systems, table["mean"], table["CI low"],
-                       table["CI high"], measure=measure, grouping=name, level=DEFAULT_LEVEL),
+    group_means_figure(charted_names, [counts[g] for g in charted_names], systems,
+                       means_of[charted], low[charted], high[charted], measure=measure,
+                       grouping=name, level=DEFAULT_LEVEL),
     width="stretch", on_select="rerun", selection_mode="points", key="groups_chart")
-st.caption(f"Each group's mean over its queries where {md(measure)} is defined (as the overall "
+every = len(charted) == len(groups)
+st.caption(("" if every else
+            f"The chart shows {len(charted)} of the {len(groups):,} groups: the {CHART_EACH} with "
+            f"the most queries and the {CHART_EACH} best and {CHART_EACH} worst by the systems' "
+            f"mean {md(measure)}, best at the top; the table lists every group. ")
+           + f"Each group's mean over its queries where {md(measure)} is defined (as the overall "
            f"mean), with its {DEFAULT_LEVEL:.0%} {CI_METHOD} bootstrap interval "
-           f"({DEFAULT_RESAMPLES:,} resamples, seed {DEFAULT_SEED}). "
+           f"({DEFAULT_RESAMPLES:,} resamples, seed {DEFAULT_SEED}"
+           + ("" if every else "; drawn for the groups of the chart and of the table's page")
+           + "). "
            + (f"{counted(ungrouped, 'query has', 'queries have')} no {md(name)} and "
               f"{'is' if ungrouped == 1 else 'are'} in no group. " if ungrouped else "")
            + "Click a group to open its queries in the Query explorer, worst first.")
 
-if open_clicked("groups_chart", chart, groups, lambda group: open_group(name, group, group_of)):
+if open_clicked("groups_chart", chart, charted_names,
+                lambda group: open_group(name, group, group_of)):
     st.switch_page(page_path("explorer"))
 
-shown, numbers = printed_numbers(one.drop(columns="measure").rename(columns={"group": name}),
-                                 ["mean", "CI low", "CI high"])
+one = group_frame(aggregates, listed, measure, low, high)
+shown, numbers = printed_numbers(one[one["measure"] == measure].drop(columns="measure").rename(
+    columns={"group": name}), ["mean", "CI low", "CI high"])
 st.dataframe(shown, hide_index=True, width="stretch", height="auto", column_config=numbers,
              placeholder="undefined")
-download_csv("Download CSV (every measure; the interval of the chosen one)", frame,
+download_csv("Download CSV (every measure; the interval of the chosen one"
+             + ("" if every and pages == 1 else ", for the groups of the chart and this page")
+             + ")", group_frame(aggregates, np.arange(len(groups)), measure, low, high),
              provenance_record(measures, seed=DEFAULT_SEED), "groups.csv")
 chosen = choose("Open a group's queries in the Query explorer", OPEN_GROUP, [None, *groups],
                 None, "group_open_box", noun="group",
                 format_func=lambda g: "choose a group" if g is None else
-                f"{g} ({counted(counts[groups.index(g)], 'query', 'queries')})")
+                f"{g} ({counted(counts[g], 'query', 'queries')})")
 if chosen is not None and st.button(
-        f"Open the {counted(counts[groups.index(chosen)], 'query', 'queries')}",
-        key="open_group"):
+        f"Open the {counted(counts[chosen], 'query', 'queries')}", key="open_group"):
     open_group(name, chosen, group_of)
     st.switch_page(page_path("explorer"))
 
@@ -103,7 +140,7 @@ if len(systems) > 1:
     else:
         tests = group_tests_source(source(), tie_policy(), key, name, threshold,
                                    name_a, name_b, DEFAULT_SEED, upload_store())
-        tests = tests[tests["measure"] == measure].rename(columns={"group": name})
+        tests = tests[tests["measure"] == measure].iloc[listed].rename(columns={"group": name})
         shown, numbers = printed_numbers(tests, ["B − A"])
         for column in ("p", "p (Holm over groups)"):   # as every table prints p: never "0"
             shown[column] = [None if p != p else p_printed(p) for p in tests[column]]

@@ -1,5 +1,7 @@
 """The Groups page (AppTest): its link. (Groups of queries by metadata: test_app_metadata.py.)"""
 
+import pytest
+
 from apptest import address_params, linked
 
 
@@ -40,3 +42,69 @@ def test_a_p_value_below_double_precision_prints_as_every_table_prints_it():
     tests = next(t for t in map(grid_data, at.main.dataframe) if "p" in t.columns)
     assert tests["p"].tolist() == ["< 1e-16"], tests
     assert tests["p (Holm over groups)"].tolist() == ["< 1e-16"], tests
+
+
+def test_ten_thousand_groups_of_two_queries_draw_a_bounded_chart_and_a_page_of_the_table(
+        monkeypatch):
+    # issue 42, item 13: 10,000 groups of two queries had taken 61 s, a bootstrap interval per
+    # group and system (20,000 scipy calls) and a chart row per group. The chart shows the
+    # groups that matter (largest, best, worst), the table a page, and the intervals are drawn
+    # for those only; the means of every group come from a few vectorised calls
+    import json
+
+    import numpy as np
+    from scipy import stats
+
+    from apptest import _framed, grid_data, upload_of
+
+    groups, rng = 10_000, np.random.default_rng(42)
+    queries = [f"q{i:05d}" for i in range(2 * groups)]
+    runs = {}
+    for name in ("a", "b"):
+        scores = rng.random((len(queries), 3))
+        runs[f"{name}.run"] = "".join(
+            f"{q} Q0 d{d} {d + 1} {scores[i, d]:.6f} {name}\n" for i, q in enumerate(queries)
+            for d in range(3)).encode()
+    relevant = rng.integers(0, 3, len(queries))
+    qrels = "".join(f"{q} 0 d{relevant[i]} 1\n" for i, q in enumerate(queries)).encode()
+    table = ("query_id,genre\n" + "".join(f"{q},g{i // 2:05d}\n" for i, q in enumerate(queries))
+             ).encode()
+    source = upload_of(runs, qrels)
+    source = type(source).of_upload("runs+qrels", (*source.files, ("queries", "queries.csv",
+                                                                     table)))
+    drawn = []
+    bootstrap = stats.bootstrap
+
+    def counted_bootstrap(data, *args, **kwargs):   # how many intervals are drawn
+        drawn.append(np.atleast_2d(data[0]).shape[0])
+        return bootstrap(data, *args, **kwargs)
+
+    monkeypatch.setattr(stats, "bootstrap", counted_bootstrap)
+    at = _framed("pages/groups.py")
+    for key, value in dict(upload=source, sample="upload", measures="AP",
+                           group_by="genre").items():
+        at.session_state[key] = value
+    at.run(timeout=40)   # it had taken 61 s
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    ticks = figure["layout"]["yaxis"]["ticktext"]
+    assert len(figure["data"]) == 2 and len(ticks) <= 30, len(ticks)
+    # intervals: the chart's groups and the table's first page of 100, for each system
+    assert sum(drawn) <= 2 * (30 + 100), drawn
+    means, tests = (grid_data(d) for d in at.main.dataframe[:2])
+    assert len(means) == 2 * 100 and means["genre"].iloc[0] == "g00000"
+    assert len(tests) == 100
+    # the largest groups hold two queries each, as every group does; the best group's mean AP
+    # over both systems, by hand from the files: AP of one relevant item is 1 / its rank
+    rank = {name: {} for name in ("a", "b")}
+    for name, run in runs.items():
+        for line in run.decode().splitlines():
+            q, _, d, _, score, _ = line.split()
+            rank[name[0]].setdefault(q, []).append((-float(score), d))
+    ap = {s: np.array([1 / (1 + [d for _, d in sorted(rank[s][q])].index(f"d{relevant[i]}"))
+                       for i, q in enumerate(queries)]) for s in rank}
+    per_group = (ap["a"] + ap["b"]).reshape(groups, 2).mean(axis=1) / 2
+    charted = per_group[[int(t.split()[0][1:]) for t in ticks]]
+    assert list(charted) == sorted(charted, reverse=True)                    # best at the top
+    assert charted[:10] == pytest.approx(np.sort(per_group)[::-1][:10])     # the 10 best
+    assert charted[-10:] == pytest.approx(np.sort(per_group)[:10][::-1])    # the 10 worst

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -297,6 +298,121 @@ def test_a_query_tables_cells_group_as_written_and_an_absent_query_is_in_no_grou
     assert set(genre.groups) == {"1990", "nan", "rock"} and genre.ungrouped == 2
     words = grouping("text_words", judged, table)
     assert words.labels.tolist() == ["2", None, "1", "0", "3", None]
+
+
+# ---- many groups: every statistic of all the groups that hold as many queries at once ---------
+
+def _many_groups(groups=400, seed=5):
+    """Two systems' values on queries in ``groups`` groups of 1 to 6 queries (and some in no
+    group): AP undefined on about a fifth of the queries, NumRel (summed) everywhere."""
+    from metrics.evaluation.evaluate import EvaluationResult, MeasureResult
+    from metrics.evaluation.groups import Grouping
+
+    rng = np.random.default_rng(seed)
+    codes = np.repeat(np.arange(groups), rng.integers(1, 7, groups))
+    codes = np.concatenate([codes, np.full(30, -1)])
+    rng.shuffle(codes)
+    labels = np.array([None if c < 0 else f"g{c}" for c in codes], dtype=object)
+    n = len(codes)
+
+    def result(seed):
+        r = np.random.default_rng(seed)
+        ap = r.random(n)
+        ap[r.random(n) < 0.2] = np.nan
+        return EvaluationResult(np.array([f"q{i}" for i in range(n)]), {
+            "AP": MeasureResult("AP", ap, "ours"),
+            "NumRel": MeasureResult("NumRel", r.integers(0, 5, n).astype(float), "ours",
+                                    summed=True)})
+
+    return {"A": result(1), "B": result(2)}, Grouping("g", labels,
+                                                    tuple(f"g{i}" for i in range(groups))), codes
+
+
+@pytest.mark.parametrize("how", ["mean", "median", "std"])
+def test_every_groups_aggregate_and_interval_is_its_queries_alone(how):
+    # each group's aggregate by hand over its own values, and its interval scipy.stats.bootstrap
+    # of them alone (seeded as the overall interval is): the groups of one size are computed
+    # together, one row each
+    from scipy import stats
+
+    from metrics.evaluation.groups import group_means
+
+    results, grouping, codes = _many_groups()
+    rows = group_means(results, grouping, 0.95, seed=11, resamples=300, how=how)
+    assert [(r.group, r.system) for r in rows] == [(f"g{i}", s) for i in range(400)
+                                                   for s in ("A", "B")]
+    by_hand = {"mean": np.mean, "median": np.median,
+               "std": lambda x, axis=None: np.std(x, axis=axis, ddof=1)}[how]
+    for row in rows[::7]:
+        members = codes == int(row.group[1:])
+        assert row.num_queries == members.sum()
+        for m, r in results[row.system].results.items():
+            values = r.values[members & ~np.isnan(r.values)]
+            statistic = np.sum if (m == "NumRel" and how == "mean") else by_hand
+            assert row.defined[m] == len(values)
+            if len(values) < (2 if how == "std" else 1):
+                assert row.means[m] is None
+            else:
+                assert row.means[m] == pytest.approx(float(statistic(values)), rel=1e-12)
+            if len(values) < 2:
+                assert row.intervals[m] == (None, None)
+                continue
+            alone = stats.bootstrap((values,), statistic, vectorized=True, axis=-1,
+                                    n_resamples=300, method="percentile",
+                                    rng=np.random.default_rng(11)).confidence_interval
+            assert row.intervals[m] == pytest.approx(tuple(alone), rel=1e-12, abs=1e-15)
+
+
+def test_the_t_test_of_every_group_is_scipys_on_its_queries_alone():
+    from scipy import stats
+
+    from metrics.evaluation.groups import group_differences
+
+    results, grouping, codes = _many_groups()
+    per_query = {s: {"AP": r.results["AP"].values} for s, r in results.items()}
+    rows = group_differences(per_query, ["AP"], grouping)
+    p_by_hand = []
+    for i, row in enumerate(rows):
+        a, b = (per_query[s]["AP"][codes == i] for s in ("A", "B"))
+        both = ~np.isnan(a) & ~np.isnan(b)
+        a, b = a[both], b[both]
+        assert row.n == len(a)
+        p = stats.ttest_rel(b, a).pvalue if len(a) >= 2 else None
+        p_by_hand.append(p)
+        if p is None:
+            assert row.p is None and row.undefined, row
+        else:
+            assert row.p == pytest.approx(p, rel=1e-12) and row.undefined is None
+            assert row.mean_diff == pytest.approx(float((b - a).mean()), rel=1e-12)
+    tested = [i for i, p in enumerate(p_by_hand) if p is not None]   # Holm over the defined
+    assert [rows[i].p_corrected for i in tested] == pytest.approx(
+        list(holm_by_hand(np.array([p_by_hand[i] for i in tested]))), rel=1e-12)
+    assert all(rows[i].p_corrected is None for i in range(len(rows)) if i not in set(tested))
+
+
+def test_the_chart_of_many_groups_shows_the_largest_the_best_and_the_worst():
+    from metrics.evaluation.groups import CHART_EACH, charted_groups, group_aggregates
+
+    results, grouping, codes = _many_groups()
+    table = group_aggregates(results, grouping)
+    shown = charted_groups(table, "AP")
+    sizes = np.bincount(codes[codes >= 0], minlength=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a group where AP is undefined: NaN
+        mean = np.nanmean(table.values["AP"], axis=1)
+    assert len(shown) <= 3 * CHART_EACH and len(set(shown)) == len(shown)
+    # by hand: the 10 with most queries (the first in order among equals), the 10 best, 10 worst
+    largest = sorted(range(400), key=lambda g: (-sizes[g], g))[:CHART_EACH]
+    defined = [g for g in range(400) if not np.isnan(mean[g])]
+    best = sorted(defined, key=lambda g: (-mean[g], g))[:CHART_EACH]
+    worst = sorted(defined, key=lambda g: (mean[g], g))[:CHART_EACH]
+    assert set(shown) == set(largest) | set(best) | set(worst)
+    assert list(mean[shown]) == sorted(mean[shown], reverse=True)   # best at the top
+    # lower is better (a rank, an error): the best are the lowest
+    assert set(charted_groups(table, "AP", higher_is_better=False)[:CHART_EACH]) == set(worst)
+    # few groups: all of them, in their order
+    few = group_aggregates(results, type(grouping)("g", grouping.labels, grouping.groups[:30]))
+    assert list(charted_groups(few, "AP")) == list(range(30))
 
 
 # ---- in a browser ------------------------------------------------------------------------------

@@ -176,40 +176,67 @@ def bootstrap_interval(values: np.ndarray, statistic, level: float = DEFAULT_LEV
     jackknife evaluates the statistic on n leave-one-out samples of n − 1 queries, n² values,
     too many for tens of thousands of queries. None when fewer than two values are given or the
     statistic is undefined on resamples."""
+    low, high = bootstrap_rows(np.asarray(values, dtype=np.float64)[None, :], statistic, level,
+                               seed, resamples)
+    return _finite(low[0]), _finite(high[0])
+
+
+def bootstrap_rows(values: np.ndarray, statistic, level: float = DEFAULT_LEVEL,
+                   seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`bootstrap_interval` of each row of ``values`` (rows × n, as many values each), in
+    few scipy calls: every row gets the interval it would get alone, since a call draws its
+    resampled positions from the seed and n only, the same for every row (the groups of a
+    grouping that hold n queries). (low, high), NaN where undefined (n < 2)."""
     values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return None, None
+    rows, n = values.shape
+    low, high = np.full(rows, np.nan), np.full(rows, np.nan)
+    if n < 2 or rows == 0:
+        return low, high
     from scipy import stats
 
+    batch = bootstrap_batch(n)
+    # rows per call: a call holds rows × its batch of resamples × n values
+    step = max(1, _BATCH_VALUES // (min(batch, resamples) * n))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = stats.bootstrap((values,), statistic, vectorized=True, axis=-1,
-                                 confidence_level=level, n_resamples=resamples, method=CI_METHOD,
-                                 batch=bootstrap_batch(len(values)),
-                                 rng=np.random.default_rng(seed))
-    low, high = result.confidence_interval
-    return _finite(low), _finite(high)
+        for start in range(0, rows, step):
+            result = stats.bootstrap((values[start:start + step],), statistic, vectorized=True,
+                                     axis=-1, confidence_level=level, n_resamples=resamples,
+                                     method=CI_METHOD, batch=batch,
+                                     rng=np.random.default_rng(seed))
+            low[start:start + step], high[start:start + step] = result.confidence_interval
+    return low, high
+
+
+def interval_statistic(result, how: str = "mean") -> tuple[object, bool]:
+    """What the interval of one measure's aggregate resamples (a
+    :class:`~metrics.evaluation.evaluate.MeasureResult`): (the statistic, whether over the
+    queries where the measure is defined only). Our measures: over the defined queries, the mean
+    (the sum for the count measures, or ``how``); a protocol's column: over every query, the
+    reference code's own aggregation (which decides what an undefined query counts for)."""
+    if result.reduce is not None:
+        return result.reduce, False
+    return _STATISTICS["sum" if how == "mean" and result.is_summed else how], True
+
+
+def check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise InputError(f"confidence level {level} must lie between 0 and 1, e.g. 0.95")
 
 
 def aggregate_intervals(result, level: float = DEFAULT_LEVEL, seed: int = DEFAULT_SEED,
                         resamples: int = DEFAULT_RESAMPLES, how: str = "mean"
                         ) -> dict[str, tuple[float | None, float | None]]:
     """A bootstrap interval for each aggregate of an
-    :class:`~metrics.evaluation.evaluate.EvaluationResult`: for our measures, over the queries where
-    the measure is defined, of the mean (the sum for the count measures, or ``how``); for a
-    protocol's columns, over every query, of the reference code's own aggregation (which decides
-    what an undefined query counts for). Every measure uses the same seed, so the same resampled
-    queries."""
-    if not 0 < level < 1:
-        raise InputError(f"confidence level {level} must lie between 0 and 1, e.g. 0.95")
+    :class:`~metrics.evaluation.evaluate.EvaluationResult` (:func:`interval_statistic`). Every
+    measure uses the same seed, so the same resampled queries."""
+    check_level(level)
     out = {}
     for name, r in result.results.items():
-        if r.reduce is not None:
-            out[name] = bootstrap_interval(r.values, r.reduce, level, seed, resamples)
-            continue
-        statistic = _STATISTICS["sum" if how == "mean" and r.is_summed else how]
-        out[name] = bootstrap_interval(r.values[~np.isnan(r.values)], statistic, level, seed,
-                                       resamples)
+        statistic, defined_only = interval_statistic(r, how)
+        values = r.values[~np.isnan(r.values)] if defined_only else r.values
+        out[name] = bootstrap_interval(values, statistic, level, seed, resamples)
     return out
 
 
