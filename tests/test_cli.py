@@ -335,7 +335,8 @@ def test_aliases_are_printed_back_as_given(trec_files):
     ("NDCG@10", "unknown measure 'NDCG' (did you mean nDCG@10, ndcg@10"),
     ("ndcg_cut10", "did you mean ndcg_cut_k"),
     ("IPrec@1.5", "recall level '1.5' is past 1"),
-    ("iprec_at_recall_2", "iprec_at_recall_2 (= IPrec@2): recall level '2' is past 1"),
+    ("iprec_at_recall_2",
+     "iprec_at_recall_2 (= IPrec(rounding=trec10)@2): recall level '2' is past 1"),
 ])
 def test_unknown_or_bad_name_is_one_line_with_a_hint(trec_files, name, words):
     code, out, err = cli("evaluate", *trec_files, "-m", f"AP,{name}")

@@ -53,8 +53,21 @@ class MeasureResult:
         except MeasureError:
             return False
 
+    @property
+    def is_geometric(self) -> bool:
+        """Whether the "mean" is trec_eval's geometric mean (GMAP, GMBpref: the registry's
+        ``aggregate``)."""
+        try:
+            return parse_measure(self.measure).definition.geometric
+        except MeasureError:
+            return False
+
     def aggregate(self, how: str = "mean") -> float | None:
         if self.reduce is None:
+            if how == "mean" and self.is_geometric:
+                from metrics.measures.trec_eval_extras import geometric_mean
+                defined = self.values[~np.isnan(self.values)]
+                return geometric_mean(defined) if len(defined) else None
             return aggregate(self.values, how, summed=self.is_summed)
         if how != "mean":
             raise MeasureError(f"{self.measure} is aggregated as its benchmark's reference code "

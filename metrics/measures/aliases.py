@@ -94,8 +94,33 @@ _name_alias("set_F", "F", "F1 of the whole list (trec_eval set_F, x = 1)")
 _pattern_alias("set_F_x, set_F.x", rf"set_F[_.]{NUMBER}", _set_f, "F(beta=√x)",
                "trec_eval's set_F with x: (x+1)PR/(xP+R), which is F with β² = x")
 _pattern_alias("iprec_at_recall_r, iprec_at_recall.r", rf"iprec_at_recall[_.]{NUMBER}",
-               lambda m: f"IPrec@{format_value(float(m.group(1)))}", "IPrec@r",
-               "interpolated precision at recall r (trec_eval iprec_at_recall_0.10 ...)")
+               lambda m: f"IPrec(rounding=trec10)@{format_value(float(m.group(1)))}",
+               "IPrec(rounding=trec10)@r",
+               "interpolated precision at recall r as trec_eval 10 computes it (r·R_q rounded "
+               "to the nearest); trec_eval 9's is IPrec@r")
+_pattern_alias("11pt_avg", r"11pt_avg", lambda m: "IPrecAvg(rounding=trec10)",
+               "IPrecAvg(rounding=trec10)", "IPrec averaged over the 11 recall levels, trec_eval "
+               "10's rounding (trec_eval 9's is IPrecAvg)")
+_name_alias("gm_map", "GMAP", "AP, geometric mean over queries (trec_eval gm_map)")
+_name_alias("gm_bpref", "GMBpref", "bpref, geometric mean over queries (trec_eval gm_bpref)")
+_pattern_alias("Rprec_mult_x, Rprec_mult.x", rf"Rprec_mult[_.]{NUMBER}",
+               lambda m: f"Rprec(mult={format_value(float(m.group(1)))})", "Rprec(mult=x)",
+               "precision at rank ⌊x·R_q + 0.9⌋ (trec_eval Rprec_mult_0.20 ...)")
+_name_alias("utility", "Utility", "tp·TP − FP by default (trec_eval utility)")
+_name_alias("binG", "BinG", "same name: binary G (trec_eval binG)")
+_name_alias("ndcg_rel", "nDCGRel", "nDCG averaged over the relevant items (trec_eval ndcg_rel)")
+_name_alias("Rndcg", "RnDCG", "nDCG averaged at the R levels (trec_eval Rndcg)")
+_cut("relative_P", "RelP", "TP(k)/min(k, R_q) (trec_eval relative_P_k)")
+_name_alias("set_relative_P", "RelP", "TP/min(|A|, R_q) (trec_eval set_relative_P)")
+_name_alias("set_map", "SetAP", "P·R of the whole list (trec_eval set_map)")
+_name_alias("num_nonrel_judged_ret", "NumNonrelJudgedRet", "judged non-relevant retrieved; "
+            "summed over queries (trec_eval num_nonrel_judged_ret)")
+_name_alias("rbp", "RBP(p=0.9,gain=graded)", "RBP with trec_eval 10's graded gains and p = 0.9 "
+            "(trec_eval rbp)")
+_name_alias("rbp_resid", "RBPResidual(p=0.9,form=trec)", "RBP's residual, 0 when nothing "
+            "retrieved is unjudged (trec_eval rbp_resid)")
+_cut("unj", "Unjudged", "unjudged share of the top k, ÷ k (trec_eval unj_k)")
+_name_alias("yaap", "YAAP", "log-odds form of AP (trec_eval yaap)")
 # papers
 _name_alias("MAP", "AP", "average precision ÷ R_q; MAP@k is AP@k (÷ R_q, trec_eval map_cut_k)",
             "papers", written="MAP, MAP@k", listed="AP, AP@k",
@@ -127,6 +152,29 @@ _name_alias("MR", "MeanRank", "mean rank of the retrieved relevant items (acoss 
 # ir_measures' set measures
 _name_alias("SetP", "P", "precision of the whole list (ir_measures SetP)", "ir_measures")
 _name_alias("SetR", "R", "recall of the whole list (ir_measures SetR)", "ir_measures")
+
+# Names whose text is trec_eval's output, not a measure of the judged ranking: printed by the
+# trec-eval command (runid: the run's tag; relstring: metrics.measures.trec_eval_extras.relstring).
+TREC_EVAL_TEXT_NAMES = ("runid", "relstring")
+
+
+# Where trec_eval 9 and 10 compute a measure differently, the parameter that says which: under
+# trec_eval's names the measures are trec_eval 10's, and as_trec9 gives trec_eval 9's.
+TREC9_PARAMS = {"IPrec": {"rounding": "trec9"}, "IPrecAvg": {"rounding": "trec9"}}
+
+
+def as_trec9(measure: "Measure") -> "Measure":
+    """The measure as trec_eval 9 computes it (``iprec_at_recall_0.60`` → ``IPrec@0.6``,
+    ``11pt_avg`` → ``IPrecAvg``), under the same label; the measure itself where the two
+    versions agree. (Ties are the ranking's: the trec9 tie policy compares scores as float32.)"""
+    from metrics.measures.names import Measure
+    changed = TREC9_PARAMS.get(measure.name)
+    if not changed:
+        return measure
+    params = dict(measure.params) | changed
+    order = list(measure.definition.params)
+    return Measure(measure.name, tuple(sorted(params.items(), key=lambda kv: order.index(kv[0]))),
+                   measure.cutoff, measure.label)
 
 
 def alias_of(text: str) -> Alias | None:

@@ -84,3 +84,19 @@ def iprec(j, level, rounding="trec9", rel=1):
     r·R_q to the nearest whole number instead (its values differ where the fractional part is
     from 0.1 to 0.5): ``rounding=trec10``. Ref: trec_eval ``iprec_at_recall``."""
     return interpolated_precision(j, rel, np.array([level]), rounding)[:, 0]
+
+
+@register("IPrecAvg", meaning="interpolated precision averaged over the 11 recall levels 0, "
+          "0.1, …, 1", cutoff="none",
+          convention="mean of IPrec@r over r = 0, 0.1, …, 1, with IPrec's rounding (trec9 by "
+                     "default; trec10 is trec_eval 10's 11pt_avg)",
+          reference="trec_eval 11pt_avg (m_11pt_avg.c); Manning, Raghavan & Schütze (2008) §8.4",
+          formula=r"IPrecAvg = \frac{1}{11}\sum_{r \in \{0, 0.1, \ldots, 1\}} IPrec@r",
+          params={"rounding": Param("trec9", choice("trec9", "trec10"),
+                                    "how r·R_q becomes a number of relevant items, as IPrec"),
+                  "rel": REL})
+def iprec_average(j, cutoff, rounding="trec9", rel=1):
+    """The mean of IPrec@r over the 11 standard recall levels, added from the highest level
+    down as trec_eval adds them. Ref: trec_eval ``11pt_avg``."""
+    values = interpolated_precision(j, rel, RECALL_LEVELS, rounding)
+    return np.cumsum(values[:, ::-1], axis=1)[:, -1] / len(RECALL_LEVELS)

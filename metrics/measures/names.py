@@ -12,6 +12,7 @@ keeps the name as written as its ``label``, under which results are printed back
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,21 +149,38 @@ def suggestions(name: str, suffix: str = "") -> list[str]:
 
 def parse_measure(text: str) -> Measure:
     """Parse one measure name (ours or an alias) and check it against the registry. An alias
-    gives our measure, labelled with the name as written (whitespace removed)."""
+    gives our measure, labelled with the name as written (whitespace removed). Parameters
+    written after an alias (``MRR(rel=2)@10``, ``iprec_at_recall_0.60(rel=2)``) are added to
+    those the alias sets."""
     compact = "".join(text.split())
+    written = re.fullmatch(r"(.+?)\((.*)\)", compact)
     for alias in ALIASES:
-        match = alias.pattern.fullmatch(compact) if alias.pattern is not None else None
+        if alias.pattern is None:
+            continue
+        match = alias.pattern.fullmatch(compact)
         if match:
             return _parse(alias.build(match), text, label=compact)
+        match = alias.pattern.fullmatch(written.group(1)) if written else None
+        if match:
+            return _parse(_with_params(alias.build(match), written.group(2)), text,
+                          label=compact)
     match = NAME_SYNTAX.match(compact)
     if match and match.group(1) not in REGISTRY and match.group(1) in NAME_ALIASES:
         name, param_text, cutoff_text = match.groups()
-        target_name, target_params, _ = NAME_SYNTAX.match(NAME_ALIASES[name].target).groups()
-        params = ",".join(p for p in (target_params, param_text) if p)
-        canonical = (target_name + (f"({params})" if params else "")
-                     + (f"@{cutoff_text}" if cutoff_text is not None else ""))
+        canonical = _with_params(NAME_ALIASES[name].target, param_text)
+        if cutoff_text is not None:
+            canonical += f"@{cutoff_text}"
         return _parse(canonical, text, label=compact if compact != canonical else None)
     return _parse(compact, text)
+
+
+def _with_params(target: str, param_text: str | None) -> str:
+    """An alias's target (``AP(norm=min)``, ``IPrec(rounding=trec10)@0.6``) with the parameters
+    the user wrote after the alias, the target's first: one the target sets already is refused
+    as given twice (``mAP(norm=rq)`` contradicts what mAP means)."""
+    name, target_params, cutoff = NAME_SYNTAX.match(target).groups()
+    params = ",".join(p for p in (target_params, param_text) if p)
+    return name + (f"({params})" if params else "") + (f"@{cutoff}" if cutoff is not None else "")
 
 
 def _parse(compact: str, text: str, label: str | None = None) -> Measure:

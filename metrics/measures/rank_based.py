@@ -124,13 +124,25 @@ def _precision_at_rq(j, rel):
     return divide(true_positives(j, rel, r_q), r_q)
 
 
-@register("Rprec", meaning="precision at rank R_q", cutoff="none",
-          convention="TP(R_q)/R_q; a list shorter than R_q is padded with non-relevant items",
-          reference="trec_eval Rprec", formula=r"Rprec = P(R_q)", params={"rel": REL},
+@register("Rprec", meaning="precision at rank R_q (at rank ⌊x·R_q + 0.9⌋ with mult=x)",
+          cutoff="none",
+          convention="TP(R_q)/R_q; a list shorter than R_q is padded with non-relevant items. "
+                     "mult=x: TP(c)/c at c = ⌊x·R_q + 0.9⌋ in double, 0 when c = 0, as "
+                     "trec_eval Rprec_mult_x (its rounding in trec_eval 9 and 10 alike)",
+          reference="trec_eval Rprec, Rprec_mult (m_Rprec_mult.c)", formula=r"Rprec = P(R_q)",
+          params={"mult": Param(1.0, positive_float, "the rank as a multiple of R_q"),
+                  "rel": REL},
           expected=LINEAR)
-def r_precision(j, cutoff, rel=1):
-    """Rprec = P(R_q) = TP(R_q) / R_q. Ref: trec_eval ``Rprec``."""
-    return _precision_at_rq(j, rel)
+def r_precision(j, cutoff, mult=1.0, rel=1):
+    """Rprec = P(R_q) = TP(R_q) / R_q; with ``mult`` = x, TP(c) / c at c = ⌊x·R_q + 0.9⌋ (0 when
+    c = 0), trec_eval's ``Rprec_mult_x``. x = 1 gives c = R_q. Ref: trec_eval ``Rprec``,
+    ``Rprec_mult``."""
+    if mult == 1.0:
+        return _precision_at_rq(j, rel)
+    r_q = j.num_relevant(rel)
+    rank = np.floor(mult * r_q + 0.9).astype(np.int64)
+    value = divide(true_positives(j, rel, rank), rank, where_zero=0.0)
+    return np.where(r_q == 0, np.nan, value)
 
 
 @register("BEP", meaning="break-even point of the PR curve, where P(r) = R(r)", cutoff="none",

@@ -61,7 +61,7 @@ class MeasureDef:
     at: str = "rank"                  # what @ gives: "rank" (k >= 1) or "recall" (a level 0..1)
     needs_collection_size: bool = False
     higher_is_better: bool = True
-    aggregate: str = "mean"           # "mean", or "sum" for trec_eval's count measures
+    aggregate: str = "mean"           # "mean", "sum" (trec_eval's counts) or "geometric"
     expected: str = ""                # how --ties expected computes it exactly; "" = refused
 
     @property
@@ -70,27 +70,34 @@ class MeasureDef:
         rather than the mean."""
         return self.aggregate == "sum"
 
+    @property
+    def geometric(self) -> bool:
+        """Whether the "mean" over queries is trec_eval's geometric mean (gm_map, gm_bpref):
+        exp of the mean of log(max(value, 0.00001))."""
+        return self.aggregate == "geometric"
+
 
 REGISTRY: dict[str, MeasureDef] = {}
 
 # trec_eval's count measures: their value over all queries is the sum of the per-query values
 # (trec_eval and ir_measures print num_rel, num_ret, num_rel_ret and num_q so), not the mean.
-SUMMED_COUNTS = ("NumRel", "NumRet", "NumRelRet", "NumQ")
+SUMMED_COUNTS = ("NumRel", "NumRet", "NumRelRet", "NumQ", "NumNonrelJudgedRet")
+AGGREGATES = ("mean", "sum", "geometric")
 
 
 def register(name: str, *, meaning: str, convention: str, reference: str, formula: str = "",
              params: dict[str, Param] | None = None, cutoff: str = "optional",
              at: str = "rank", needs_collection_size: bool = False,
              higher_is_better: bool = True, aggregate: str | None = None, expected: str = ""):
-    """Register a measure. ``aggregate`` is "mean" or "sum"; by default "sum" for the count
-    measures of :data:`SUMMED_COUNTS` and "mean" for every other. ``at`` says what ``@`` gives:
+    """Register a measure. ``aggregate`` is "mean", "sum" or "geometric" (trec_eval's gm_map);
+    by default "sum" for the count measures of :data:`SUMMED_COUNTS` and "mean" for every other. ``at`` says what ``@`` gives:
     a rank cutoff k ("rank") or a recall level in [0, 1] ("recall", IPrec@r). ``expected``: how it
     is exact under ``--ties expected`` (:data:`UNTIED`, :data:`LINEAR` or a closed form), "" if
     refused."""
     if aggregate is None:
         aggregate = "sum" if name in SUMMED_COUNTS else "mean"
-    if aggregate not in ("mean", "sum"):
-        raise ValueError(f"aggregate of {name} must be 'mean' or 'sum', not {aggregate!r}")
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate of {name} must be one of {AGGREGATES}, not {aggregate!r}")
     if at not in ("rank", "recall"):
         raise ValueError(f"'at' of {name} must be 'rank' or 'recall', not {at!r}")
 
@@ -131,6 +138,17 @@ def positive_float(text: str) -> float:
         raise ValueError(f"{text!r} is not a number") from None
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{text!r} must be a positive number")
+    return value
+
+
+def real_number(text: str) -> float:
+    """Any finite number, negative included (utility's coefficients)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} must be a finite number")
     return value
 
 
