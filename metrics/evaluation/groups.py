@@ -394,17 +394,19 @@ def group_means(results: Mapping[str, EvaluationResult], groups: Grouping,
             for i, group in enumerate(groups.groups) for j, system in enumerate(table.systems)]
 
 
-CHART_EACH = 10   # the chart of many groups shows this many largest, best and worst groups
+# a chart shows every group up to this many (the covers' hundred artists, a row each), and of
+# more groups this many largest, best and worst
+CHART_ALL, CHART_EACH = 120, 10
 
 
 def charted_groups(aggregates: GroupAggregates, measure: str, higher_is_better: bool = True,
-                   each: int = CHART_EACH) -> np.ndarray:
+                   each: int = CHART_EACH, every: int = CHART_ALL) -> np.ndarray:
     """The groups a chart shows (indices): every group, in order, when there are at most
-    3 × ``each``; else the ``each`` with the most queries, the ``each`` best and the ``each``
+    ``every``; else the ``each`` with the most queries, the ``each`` best and the ``each``
     worst by the systems' mean of their ``measure`` (groups where it is undefined are not best
     nor worst), best first, those without a value last."""
     count = len(aggregates.grouping.groups)
-    if count <= 3 * each:
+    if count <= every:
         return np.arange(count)
     values = aggregates.values[measure]
     known = ~np.isnan(values).all(axis=1)
