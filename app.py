@@ -8,11 +8,13 @@ from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation
 from dashboard.media_route import media_routes
 from dashboard.permalink import read_permalink, write_permalink
 from dashboard.sidebar import sidebar
+from dashboard.warm_up import warm_start
 
 if __name__ != "__main__":
     # `streamlit run app.py` imports this file for its server: Streamlit's, with the routes that
-    # serve the media folders' clips by ranges, from the file (dashboard/media_route.py)
-    app = st.App(__file__, routes=media_routes())
+    # serve the media folders' clips by ranges, from the file (dashboard/media_route.py), and
+    # ready once it has imported what the pages run with (dashboard/warm_up.py)
+    app = st.App(__file__, routes=media_routes(), lifespan=warm_start)
 else:   # a run of the page script
     configure_page()
 

@@ -1,0 +1,102 @@
+"""What the server does before it answers its first request: import what the pages run with.
+
+A fresh server's first page paid for every import its run needed: the pages' modules, pandas,
+Plotly's figure classes, Arrow's conversion, and SciPy's statistics (some 0.8 s on its own, the
+Compare, Leaderboard and Groups pages' tests). That was most of what a first page added to
+Streamlit's own floor (BENCHMARKS.md, first-page). `app.py`'s ``st.App`` runs :func:`warm_start`
+as its server starts, so the work is done once, before the server says it is ready, and a
+first page — a shared link opened on a server just started — runs as fast as a second one.
+
+Which modules: every module a page script imports (read from the scripts themselves, so a new
+page is warmed without a list to keep), the libraries the engine imports only where it needs
+them (``LATE_IMPORTS``), and the parts of Plotly, pandas and Streamlit that import or build
+themselves on first use. Then the libraries' objects are frozen out of the garbage collector's
+way (:func:`dashboard.frame.freeze_imported_objects`), before any session holds data.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+PAGES_FOLDER = Path(__file__).resolve().parents[1] / "pages"
+
+# imported inside the functions that need them (so that the command line and the engine do not
+# pay for them), and so not seen in the pages' own imports
+LATE_IMPORTS = ("scipy.stats", "scipy.special", "scipy.optimize", "polars", "pyarrow",
+                "pyarrow.compute", "pyarrow.parquet", "metrics.explain.conventions")
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def page_imports(folder: Path = PAGES_FOLDER) -> list[str]:
+    """The modules the page scripts in ``folder`` import at their top level, in first-seen
+    order."""
+    names: dict[str, None] = {}
+    for script in sorted(folder.glob("*.py")):
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                names.update(dict.fromkeys(alias.name for alias in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names[node.module] = None
+    return list(names)
+
+
+def _first_use() -> None:
+    """What Plotly, pandas and Streamlit import or build the first time a page draws: a figure
+    with the kinds of traces and the parts of a layout that the charts use, written as JSON (as
+    ``st.plotly_chart`` sends it; Plotly imports each part's class on first use), a styled
+    table (jinja2), a reshaped one, a CSV, and a frame converted to Arrow (as ``st.dataframe``
+    sends it)."""
+    import pandas as pd
+    import plotly.colors  # noqa: F401  the colour scales of the heatmaps
+    import plotly.graph_objects as go
+    from streamlit import dataframe_util
+
+    frame = pd.DataFrame({"query": ["q", "r"], "system": ["a", "b"], "AP": [0.5, 0.25]})
+    figure = go.Figure(   # columns of a frame as data: Plotly reads them through narwhals
+        [go.Scatter(x=frame["AP"], y=frame["AP"], line={"width": 1}, error_x={"array": [0, 0]}),
+         go.Bar(x=[0], y=[1], marker={"color": "grey"}),
+         go.Heatmap(z=[[0, 1]], colorbar={"title": {"text": "p"}}, textfont={"size": 9})],
+        layout={"title": {"text": "t"}, "margin": {"l": 0}, "legend": {"font": {"size": 9}},
+                "xaxis": {"title": {"text": "x"}}, "yaxis": {"title": {"text": "y"}}})
+    figure.to_json()
+    frame.style.format(precision=3).to_html()
+    frame.pivot(index="query", columns="system", values="AP").stack()
+    frame.to_csv()
+    dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
+
+
+def warm() -> list[str]:
+    """Import every page's modules and the late imports, exercise the libraries' first use,
+    then freeze what they made. A module that fails to import is logged and left to the page
+    that imports it (which shows its error as every page does); the names of those are
+    returned."""
+    failed = []
+    for name in [*page_imports(), *LATE_IMPORTS]:
+        try:
+            importlib.import_module(name)
+        except Exception:   # the page that needs it reports it, in the page
+            _LOGGER.warning("warm-up: importing %s failed", name, exc_info=True)
+            failed.append(name)
+    try:
+        _first_use()
+    except Exception:
+        _LOGGER.warning("warm-up: a library's first use failed", exc_info=True)
+        failed.append("first use")
+    from dashboard.frame import freeze_imported_objects
+
+    freeze_imported_objects()
+    return failed
+
+
+@asynccontextmanager
+async def warm_start(_app):
+    """``st.App``'s lifespan: warm the server (in a worker thread, so that the event loop is
+    free) before it takes requests."""
+    await asyncio.to_thread(warm)
+    yield
