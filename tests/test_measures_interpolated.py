@@ -120,3 +120,16 @@ def test_iprec_rounding_trec10_by_hand():
     assert result["IPrec(rounding=trec10)@0.3"] == pytest.approx(1.0)
     assert result["IPrec@0.5"] == result["IPrec(rounding=trec10)@0.5"] == pytest.approx(0.4)
     assert result["IPrec(rounding=trec10)@0.1"] == pytest.approx(1.0)
+
+
+def test_iprec_avg_in_trec_eval_10s_and_9s_rounding(values_of):
+    """R_q = 4, relevant at ranks 2 (P = 1/2) and 5 (P = 2/5). trec_eval 10 needs
+    max(1, round(4r)) relevant items: 1 for r <= 0.3 (1/2), 2 for 0.4..0.6 (2/5), more after
+    (0); trec_eval 9 needs ⌊4r + 0.9⌋: 1 for r <= 0.2, 2 for 0.3..0.5."""
+    run = {"q": {"x": 6.0, "a": 5.0, "c": 4.0, "e": 3.0, "b": 2.0, "y": 1.0}}
+    qrels = {"q": {"a": 3, "b": 1, "c": 0, "d": 2, "e": -1, "f": 1}}
+    got = values_of(run, qrels, "11pt_avg,IPrecAvg,iprec_at_recall_0.30,IPrec@0.3",
+                    ties="trec10")
+    assert got["11pt_avg"] == [pytest.approx((4 * 0.5 + 3 * 0.4) / 11, abs=1e-15)]
+    assert got["IPrecAvg"] == [pytest.approx((3 * 0.5 + 3 * 0.4) / 11, abs=1e-15)]
+    assert got["iprec_at_recall_0.30"] == [0.5] and got["IPrec@0.3"] == [0.4]

@@ -264,3 +264,19 @@ def test_mean_rank_agrees_with_brute_force_on_skewed_runs(seed, k):
     def mean_rank(q):
         return float(np.mean(q.ranks)) if q.ranks else math.nan
     assert_agrees_with_brute_force("MeanRank", mean_rank, seed, k)
+
+
+def test_rprec_mult_is_precision_at_x_r_plus_0_9_truncated(values_of):
+    """trec_eval's Rprec_mult_x: P at rank ⌊x·R_q + 0.9⌋. R_q = 4 (a, b, d, f); ranks 1..6 hold
+    x (unjudged), a, c (0), e (−1), b, y."""
+    run = {"q": {"x": 6.0, "a": 5.0, "c": 4.0, "e": 3.0, "b": 2.0, "y": 1.0}}
+    qrels = {"q": {"a": 3, "b": 1, "c": 0, "d": 2, "e": -1, "f": 1},
+             "one": {"r": 1}}   # R_q = 1, and a list of its own below
+    run["one"] = {"r": 1.0}
+    got = values_of(run, qrels, "Rprec_mult_0.20,Rprec(mult=0.6),Rprec_mult_2.00,Rprec,"
+                                "Rprec(mult=0.05)", ties="trec10")
+    assert got["Rprec_mult_0.20"] == [0.0, 1.0]       # c = ⌊0.8 + 0.9⌋ = 1: x; r
+    assert got["Rprec(mult=0.6)"] == [1 / 3, 1.0]     # c = ⌊2.4 + 0.9⌋ = 3: a; ⌊1.5⌋ = 1
+    assert got["Rprec_mult_2.00"] == [2 / 8, 1 / 2]   # c = ⌊8.9⌋ = 8, padded; ⌊2.9⌋ = 2
+    assert got["Rprec"] == [1 / 4, 1.0]
+    assert got["Rprec(mult=0.05)"] == [0.0, 0.0]      # ⌊0.2 + 0.9⌋ = 1: x; ⌊0.95⌋ = 0: 0

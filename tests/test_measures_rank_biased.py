@@ -100,3 +100,20 @@ def test_rbp_residual_by_hand(values_of):
     labels = replace(judged, unlisted_judged=True)
     residual = evaluate(labels, "RBPResidual").aggregate()["RBPResidual"]
     assert residual == pytest.approx(0.2 * 0.8 ** 4 + 0.8 ** 5, abs=1e-12)
+
+
+def test_rbp_graded_and_rbp_residual_trec_as_trec_eval_10(values_of):
+    """trec_eval 10's rbp: the grade ÷ the query's highest grade (3 here) as gain, p = 0.9; its
+    rbp_resid: 0 when every retrieved item is judged. Ranks 1..6 of q: x (unjudged), a (3),
+    c (0), e (−1), b (1), y (unjudged); all: two judged items."""
+    run = {"q": {"x": 6.0, "a": 5.0, "c": 4.0, "e": 3.0, "b": 2.0, "y": 1.0},
+           "all": {"r": 2.0, "n": 1.0}}
+    qrels = {"q": {"a": 3, "b": 1, "c": 0, "d": 2, "e": -1, "f": 1}, "all": {"r": 1, "n": 0}}
+    p = 0.9
+    got = values_of(run, qrels, "rbp,RBP(p=0.9),rbp_resid,RBPResidual(p=0.9)", ties="trec10")
+    assert got["rbp"] == [pytest.approx((1 - p) * (p + p ** 4 / 3), abs=1e-15), 1 - p]
+    assert got["RBP(p=0.9)"] == [pytest.approx((1 - p) * (p + p ** 4), abs=1e-15), 1 - p]
+    unjudged = (1 - p) * (1 + p ** 3 + p ** 5) + p ** 6
+    assert got["rbp_resid"] == [pytest.approx(unjudged, abs=1e-15), 0.0]
+    assert got["RBPResidual(p=0.9)"] == [pytest.approx(unjudged, abs=1e-15),
+                                         pytest.approx(p ** 2, abs=1e-15)]

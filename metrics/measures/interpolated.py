@@ -42,9 +42,13 @@ def interpolated_precision(j: JudgedRanking, threshold: int = 1,
     found = per_query_count(j, hits.query)
     precision = hits.tp / hits.rank
     # suffix maximum within each query: reversed, every later query's values are lifted above
-    # every earlier one's, so one running maximum never crosses a query boundary
-    lifted = precision[::-1] + 2.0 * (j.num_queries - hits.query[::-1])
-    best_from = (np.maximum.accumulate(lifted) - 2.0 * (j.num_queries - hits.query[::-1]))[::-1]
+    # every earlier one's, so one running maximum never crosses a query boundary. The values
+    # are lifted as their whole-number ranks among the distinct precisions, so the maximum
+    # gives back each precision exactly (a lift in floating point would round its last bits)
+    distinct, level = np.unique(precision, return_inverse=True)
+    level = level.reshape(-1)
+    lift = (len(distinct) + 1) * (j.num_queries - hits.query[::-1]).astype(np.int64)
+    best_from = distinct[(np.maximum.accumulate(level[::-1] + lift) - lift)[::-1]]
     start = np.r_[0, np.cumsum(found)][:-1]
     levels = np.atleast_1d(np.asarray(levels, dtype=np.float64))
     needs = needed_relevant(levels, r_q, rounding)
