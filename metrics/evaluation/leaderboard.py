@@ -19,7 +19,7 @@ import numpy as np
 from metrics.errors import InputError
 from metrics.evaluation.corrections import Correction
 from metrics.evaluation.stats import (DEFAULT_ALPHA, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
-                                      bootstrap_interval)
+                                      bootstrap_rows)
 
 
 def common_queries(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -112,13 +112,21 @@ def leaderboard(per_query: dict[str, dict[str, np.ndarray]], measures: list[str]
             else None
         p_base = correction.against(values, baseline, seed, all_pairs)
         p_best = correction.against(values, best, seed, all_pairs) if best is not None else {}
-        for s in systems:
-            interval = bootstrap_interval(values[s], np.mean, level, seed, resamples)
+        # every system's interval in one call: each is the one it would get alone (the same
+        # resampled queries, drawn from the seed and the number of queries)
+        lows, highs = bootstrap_rows(np.vstack([values[s] for s in systems]), np.mean, level,
+                                     seed, resamples)
+        for s, low, high in zip(systems, lows, highs):
+            interval = (_finite(low), _finite(high))
             rows.append(LeaderboardRow(
                 s, measure, means[s], interval, s == best,
                 _difference(means[s], means[baseline]), p_base.get(s),
                 _difference(means[s], means.get(best)) if best else None, p_best.get(s)))
     return rows
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
 
 
 def _difference(a, b):
