@@ -102,7 +102,10 @@ def test_id_policy_with_whole_and_other_ids_in_different_blocks(tmp_path, monkey
     same_judged(streamed.judged, whole)
     assert whole.hit_ranks.tolist() == [2, 1]   # 10 before 9 as text; a before b
     monkeypatch.setattr(run_stream, "batch_lines", lambda block: 2)   # a batch per query
-    assert judge_run_stream(run_path, truth, TiePolicy.ID, block=20) is None
+    assert judge_run_stream(run_path, truth, TiePolicy.ID, block=20, long_lists=False) is None
+    # as long lists (each query's lines fill blocks of 20 bytes), judged in both orders, they
+    # take the run's
+    same_judged(judge_run_stream(run_path, truth, TiePolicy.ID, block=20).judged, whole)
     run_path.write_text(text.replace(" b ", " 12 ").replace(" a ", " 11 "))
     qrels.write_text("q1 0 9 1\nq2 0 11 1\n")
     truth = load_qrels(qrels)

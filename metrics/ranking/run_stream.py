@@ -45,6 +45,7 @@ from metrics.loaders.runs import run_name
 from metrics.loaders.text import Source, source_name
 from metrics.parallel import arange_in_parts, read_ahead, repeat_in_parts
 from metrics.ranking.judged_lookup import QueryKeys, judged_keys, judged_matches
+from metrics.ranking.long_list import LongList, NotInRankOrder
 from metrics.ranking.rank import JUDGED, given_collection_size, judged_ranking, rank_run
 from metrics.ranking.streaming import DEFAULT_MEMORY, Progress
 from metrics.ranking.tie_order import (ids_are_whole_numbers, scan_rank_order, tie_report,
@@ -88,12 +89,16 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
                      ties: TiePolicy = TiePolicy.STABLE,
                      collection_size: int | str | None = None, name: str | None = None,
                      memory: int | None = None, progress: Progress | None = None,
-                     block: int | None = None, by_tag: bool = False) -> StreamedRun | None:
+                     block: int | None = None, by_tag: bool = False,
+                     long_lists: bool = True) -> StreamedRun | None:
     """A run file judged as it is read (see the module docstring), named by its file (with
     ``by_tag``, by its tag when every line has the same one); None when it must be read whole
     instead. ``truth`` may be a function that gives the ground truth: it is called once the first
     block is read, so that a ground truth loading in another thread overlaps the reading.
-    ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for tests."""
+    ``block`` (bytes of text per block) overrides the one that ``memory`` sets, for tests.
+    A query whose lines fill a block is judged as a long list while they are read; without
+    ``long_lists``, or when such a list is not in rank order (the file is then read again so),
+    its lines are held until it ends and ranked whole."""
     if isinstance(path, (bytes, bytearray)):
         return None
     label = source_name(path, name)
@@ -102,19 +107,39 @@ def judge_run_stream(path: Source, truth: GroundTruth | Callable[[], GroundTruth
                      batch_lines(block))
     # the next blocks are read and parsed on a thread while this one is judged
     blocks = read_ahead(lambda: run_blocks(path, label, block, tags=by_tag), ahead=READ_AHEAD)
+    state.progress = _Reported(progress)
     try:
-        for part in _whole_queries(blocks, state):
+        for part in _whole_queries(blocks, state, long_lists):
             state.add(part)
-            if progress is not None:
-                progress(len(part))
+            state.progress(len(part))
         state.flush()
+        state.settle_long_lists()
     except (NotStreamable, _Unsorted):
         return None
+    except NotInRankOrder:   # read again, its long lists held: what was reported stays reported
+        blocks.close()
+        return judge_run_stream(path, state.truth or truth, ties, collection_size, name, memory,
+                                _Reported(progress, skip=state.progress.lines), block, by_tag,
+                                False)
     finally:
         blocks.close()   # stops the reading thread when judging stopped early
     if by_tag and state.tag:
         state.name = state.tag
     return StreamedRun(state.finish(ties), state.tag)
+
+
+class _Reported:
+    """A progress callback that counts the lines reported, and drops the first ``skip`` (those
+    reported before the file was read again)."""
+
+    def __init__(self, progress: Progress | None, skip: int = 0):
+        self.progress, self.skip, self.lines = progress, skip, 0
+
+    def __call__(self, lines: int) -> None:
+        self.lines += lines
+        shown = min(lines, self.lines - self.skip)
+        if self.progress is not None and shown > 0:
+            self.progress(shown)
 
 
 def _compact(values: np.ndarray) -> np.ndarray:
@@ -124,26 +149,40 @@ def _compact(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _whole_queries(blocks, state: "_Judging"):
+def _whole_queries(blocks, state: "_Judging", long_lists: bool = True):
     """Blocks of lines cut so that each holds whole queries: a block's last query waits for the
     next block, where its lines may go on; its lines are then judged as a part of their own, so
-    that no block is copied. Raises _Unsorted when a query comes back."""
+    that no block is copied. With ``long_lists``, a query whose lines fill a whole block is not
+    held but judged as it goes (:meth:`_Judging.add_long`). Raises _Unsorted when a query comes
+    back."""
     waiting: list[RunBlock] = []   # the lines so far of a query that may go on
+    long_name = None               # the query judged as a long list, whose lines may go on
     for part in blocks:
         state.note_tag(part.tag)
         names = part.query_names
         if len(set(names)) != len(names):
             raise _Unsorted()
         first = names[0]
-        waiting_name = waiting[0].query_names[0] if waiting else None
-        if not state.done.isdisjoint(names) or (waiting and first != waiting_name
+        waiting_name = waiting[0].query_names[0] if waiting else long_name
+        if not state.done.isdisjoint(names) or (waiting_name is not None and first != waiting_name
                                                  and waiting_name in names):
             raise _Unsorted()
-        if len(names) == 1 and (not waiting or first == waiting_name):
-            waiting.append(part)
+        if len(names) == 1 and (waiting_name is None or first == waiting_name):
+            if long_lists and waiting_name is not None:   # a block of the waiting query alone
+                if long_name is None:
+                    long_name = state.start_long(waiting)
+                    waiting = []
+                state.add_long(part)
+            else:
+                waiting.append(part)
             continue
-        goes_on = bool(waiting) and first == waiting_name   # the waiting query's lines go on here
-        if waiting:
+        goes_on = waiting_name is not None and first == waiting_name   # its lines go on here
+        if long_name is not None:
+            if goes_on:
+                state.add_long(_slice(part, 0, int(part.query_lengths[0]), 0, 1))
+            state.end_long()
+            long_name = None
+        elif waiting:
             yield _concat(waiting + ([_slice(part, 0, int(part.query_lengths[0]), 0, 1)]
                                      if goes_on else []))
             state.done.add(waiting_name)
@@ -153,6 +192,8 @@ def _whole_queries(blocks, state: "_Judging"):
                          int(goes_on), len(names) - 1)
         state.done.update(names[:-1])
         waiting = [_slice(part, last_start, len(part), len(names) - 1, len(names))]
+    if long_name is not None:
+        state.end_long()
     if waiting:
         yield _concat(waiting)
 
@@ -226,6 +267,10 @@ class _Judging:
     whole_ids: bool | None = None                   # id policy: every tied id a whole number
     deferred: list = field(default_factory=list)    # (part, truth queries) to rank (see _defer)
     deferred_lines: int = 0
+    long: tuple | None = None                       # the query judged as a long list, if any
+    long_whole_ids: bool = True                     # id policy: every long list's tied id whole
+    by_number: list = field(default_factory=list)   # id: (hits index, query, long list judged)
+    progress: Callable[[int], None] = lambda lines: None   # lines judged, reported
 
     truth: GroundTruth | None = None
 
@@ -271,6 +316,83 @@ class _Judging:
             plain[:] = False
         if not plain.all():
             self._defer(part if not plain.any() else _runs_of(part, ~plain), to_truth[~plain])
+
+    def start_long(self, parts: list[RunBlock]) -> str:
+        """Judge a query's lines as a long list (:mod:`metrics.ranking.long_list`), from its
+        lines so far (``parts``); its name. The queries before it are judged first, so that the
+        tie groups are reported in the file's order."""
+        self.flush()
+        name = parts[0].query_names[0]
+        self._start(parts[0].items)
+        truth_query = self.position.get(name, -1)
+        if truth_query < 0:
+            self.run_only += 1
+            if self.run_only_first is None:
+                self.run_only_first = name
+        pairs = np.flatnonzero(self.truth.pair_query == truth_query) if truth_query >= 0 else \
+            np.zeros(0, dtype=np.int64)
+        judged_ids = np.asarray(self.truth.pair_item[pairs].tolist(), dtype=object) if \
+            len(pairs) else np.zeros(0, dtype=object)
+        self.long = (name, truth_query, pairs, LongList(self.ordering, judged_ids))
+        for part in parts:
+            self.add_long(part)
+        return name
+
+    def add_long(self, part: RunBlock) -> None:
+        """The next lines of the long list."""
+        _, truth_query, pairs, scorer = self.long
+        found = at = np.zeros(0, dtype=np.int64)
+        if len(pairs):
+            found, at = judged_matches(self.truth, np.full(len(part), truth_query, np.int32),
+                                       np.arange(len(part)), part.items, self.keys)
+        scorer.add(part, found, np.searchsorted(pairs, at))
+        self.progress(len(part))
+
+    def end_long(self) -> None:
+        """The long list's lines are all read: keep what the measures need, as :meth:`add`
+        keeps of a query ranked whole."""
+        name, truth_query, pairs, scorer = self.long
+        self.long = None
+        self.done.add(name)
+        judged = scorer.finish()
+        if judged.whole_ids is not None:   # the id policy's rule: see settle_long_lists
+            self.long_whole_ids &= judged.whole_ids
+        if truth_query < 0:
+            return
+        if judged.whole_ids is not None:
+            self.by_number.append((len(self.hits), truth_query, judged))
+        self.lengths[truth_query] = judged.length
+        if len(judged.tie_first):
+            self.tie_first.append(judged.tie_first)
+            self.tie_last.append(judged.tie_first + judged.tie_size - 1)
+            self.tied_items += int(judged.tie_size.sum())
+            self.tied_queries += 1
+            tied = np.flatnonzero(judged.hit_tie_size > 1)
+            self.tied_hits.append((tied + self.hit_count, judged.hit_tie_first[tied],
+                                   judged.hit_tie_size[tied]))
+        hits = len(judged.hit_item)
+        self.hit_count += hits
+        self.hits.append(tuple(_compact(a) for a in (
+            np.full(hits, truth_query, dtype=np.int64), judged.hit_rank(),
+            self.truth.pair_grade[pairs[judged.hit_item]])))
+        if not hits and judged.length:
+            self.first_items[truth_query] = judged.first_item()
+
+    def settle_long_lists(self) -> None:
+        """The ``id`` policy orders tied ids as numbers only when every tied id of the run is a
+        whole number: the long lists, judged both ways, take the run's order, which the groups
+        of queries ranked whole must have taken too (else the file is read whole)."""
+        if not self.by_number and self.long_whole_ids:
+            return
+        whole = self.long_whole_ids and self.whole_ids is not False
+        if self.whole_ids is not None and self.whole_ids != whole:
+            raise NotStreamable()
+        if whole:
+            for at, truth_query, judged in self.by_number:
+                query, _, grades = self.hits[at]
+                self.hits[at] = (query, _compact(judged.hit_rank(numbers=True)), grades)
+                if truth_query in self.first_items:
+                    self.first_items[truth_query] = judged.first_item(numbers=True)
 
     def _defer(self, part: RunBlock, to_truth: np.ndarray) -> None:
         """Queries to rank before they are judged, kept until they make a batch of
