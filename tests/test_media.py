@@ -1,12 +1,17 @@
-"""Where clips may come from (dashboard/media.py): every refusal, with real files and symlinks."""
+"""Where clips may come from (dashboard/media.py): every refusal, with real files and symlinks;
+and how the media folders' clips are served (dashboard/media_route.py): by ranges, from the file,
+with every path checked again on each request."""
 
+import asyncio
 import os
 from pathlib import Path
+from urllib.parse import unquote
 
 import pandas as pd
 import pytest
 
 from dashboard.media import MEDIA_VARIABLE, configured_folder, folder_for, resolve
+from dashboard.media_route import MEDIA_ROUTE, media_routes, media_url
 from dashboard.players import excerpt
 from metrics.errors import InputError
 from metrics.explain.samples import SAMPLE_DIR
@@ -158,3 +163,90 @@ def test_bad_excerpt_bounds_are_named(cells, said):
     with pytest.raises(InputError, match=said) as caught:
         excerpt(row(**cells), "it1")
     assert "'it1'" in str(caught.value)
+
+
+# ---- the clips served by ranges (dashboard/media_route.py), asked of its routes in-process ------
+
+def served(path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """The status, headers and body that the media routes answer a GET of ``path`` with (an ASGI
+    call of a Starlette app holding only those routes; the real server's test is
+    test_server_memory.py)."""
+    from starlette.applications import Starlette
+
+    # as a server hands it on: the path percent-decoded, the raw path as the browser wrote it
+    scope = {"type": "http", "method": "GET", "path": unquote(path), "raw_path": path.encode(),
+             "root_path": "", "query_string": b"", "http_version": "1.1", "scheme": "http",
+             "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1),
+             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]}
+    sent, asked = [], []
+
+    async def receive():   # the request once, then a client that waits for the answer
+        if asked:
+            await asyncio.Event().wait()
+        asked.append(True)
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(Starlette(routes=media_routes())(scope, receive, send))
+    head = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
+    return sent[0]["status"], head, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.fixture
+def started_with(media, monkeypatch):
+    """The media folder named at start-up: ``media`` (a clip of 1,000 bytes a.wav, known)."""
+    monkeypatch.setenv(MEDIA_VARIABLE, str(media))
+    (media / "a.wav").write_bytes(bytes(range(256)) * 3 + b"RIFF" * 58)
+    return media
+
+
+def test_a_range_is_answered_with_exactly_those_bytes(started_with):
+    whole = (started_with / "a.wav").read_bytes()
+    status, head, body = served(f"{MEDIA_ROUTE}/folder/a.wav", Range="bytes=100-355")
+    assert (status, body) == (206, whole[100:356])
+    assert head["content-range"] == "bytes 100-355/1000" and head["content-type"] == "audio/wav"
+    status, _, body = served(f"{MEDIA_ROUTE}/folder/a.wav", Range="bytes=990-")
+    assert (status, body) == (206, whole[990:])
+    status, head, _ = served(f"{MEDIA_ROUTE}/folder/a.wav", Range="bytes=1000-1001")
+    assert (status, head["content-range"]) == (416, "bytes */1000")
+    status, head, body = served(f"{MEDIA_ROUTE}/folder/a.wav")
+    assert (status, body, head["accept-ranges"]) == (200, whole, "bytes")
+
+
+def test_the_player_is_given_the_address_the_route_serves(started_with):
+    # the player's address of a clip resolved in the folder, and of a sample's clip
+    clip = resolve("sub/b.mp3", started_with, "q1")
+    assert media_url(clip, None) == f"{MEDIA_ROUTE}/folder/sub/b.mp3"
+    assert served(media_url(clip, None))[2] == b"ID3"
+    (started_with / "a b#?.wav").write_bytes(b"RIFF odd name")
+    clip = resolve("a b#?.wav", started_with, "q1")
+    assert served(media_url(clip, None))[2] == b"RIFF odd name"
+    clip = resolve("audio/c0001.wav", folder_for("covers"), "c0001")
+    assert media_url(clip, "covers") == f"{MEDIA_ROUTE}/sample/covers/audio/c0001.wav"
+    status, head, body = served(media_url(clip, "covers"))
+    assert (status, body) == (200, Path(clip.location).read_bytes())
+
+
+@pytest.mark.parametrize("path", ["folder/../secret.wav", "folder/sub/../../secret.wav",
+                                  "folder//SECRET", "folder/out.wav", "folder/outdir/secret.wav",
+                                  "folder/notes.txt", "folder/missing.wav", "folder/sub",
+                                  "folder/", "folder/http://127.0.0.1/a.wav",
+                                  "sample/../media/a.wav", "sample/nosuch/a.wav",
+                                  "sample/covers/../../secret.wav"])
+def test_a_path_out_of_the_folder_is_not_served(started_with, path):
+    # through '..', absolute, a symlink out, a file that is no audio, a sample that is none: 404,
+    # and nothing of the file in the answer
+    secret = started_with.parent / "secret.wav"
+    (started_with / "out.wav").symlink_to(secret)
+    (started_with / "outdir").symlink_to(started_with.parent, target_is_directory=True)
+    (started_with / "notes.txt").write_text("notes")
+    path = path.replace("SECRET", str(secret).lstrip("/"))
+    status, _, body = served(f"{MEDIA_ROUTE}/{path}")
+    assert status == 404 and b"secret" not in body and b"notes" not in body
+
+
+def test_without_a_media_folder_no_file_is_served(media, monkeypatch):
+    monkeypatch.delenv(MEDIA_VARIABLE, raising=False)
+    assert served(f"{MEDIA_ROUTE}/folder/a.wav")[0] == 404

@@ -1,11 +1,16 @@
-"""The players on the pages (AppTest): the query's and the listed items' clips, excerpts, and a
-refused path shown as a warning without a player."""
+"""The players on the pages (AppTest): the query's and the listed items' clips, excerpts, a
+refused path shown as a warning without a player, and a clip in the media folder handed to the
+browser as an address on the app's own server, unread."""
+
+import tracemalloc
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from apptest import app
+from dashboard.media import MEDIA_VARIABLE
+from dashboard.media_route import MEDIA_ROUTE
 from dashboard.safe import md
 from dashboard.settings import DataSource
 from oracles import covers_by_hand
@@ -129,6 +134,7 @@ def _one_player(row: dict, sample: str = "covers"):
 def test_an_excerpt_plays_from_start_to_end():
     at = _one_player({"audio": "audio/c0001.wav", "start": "0.5", "end": "1.2"})
     (player,) = players(at)
+    assert player.proto.url == f"{MEDIA_ROUTE}/sample/covers/audio/c0001.wav"
     assert (player.proto.start_time, player.proto.end_time) == (0, 2)   # whole seconds around
     assert md("Excerpt 0.5–1.2 s (played 0–2 s") in at.caption[0].value
 
@@ -144,3 +150,33 @@ def test_a_url_goes_to_the_browser_as_it_is():
     at = _one_player({"audio": "http://127.0.0.1:9/a.ogg"})
     at.button(key="play_one").click().run()   # once asked for
     assert players(at)[0].proto.url == "http://127.0.0.1:9/a.ogg"
+
+
+def test_a_large_clip_in_the_media_folder_is_not_read_as_the_page_runs(tmp_path, monkeypatch):
+    # issue 42, item 9: st.audio given the file's path read it whole into memory on every rerun;
+    # the player now hands the browser the route that serves it by ranges (dashboard/media_route)
+    size = 256 * 2**20
+    with open(tmp_path / "long.wav", "wb") as out:   # sparse: no disk, 256 MB to read
+        out.truncate(size)
+    monkeypatch.setenv(MEDIA_VARIABLE, str(tmp_path))
+
+    def script():
+        import pandas as pd
+        import streamlit as st
+        from dashboard.players import audio_player
+        from dashboard.settings import DataSource
+        st.session_state["sample"] = "upload"
+        st.session_state["upload"] = DataSource.of_upload("runs+qrels", ())
+        audio_player(pd.Series({"audio": "long.wav"}, name="it1"), "one")
+
+    at = AppTest.from_function(script, default_timeout=60)
+    tracemalloc.start()
+    try:
+        for _ in range(3):   # the first run and two reruns
+            at.run()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not at.exception and not at.warning
+    assert peak < size / 8, f"{peak / 2**20:.0f} MiB allocated for a clip of {size / 2**20:.0f}"
+    assert players(at)[0].proto.url == f"{MEDIA_ROUTE}/folder/long.wav"
