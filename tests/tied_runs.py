@@ -53,3 +53,35 @@ def same_judged(a, b) -> None:
     assert np.array_equal(a.ties.first_positions, b.ties.first_positions)
     assert np.array_equal(a.ties.last_positions, b.ties.last_positions)
     assert a.tie_policy == b.tie_policy
+
+
+def agrees_with_pytrec_eval(judged, run_path: Path, qrels_path: Path) -> int:
+    """Assert that per-query AP, P@10, RR, nDCG@10, bpref and R-prec of a judged ranking (under
+    trec9) are pytrec_eval's for the run and qrels files (the first of duplicated lines, as
+    ours); the number of values compared."""
+    import pytest
+
+    from metrics import evaluate
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run: dict = {}
+    for line in run_path.read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {}).setdefault(d, float(s))
+    qrels: dict = {}
+    for line in qrels_path.read_text().splitlines():
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    names = {"map": "AP", "P_10": "P@10", "recip_rank": "RR", "ndcg_cut_10": "nDCG@10",
+             "bpref": "Bpref", "Rprec": "Rprec"}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P", "recip_rank", "ndcg_cut",
+                                                    "bpref", "Rprec"}).evaluate(run)
+    result = evaluate(judged, ",".join(names.values()))
+    ids = list(judged.query_ids)
+    compared = 0
+    for q, values in oracle.items():
+        for theirs, ours in names.items():
+            assert result.results[ours].values[ids.index(q)] == pytest.approx(values[theirs],
+                                                                             abs=1e-12)
+            compared += 1
+    return compared
