@@ -102,7 +102,7 @@ def _built_trec_eval() -> str | None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     try:
-        return str(module.build(Path(tempfile.mkdtemp(prefix="trec_eval_"))))
+        return str(module.build(Path(tempfile.mkdtemp(prefix="trec_eval_")), optimise=True))
     except RuntimeError as exc:
         print(f"note: {exc}", flush=True)
         return None
