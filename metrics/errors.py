@@ -45,3 +45,8 @@ class UnknownMeasure(MeasureError):
 class CollectionSizeNeeded(MeasureError):
     """A measure or curve needs |D| and the data does not give it: the command line and the app
     each add how to give it there."""
+
+
+class StoreError(InputError):
+    """A judgment that the judgments' database could not store (or a database that could not be
+    opened or read): which database, and why, in one line. Nothing was acknowledged."""
