@@ -79,14 +79,14 @@ def group_frame(aggregates: GroupAggregates, rows: np.ndarray, measure: str, low
 @st.cache_data(show_spinner="Testing the systems in every group…", max_entries=32,
                ttl=CACHE_TTL)
 def group_tests_source(src: DataSource, ties: TiePolicy, measures: str, name: str, threshold: int,
-                       system_a: str, system_b: str, seed: int, _store: dict | None = None):
-    """B − A in every group on every measure: the paired t-test over the group's queries and its
+                       system_a: str, system_b: str, measure: str, seed: int,
+                       _store: dict | None = None):
+    """B − A in every group on ``measure``: the paired t-test over the group's queries and its
     p corrected over the groups (Holm)."""
     groups = _grouping(src, ties, name, threshold, _store)
     results = evaluate_source(src, ties, measures, _store)
-    per_query = {s: {m: results[s].results[m].values for m in results[s].measures}
-                 for s in (system_a, system_b)}
-    rows = group_differences(per_query, results[system_a].measures, groups, ("t",), seed)
+    per_query = {s: {measure: results[s].results[measure].values} for s in (system_a, system_b)}
+    rows = group_differences(per_query, [measure], groups, ("t",), seed)
     return pd.DataFrame([{"group": d.group, "measure": d.measure, "n": d.n,
                           "B − A": d.mean_diff, "p": d.p, "p (Holm over groups)": d.p_corrected,
                           "why undefined": d.undefined or ""}   # why p is empty

@@ -139,16 +139,19 @@ if len(systems) > 1:
         st.warning("Choose two different systems.")
     else:
         tests = group_tests_source(source(), tie_policy(), key, name, threshold,
-                                   name_a, name_b, DEFAULT_SEED, upload_store())
-        tests = tests[tests["measure"] == measure].iloc[listed].rename(columns={"group": name})
-        shown, numbers = printed_numbers(tests, ["B − A"])
+                                   name_a, name_b, measure, DEFAULT_SEED, upload_store())
+        tests = tests.rename(columns={"group": name})
+        page_tests = tests.iloc[listed]
+        shown, numbers = printed_numbers(page_tests, ["B − A"])
         for column in ("p", "p (Holm over groups)"):   # as every table prints p: never "0"
-            shown[column] = [None if p != p else p_printed(p) for p in tests[column]]
+            shown[column] = [None if p != p else p_printed(p) for p in page_tests[column]]
         st.dataframe(shown, hide_index=True, width="stretch", column_config=numbers,
                      placeholder="—")
         st.caption(f"Paired t-test of {md(name_b)} against {md(name_a)} over each group's "
-                   "queries where both have a value (scipy.stats.ttest_rel); Holm's correction "
-                   f"is over the {len(groups)} groups: testing each group is {len(groups)} "
-                   "tests.")
+                   "queries where both have a value (as scipy.stats.ttest_rel); Holm's "
+                   f"correction is over the {len(groups):,} groups: testing each group is "
+                   f"{len(groups):,} tests."
+                   + (" The table shows the page of groups chosen above; the CSV has every "
+                      "group." if pages > 1 else ""))
         download_csv("Download CSV", tests, provenance_record(measures, seed=DEFAULT_SEED),
                      "group_tests.csv", key="download_group_tests")

@@ -363,6 +363,23 @@ def test_every_groups_aggregate_and_interval_is_its_queries_alone(how):
             assert row.intervals[m] == pytest.approx(tuple(alone), rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.parametrize("n", [2, 9, 401, 1500])   # 401 and 1500: resamples drawn in batches
+def test_each_rows_interval_is_scipys_bootstrap_of_the_row_alone(n):
+    from scipy import stats
+
+    from metrics.evaluation.stats import bootstrap_batch, bootstrap_rows
+
+    values = np.random.default_rng(n).random((3, n))
+    for statistic in (np.mean, np.median, np.sum):
+        low, high = bootstrap_rows(values, statistic, 0.9, seed=5, resamples=3000)
+        for row, lo, hi in zip(values, low, high):
+            alone = stats.bootstrap((row,), statistic, vectorized=True, axis=-1,
+                                    confidence_level=0.9, n_resamples=3000,
+                                    method="percentile", batch=bootstrap_batch(n),
+                                    rng=np.random.default_rng(5)).confidence_interval
+            assert (lo, hi) == pytest.approx(tuple(alone), rel=1e-12)
+
+
 def test_the_t_test_of_every_group_is_scipys_on_its_queries_alone():
     from scipy import stats
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import itertools
-import warnings
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Mapping, Sequence
@@ -27,7 +26,8 @@ from metrics.errors import InputError
 from metrics.evaluation.evaluate import EvaluationResult
 from metrics.evaluation.stats import (DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED,
                                       EQUAL_WITHIN_ULPS, bootstrap_rows, check_level, holm,
-                                      interval_statistic, paired_test, why_undefined)
+                                      interval_statistic, paired_t_rows, paired_test,
+                                      why_undefined)
 
 # The properties the engine derives for every query, by the name --group-by takes
 DERIVED = {
@@ -442,8 +442,8 @@ class GroupDifference:
 def _group_tests(a: np.ndarray, b: np.ndarray, groups: Grouping, test: str, seed: int,
                  resamples: int):
     """Each group's (n, mean B − A, p, why p is undefined) over its queries where both systems
-    have a value: the t-test of all the groups of one size in one scipy call (ttest_rel along
-    rows, as a group's values alone give it), the other tests group by group."""
+    have a value: the t-test of all the groups of one size at once (along rows, as a group's
+    values alone give it), the other tests group by group."""
     count = len(groups.groups)
     n = np.zeros(count, dtype=np.int64)
     diff, p = np.full(count, np.nan), np.full(count, np.nan)
@@ -461,11 +461,7 @@ def _group_tests(a: np.ndarray, b: np.ndarray, groups: Grouping, test: str, seed
         if not tested.any():
             continue
         if test == "t":
-            from scipy import stats
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                p[rows[tested]] = stats.ttest_rel(second[tested], first[tested], axis=-1).pvalue
+            p[rows[tested]] = paired_t_rows(first[tested], second[tested])
         else:
             p[rows[tested]] = [np.nan if q is None else q for q in
                                (paired_test(first[i], second[i], test, seed, resamples)[1]
