@@ -1,5 +1,5 @@
 """The command line: ``python -m metrics evaluate | evaluate-matrix | evaluate-embeddings |
-compare | measures | protocols``.
+compare | power | trec-eval | pool | agreement | judgments | measures | protocols``.
 
 Exit status 0 on success and 2 on bad input, with one line on stderr naming the file and line.
 

@@ -33,6 +33,7 @@ from metrics.ranking.pipelines import input_items, judge_inputs
 
 from metrics.cli.grouped import (Tables, check_group_options, evaluate_groups, groups_csv_rows,
                                  groups_json, groups_text, read_tables, ungrouped_json)
+from metrics.cli.judging import COMMANDS as JUDGING_COMMANDS, run as run_judging
 from metrics.cli.parser import build_parser
 from metrics.cli.render import (Intervals, measure_table, render_comparison, render_evaluation,
                                 render_power)
@@ -66,6 +67,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "power":
         return _power(args)
+    if args.command in JUDGING_COMMANDS:
+        return run_judging(args)
     protocol = getattr(args, "protocol", None)
     _check_combination(args, protocol)
     measures = parse_measures(args.measures or _default_measures(args))

@@ -30,6 +30,7 @@ from metrics.ranking.rank import JUDGED
 from metrics.ranking.streaming import DEFAULT_MEMORY, parse_memory
 
 from metrics.cli.grouped import add_metadata_options
+from metrics.cli.judging import add_commands as add_judging_commands
 
 Parsed = TypeVar("Parsed")
 
@@ -272,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("trec-eval", add_help=False,
                    help="trec_eval 10.0's command line and output: trec-eval [-q] [-m MEASURE]... "
                         "[-c] [-n] [-J] [-M N] [-l N] QRELS RUN (trec-eval -h for more)")
+
+    add_judging_commands(sub, whole_number, tie_policy, choices(TIE_NAMES))
 
     ms = sub.add_parser("measures", help="list the measures, their parameters and conventions")
     ms.add_argument("--format", "-f", choices=("table", "markdown", "json"), default="table")

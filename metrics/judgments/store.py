@@ -74,7 +74,7 @@ def shown(target: str) -> str:
         return target
     from sqlalchemy.engine import make_url
     try:
-        return make_url(database_url(target)).render_as_string(hide_password=True)
+        return make_url(target).render_as_string(hide_password=True)
     except Exception:   # an unparsable URL: its scheme is all that is safe to show
         return target.split("://", 1)[0] + "://…"
 
