@@ -23,3 +23,4 @@ def values_of():
 
 
 from trec_eval_binary import trec_eval_binary  # noqa: E402,F401  the oracle, built once per session
+from postgres_server import postgres_server, postgres_url  # noqa: E402,F401  a throw-away PostgreSQL server
