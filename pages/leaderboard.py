@@ -102,17 +102,23 @@ with st.expander("The numbers behind the table"):
                  placeholder="—")
     st.caption(f"p-values: {md(correction.description)}; — where a test is undefined (a "
                f"system against itself, or no spread in the differences).")
-with st.expander("The table for a paper (LaTeX, Markdown)", key="paper_table_open"):
-    paper = paper_table({s: {m: results[s].results[m].values for m in names} for s in systems},
-                        names, {m: results[systems[0]].results[m].higher_is_better
-                                for m in names}, correction, alpha, DEFAULT_SEED)
-    latex, markdown = st.tabs(["LaTeX", "Markdown"])
-    latex.code(paper.latex(), language="latex")
-    markdown.code(paper.markdown(), language="markdown")
-    st.caption("The means above, the best of each column in bold; a superscript names the "
-               "systems (by letter, in the order of the table) that the system is "
-               "significantly better than, by the pairwise matrix below at this correction "
-               "and α. The copy button is at the top right of each block.")
+# made only when opened: its tests of every pair of systems on every measure are a fifth of the
+# page's first run, for a table read once, at the end of a session
+paper_box = st.expander("The table for a paper (LaTeX, Markdown)", key="paper_table_open",
+                        on_change="rerun")
+if paper_box.open:
+    with paper_box:
+        paper = paper_table({s: {m: results[s].results[m].values for m in names}
+                             for s in systems},
+                            names, {m: results[systems[0]].results[m].higher_is_better
+                                    for m in names}, correction, alpha, DEFAULT_SEED)
+        latex, markdown = st.tabs(["LaTeX", "Markdown"])
+        latex.code(paper.latex(), language="latex")
+        markdown.code(paper.markdown(), language="markdown")
+        st.caption("The means above, the best of each column in bold; a superscript names "
+                   "the systems (by letter, in the order of the table) that the system is "
+                   "significantly better than, by the pairwise matrix below at this correction "
+                   "and α. The copy button is at the top right of each block.")
 
 st.subheader("Every pair of systems")
 measure = choose("Measure", LEADERBOARD_MEASURE, names, names[0], "leaderboard_measure_box",
@@ -123,7 +129,9 @@ st.plotly_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjus
                                 alpha=alpha), width="stretch", key="pairwise_chart")
 st.caption(f"Cell (row, column): mean of the column's system − mean of the row's over "
            f"{matrix.n} common queries, and the p-value by {md(correction.description)} "
-           f"(* below α = {alpha:g}).")
+           f"(* below α = {alpha:g})."
+           + (f" {correction.title} is undefined here: {md(matrix.undefined)}."
+              if matrix.undefined else ""))
 groups = matrix.groups(alpha)
 st.markdown("**Groups that cannot be told apart** (best mean first; a system may be in "
             "several):\n" + "\n".join(f"{i}. " + ", ".join(md(s) for s in group)

@@ -134,3 +134,15 @@ def test_leaderboard_with_twenty_systems_stays_legible():
     # hardest first: the mean over the systems of each row never decreases
     means = figure_array(cells["z"]).mean(axis=1)
     assert np.all(np.diff(means) >= -1e-12)
+
+
+def test_the_table_for_a_paper_is_made_only_when_opened():
+    """Its tests of every pair on every measure are left out of a run with the box closed (a
+    fifth of a first page's run, issue 40 defect 14); opened, it holds the table."""
+    closed = app("pages/leaderboard.py", sample="versions", measures="AP,P@10")
+    assert not closed.exception and not closed.code
+    opened = app("pages/leaderboard.py", sample="versions", measures="AP,P@10",
+                 paper_table_open=True)
+    assert not opened.exception
+    latex, markdown = (c.value for c in opened.code)
+    assert r"\toprule" in latex and "| a | baseline |" in markdown
