@@ -98,14 +98,25 @@ def test_tukey_leaves_out_a_query_undefined_for_any_system():
 
 
 def test_tukey_without_error_or_degrees_of_freedom():
-    # each system a constant shift of another on every query: no residual, the differences are
-    # certain (p = 0, printed "< 1e-16"); equal systems: p = 1; one query: no degree of freedom
+    # each system a constant shift of another on every query: no residual, q = difference / 0;
+    # undefined, as the paired t-test is when every difference is equal (issue 42, items 5 and
+    # 17; it had been p = 0 with a null statistic), with the reason; one query: no degree of
+    # freedom
+    from metrics.evaluation.stats import why_undefined
+
     base = np.array([0.2, 0.7, 0.4])
+    assert why_undefined(base, base + 0.25) is not None         # the paired t-test: undefined
     matrix = pairwise_matrix({"a": base, "b": base + 0.25, "c": base},
                              Correction.TUKEY)
-    np.testing.assert_array_equal(matrix.p_adjusted, [[1, 0, 1], [0, 1, 0], [1, 0, 1]])
+    nan = np.nan
+    np.testing.assert_array_equal(matrix.p_adjusted, [[1, nan, nan], [nan, 1, nan],
+                                                      [nan, nan, 1]])
+    assert matrix.undefined == ("every system is a constant shift of every other on every "
+                                "query, so the residual of the two-way ANOVA is 0: no error "
+                                "for q to divide by")
     one = pairwise_matrix({"a": np.array([0.2]), "b": np.array([0.5])}, Correction.TUKEY)
-    assert np.isnan(one.p_adjusted).all()
+    assert np.isnan(one.p_adjusted[0, 1]) and one.undefined.startswith("only one query has")
+    assert pairwise_matrix({"a": base, "b": base[::-1]}, Correction.TUKEY).undefined is None
 
 
 def test_no_p_value_prints_as_zero():

@@ -333,7 +333,8 @@ def _many_as_json(many: dict) -> dict:
             "systems": list(m.systems), "n": m.n,
             "mean_diff": [[json_number(v) for v in row] for row in m.mean_diff],
             "p_adjusted": [[json_number(v) for v in row] for row in m.p_adjusted],
-            "groups": [list(g) for g in m.groups(many["alpha"])]}
+            "groups": [list(g) for g in m.groups(many["alpha"])],
+            "undefined": m.undefined}   # why no pair has a p (Tukey without error)
     against = [{"system": r.system, "measure": r.measure, "mean": json_number(r.mean),
                 "ci": [json_number(r.ci[0]), json_number(r.ci[1])], "best": r.best,
                 "diff_baseline": json_number(r.diff_baseline),
@@ -352,7 +353,9 @@ def _many_as_text(many: dict) -> str:
                       f"{text_number(m.mean_diff[i, j])}" for j in range(len(m.systems))]]
                 for i, a in enumerate(m.systems)]
         groups = "; ".join("{" + ", ".join(g) + "}" for g in m.groups(many["alpha"]))
-        parts.append(aligned_table(header, rows) + f"\ncannot be told apart: {groups}")
+        parts.append(aligned_table(header, rows) + f"\ncannot be told apart: {groups}"
+                     + (f"\n{m.correction.title} on {measure} is undefined: {m.undefined}"
+                        if m.undefined else ""))
     rows = [[r.measure, r.system, text_number(r.mean), text_number(r.diff_baseline),
              p_value(r.p_baseline), text_number(r.diff_best), p_value(r.p_best),
              "best" if r.best else ""] for r in many["rows"]]

@@ -21,6 +21,7 @@ as text is checked once, by :meth:`Correction.parse`, at an edge (the command li
 
 from __future__ import annotations
 
+import warnings
 from enum import StrEnum
 
 import numpy as np
@@ -94,8 +95,9 @@ class Correction(StrEnum):
 
     def all_pairs(self, values: dict[str, np.ndarray], seed: int) -> np.ndarray:
         """Every pair of systems' p, the k(k − 1)/2 pairs one family: a symmetric k × k matrix in
-        the order of ``values``, 1 on the diagonal, NaN where undefined (with Tukey and fewer
-        than two queries, everywhere). ``values``: each system's values on the same queries."""
+        the order of ``values``, 1 on the diagonal, NaN where undefined (with Tukey, everywhere
+        when :meth:`why_undefined` says why). ``values``: each system's values on the same
+        queries."""
         if self.tests_all_pairs_at_once:
             return tukey_p_values(values)
         names = list(values)
@@ -106,6 +108,13 @@ class Correction(StrEnum):
         for (i, j), value in zip(pairs, self.adjust(raw)):
             p[i, j] = p[j, i] = np.nan if value is None else value
         return p
+
+    def why_undefined(self, values: dict[str, np.ndarray]) -> str | None:
+        """Why the correction's test has no p for any pair of these systems (Tukey's HSD without
+        error or degrees of freedom, :func:`why_tukey_undefined`), or None. A paired t-test of
+        Holm's or BH's family is undefined pair by pair (:func:`metrics.evaluation.stats.
+        why_undefined`)."""
+        return why_tukey_undefined(values) if self.tests_all_pairs_at_once else None
 
     def against(self, values: dict[str, np.ndarray], reference: str, seed: int,
                 all_pairs: np.ndarray | None = None) -> dict[str, float | None]:
@@ -133,36 +142,82 @@ DESCRIPTIONS = {
 }
 
 
+# quad's warning that an integral is "probably divergent, or slowly convergent" is printed where
+# the studentized range's cdf is a sliver (about 1e-11 with 50 systems and 30 queries, p within
+# 1e-10 of 1): off by at most its size, it cannot change a p that close to 1. Where the sliver is
+# larger than this, a warning means the value is not to be trusted, and the p is undefined
+TRUSTED_TAIL = 1e-6
+
+
 def tukey_p_values(values: dict[str, np.ndarray]) -> np.ndarray:
     """Tukey's HSD p-values of every pair of systems, paired by query: the residual mean square of
     the two-way ANOVA without replication (systems × queries) is the error (a symmetric matrix, 1
-    on the diagonal; NaN with fewer than two queries, where the residual has no degree of
-    freedom)."""
-    from scipy.stats import studentized_range
-
+    on the diagonal; NaN off it where the test is undefined, :func:`why_tukey_undefined`)."""
     table = np.vstack([np.asarray(v, dtype=np.float64) for v in values.values()])
     k, n = table.shape
+    mse = _residual_mean_square(table)
+    if mse is None or mse == 0:
+        p = np.full((k, k), np.nan)
+        np.fill_diagonal(p, 1.0)
+        return p
     p = np.ones((k, k))
-    if n < 2:
-        return np.full((k, k), np.nan)
-    system_means, query_means = table.mean(axis=1), table.mean(axis=0)
-    residual = table - system_means[:, None] - query_means[None, :] + table.mean()
+    system_means = table.mean(axis=1)
     df = (k - 1) * (n - 1)
-    mse = float((residual ** 2).sum()) / df
-    # a residual no larger than the rounding of the means it subtracts is none (each system a
-    # constant shift of another): taken as 0, not as an error of 1e-17 with its own p
-    if np.sqrt(mse) <= 16 * np.finfo(np.float64).eps * max(1.0, float(np.abs(table).max())):
-        mse = 0.0
     for i in range(k):
         for j in range(i + 1, k):
             diff = abs(system_means[i] - system_means[j])
             if diff == 0:
                 continue                    # equal means: nothing differs (q = 0, p = 1)
-            # an error of 0 (each system a constant shift of another on every query) and
-            # different means: the difference is certain, p = 0
-            q = diff / np.sqrt(mse / n) if mse > 0 else np.inf
-            p[i, j] = p[j, i] = 0.0 if np.isinf(q) else float(studentized_range.sf(q, k, df))
+            p[i, j] = p[j, i] = studentized_range_sf(diff / np.sqrt(mse / n), k, df)
     return p
+
+
+def why_tukey_undefined(values: dict[str, np.ndarray]) -> str | None:
+    """Why Tukey's HSD has no p for any pair of these systems (each one's values on the same
+    queries), or None: fewer than two queries leave the residual no degree of freedom; no
+    residual at all (every system a constant shift of every other on every query, as for the
+    paired t-test when every difference is equal) leaves q = difference / 0."""
+    table = np.vstack([np.asarray(v, dtype=np.float64) for v in values.values()])
+    mse = _residual_mean_square(table)
+    if mse is None:
+        return (f"{'no query has' if table.shape[1] == 0 else 'only one query has'} a value for "
+                f"every system; Tukey's HSD needs two, so that the residual of the two-way "
+                f"ANOVA has (k − 1)(n − 1) degrees of freedom")
+    if mse == 0:
+        return ("every system is a constant shift of every other on every query, so the "
+                "residual of the two-way ANOVA is 0: no error for q to divide by")
+    return None
+
+
+def _residual_mean_square(table: np.ndarray) -> float | None:
+    """The residual mean square of the two-way ANOVA without replication of ``table`` (systems ×
+    queries); 0 where the residual is no larger than the rounding of the means it subtracts;
+    None with fewer than two queries (no degree of freedom)."""
+    k, n = table.shape
+    if n < 2:
+        return None
+    residual = (table - table.mean(axis=1)[:, None] - table.mean(axis=0)[None, :]
+                + table.mean())
+    mse = float((residual ** 2).sum()) / ((k - 1) * (n - 1))
+    # a residual no larger than the rounding of the means it subtracts is none (each system a
+    # constant shift of another): taken as 0, not as an error of 1e-17 with its own p
+    if np.sqrt(mse) <= 16 * np.finfo(np.float64).eps * max(1.0, float(np.abs(table).max())):
+        return 0.0
+    return mse
+
+
+def studentized_range_sf(q: float, k: int, df: int) -> float:
+    """P(Q > q) for the studentized range of ``k`` means with ``df`` degrees of freedom
+    (scipy.stats.studentized_range), without the integration warning scipy prints where the
+    cdf is a sliver (:data:`TRUSTED_TAIL`); NaN where it warns of a larger one."""
+    from scipy.integrate import IntegrationWarning
+    from scipy.stats import studentized_range
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IntegrationWarning)
+        p = float(studentized_range.sf(q, k, df))
+    doubtful = any(issubclass(w.category, IntegrationWarning) for w in caught)
+    return np.nan if doubtful and min(p, 1 - p) > TRUSTED_TAIL else p
 
 
 def _finite_or_none(value) -> float | None:

@@ -45,6 +45,7 @@ class PairwiseMatrix:
     p_adjusted: np.ndarray    # symmetric; NaN where undefined, 1 on the diagonal
     correction: Correction
     n: int
+    undefined: str | None = None   # why no pair has a p (Correction.why_undefined)
 
     def groups(self, alpha: float = DEFAULT_ALPHA) -> list[tuple[str, ...]]:
         """The groups of systems that cannot be told apart: systems in order of their mean
@@ -71,7 +72,7 @@ def pairwise_matrix(values: dict[str, np.ndarray], correction: Correction = Corr
     means = np.array([values[name].mean() if len(values[name]) else np.nan for name in names])
     diff = means[None, :] - means[:, None]
     return PairwiseMatrix(names, means, diff, correction.all_pairs(values, seed), correction,
-                          len(values[names[0]]))
+                          len(values[names[0]]), correction.why_undefined(values))
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import numpy as np
 
 from metrics.evaluation.cells import fixed
 from metrics.evaluation.corrections import Correction
-from metrics.evaluation.leaderboard import pairwise_matrix
-from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
+from metrics.evaluation.leaderboard import common_queries, pairwise_matrix
+from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED, why_undefined
 
 # LaTeX's special characters in text, and what prints each literally
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -62,6 +62,7 @@ class PaperTable:
     beats: tuple[tuple[str, ...], ...]      # letters of the systems it is significantly above
     correction: Correction
     alpha: float
+    undefined: tuple[str, ...] = ()          # why a cell has no mean or no test, by measure
 
     @property
     def letters(self) -> list[str]:
@@ -73,7 +74,8 @@ class PaperTable:
                 f"best of each column in bold. A superscript names the systems (by their "
                 f"letter) that the system is significantly better than: "
                 f"{escape(self.correction.description)}, over the {pairs} pairs of systems of "
-                f"each measure, at {alpha}.")
+                f"each measure, at {alpha}."
+                + "".join(f" {escape(note)}" for note in self.undefined))
 
     def _cells(self, i: int, undefined: str, bold: str, superscript: str) -> list[str]:
         """System ``i``'s cells in one markup: each mean (``undefined`` where it has none), in
@@ -132,8 +134,11 @@ def paper_table(per_query: dict[str, dict[str, np.ndarray]], measures: list[str]
     means = [[""] * len(measures) for _ in systems]
     bold = [[False] * len(measures) for _ in systems]
     beats = [[""] * len(measures) for _ in systems]
+    undefined = []
     for j, measure in enumerate(measures):
         matrix = pairwise_matrix({s: per_query[s][measure] for s in systems}, correction, seed)
+        undefined.extend(_why_undefined(matrix, measure,
+                                        {s: per_query[s][measure] for s in systems}))
         higher = (higher_is_better or {}).get(measure, True)
         printed = [None if np.isnan(m) else fixed(m) for m in matrix.means]
         defined = [float(p) for p in printed if p is not None]
@@ -150,4 +155,25 @@ def paper_table(per_query: dict[str, dict[str, np.ndarray]], measures: list[str]
                       and matrix.p_adjusted[i, o] < alpha]
             beats[i][j] = "".join(system_letter(o) for o in better)
     return PaperTable(tuple(systems), tuple(measures), tuple(map(tuple, means)),
-                      tuple(map(tuple, bold)), tuple(map(tuple, beats)), correction, alpha)
+                      tuple(map(tuple, bold)), tuple(map(tuple, beats)), correction, alpha,
+                      tuple(undefined))
+
+
+def _why_undefined(matrix, measure: str, values: dict[str, np.ndarray]) -> list[str]:
+    """The caption's sentences on a measure whose cells have no mean (no query where every
+    system has a value) or whose pairs have no test (why, as the Leaderboard and the command
+    line say it), so that an empty cell or a missing superscript is explained."""
+    if np.isnan(matrix.means).all():
+        return [f"{measure}: no mean, as no query has a value of it for every system."]
+    if matrix.undefined:
+        return [f"{measure}: no superscript, as {matrix.correction.title} is undefined: "
+                f"{matrix.undefined}."]
+    common = common_queries(values)
+    names = list(common)
+    untested = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))
+                if np.isnan(matrix.p_adjusted[i, j])]
+    if not untested:
+        return []
+    i, j = untested[0]
+    return [f"{measure}: {len(untested)} of the pairs have no test (for {names[i]} and "
+            f"{names[j]}: {why_undefined(common[names[i]], common[names[j]])})."]
