@@ -85,12 +85,15 @@ class Agreement:
     def notes(self) -> list[str]:
         """Why each undefined value is undefined, one line each (queries counted, not listed)."""
         lines = [f"{name} is undefined: {why}" for name, why in self.reasons.items()]
-        undefined: dict[str, int] = {}
-        for query in self.per_query.values():
+        undefined: dict[str, list[str]] = {}
+        for name, query in self.per_query.items():
             if query.kappa is None:
-                undefined[query.reason] = undefined.get(query.reason, 0) + 1
-        lines += [f"kappa of {n} quer{'y' if n == 1 else 'ies'} is undefined: {why}"
-                  for why, n in undefined.items()]
+                undefined.setdefault(query.reason, []).append(name)
+        for why, names in undefined.items():
+            n = len(names)
+            listed = ", ".join(names[:3]) + (", ..." if n > 3 else "")
+            lines.append(f"kappa of {n} quer{'y' if n == 1 else 'ies'} ({listed}) is "
+                         f"undefined: {why}")
         if self.systems is not None and self.systems.tau_reason:
             lines.append(f"kendall_tau is undefined: {self.systems.tau_reason}")
         return lines
