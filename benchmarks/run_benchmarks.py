@@ -65,7 +65,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench_browser import job_dashboard_browser, report_dashboard_browser  # noqa: E402
 from bench_cluster import bench_cluster, job_cluster, report_cluster  # noqa: E402
-from bench_dashboard import job_dashboard, report_dashboard  # noqa: E402
+from bench_dashboard import (groups_workload, job_dashboard, job_groups,  # noqa: E402
+                             report_dashboard, report_groups)
 from bench_first_page import job_first_page, report_first_page  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
@@ -82,10 +83,10 @@ JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
         "floor_embeddings": job_floor_embeddings, "first_page": job_first_page,
-        "metadata": job_metadata}
+        "metadata": job_metadata, "groups": job_groups}
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
-             "dashboard", "dashboard-browser", "first-page", "scaling", "metadata")
+             "dashboard", "dashboard-browser", "first-page", "scaling", "metadata", "groups")
 BIG = ("W5-big", "W7")   # run with --big or --only
 
 
@@ -219,6 +220,12 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
         sections.append(report_metadata(bench_metadata(make_metadata_workload(
             HERE / "workloads" / "metadata", rows, (30_000,) if quick else (30_000, 70_000)),
             repeats)))
+    if "groups" in chosen:
+        print("running the Groups page with many groups", flush=True)
+        count = 1_000 if quick else 10_000
+        paths = groups_workload(HERE / "workloads" / f"groups{count}", count)
+        sections.append(report_groups(count, timed(job_command(
+            "groups", *(str(paths[k]) for k in ("a", "b", "qrels", "queries")), "-"))))
     if "scaling" in chosen:
         print("running how cost grows", flush=True)
         sections.append(report_scaling(bench_scaling()))
