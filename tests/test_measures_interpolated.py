@@ -59,12 +59,16 @@ def brute_iprec(grades: list, r_q: int, level: float, rel: int = 1,
                 rounding: str = "trec9") -> float:
     """trec_eval's rule written out on the dense list: n = max(1, ⌊level·R + 0.9⌋) relevant
     items (trec_eval 10: level·R rounded half up, C's lround) must be retrieved; then the highest
-    precision at any rank from the n-th relevant one."""
+    precision at any rank from the n-th relevant one. trec_eval 10 with n = 0 and no relevant
+    item retrieved: the whole list's precision, 0 / |A| (NaN for an empty list)."""
     relevant = [g is not None and g >= rel for g in grades]
     x = level * r_q
-    need = max(1, math.floor(x + 0.9) if rounding == "trec9" else
-               int(Decimal(x).to_integral_value(ROUND_HALF_UP)))
+    need = math.floor(x + 0.9) if rounding == "trec9" else int(
+        Decimal(x).to_integral_value(ROUND_HALF_UP))
     ranks = [i + 1 for i, x in enumerate(relevant) if x]
+    if rounding == "trec10" and need == 0 and not ranks:
+        return 0.0 / len(grades) if grades else math.nan
+    need = max(1, need)
     if len(ranks) < need:
         return 0.0
     tp = np.cumsum(relevant)
@@ -88,7 +92,7 @@ def test_iprec_agrees_with_brute_force_at_any_level(rel, rounding):
                 assert math.isnan(got)
                 continue
             assert got == pytest.approx(brute_iprec(lists[query], r_q, level, rel, rounding),
-                                        abs=1e-12), (query, name)
+                                        abs=1e-12, nan_ok=True), (query, name)
             checked += 1
     assert checked > 200
 

@@ -107,6 +107,70 @@ def test_utility_weighs_the_contingency_table():
         values("Utility(tn=3)")
 
 
+
+# ---- measures with parameters in trec_eval's syntax (its out.test.meas_params) ------------------
+
+@pytest.mark.parametrize("trec_name, ours", [
+    ("utility_2,-1,0,0", "Utility(tp=2)"), ("utility.1,-2,0.5,0.25",
+                                            "Utility(fp=-2,fn=0.5,tn=0.25)"),
+    ("11pt_avg_.25,.5,.75", "IPrecAvg(rounding=trec10,levels=0.25;0.5;0.75)"),
+    ("ndcg_1=3,2=9,4=4.5", "nDCG(gains=1:3;2:9;4:4.5)"),
+])
+def test_trec_evals_parameters_name_registered_parameters(trec_name, ours):
+    from metrics.measures.names import parse_measure
+    assert parse_measure(trec_name).canonical == ours
+    assert str(parse_measure(trec_name)) == trec_name   # printed back under trec_eval's name
+
+
+def test_recall_levels_out_of_order_are_refused():
+    """trec_eval's 11pt_avg walks its levels as given, assuming them ascending."""
+    from metrics.measures.names import parse_measure
+    with pytest.raises(MeasureError, match="ascending"):
+        parse_measure("11pt_avg.0.5,0.2")
+
+
+def test_ndcg_with_gains_sorts_them_as_trec_eval():
+    # gains: grade 1 → 3, 2 → 9, 3 keeps 3, 0 keeps 0; trec_eval's merge sort by the truncated
+    # difference gives (0,0) (1,3) (3,3) (2,9): the ideal from the end is d (9), a (3), b and f
+    # (3 each); then grade 0, gain 0: stop. Retrieved: a (3) at rank 2, b (3) at rank 5
+    expected = (3 / L3 + 3 / L6) / (9 + 3 / L3 + 3 / 2 + 3 / L5)
+    got = values(["ndcg_1=3,2=9"])["ndcg_1=3,2=9"]   # a list: the name has commas
+    assert got == [pytest.approx(expected, abs=1e-15)]
+
+
+def test_gains_less_than_one_apart_keep_their_order_as_trec_evals_sort_leaves_them():
+    from metrics.measures.trec_gains import trec_sorted
+    # (int)(0.5 - 0) == 0: equal, so the given grade 1 stays before grade 0, and the ideal
+    # ranking, read from the end, meets grade 0's gain 0 first and is empty: nDCG undefined
+    assert trec_sorted([(1, 0.5), (0, 0.0)]) == [(1, 0.5), (0, 0.0)]
+    assert trec_sorted([(1, 3.0), (2, 9.0), (0, 0.0), (3, 3.0)]) == [
+        (0, 0.0), (1, 3.0), (3, 3.0), (2, 9.0)]
+    got = values("nDCG(gains=1:0.5)", run={"q1": {"a": 2.0, "c": 1.0}},
+                 truth={"q1": {"a": 1, "c": 0}})
+    assert np.isnan(got["nDCG(gains=1:0.5)"][0])
+
+
+def test_11pt_avg_over_the_levels_given():
+    # R_q = 4; relevant at ranks 2 (P = 1/2) and 5 (P = 2/5). Levels .25, .5, .75 need
+    # lround(1, 2, 3) relevant items: max P from rank 2 on = 1/2, from rank 5 on = 2/5, 0
+    got = values(["11pt_avg.0.25,0.5,0.75"])["11pt_avg.0.25,0.5,0.75"]
+    assert got == [pytest.approx((0 + 0.4 + 0.5) / 3, abs=1e-15)]
+
+
+def test_trec10_iprec_of_an_empty_list_is_zero_over_zero():
+    """trec_eval 10 takes the precision of the whole list, num_rel_ret / num_ret, for a level
+    that rounds to no relevant item when none is retrieved: 0/0 for an empty list (it prints
+    -nan), 0 for a list without a relevant item; trec_eval 9's rounding needs one item."""
+    truth = TRUTH | {"q2": {"r": 1, "s": 1, "t": 1, "u": 1}, "q3": {"v": 1}}
+    run = RUN | {"q3": {"w": 1.0}}   # q2: nothing retrieved; q3: one unjudged item
+    got = values("iprec_at_recall_0.00,iprec_at_recall_0.10,iprec_at_recall_0.20,IPrec@0",
+                 run=run, truth=truth)
+    # q2: R_q = 4, 0.1 · 4 = 0.4 rounds to 0 relevant items (NaN), 0.2 · 4 to 1 (0)
+    assert np.isnan(got["iprec_at_recall_0.00"][1]) and np.isnan(got["iprec_at_recall_0.10"][1])
+    assert got["iprec_at_recall_0.20"][1] == 0.0 and got["IPrec@0"][1] == 0.0
+    assert got["iprec_at_recall_0.00"][2] == 0.0   # 0 / 1
+    assert got["iprec_at_recall_0.00"][0] == 0.5   # q1: max P from the first relevant on
+
 def test_gmap_and_gmbpref_are_geometric_means_floored_at_1e_5():
     run = RUN | {"q2": {"n": 1.0}}
     truth = TRUTH | {"q2": {"r": 1, "c2": 0}}

@@ -44,6 +44,8 @@ from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError, MeasureError
 from metrics.evaluation.evaluate import evaluate
+from metrics.measures.aliases import trec_eval_nan
+from metrics.measures.trec_eval_extras import relstring
 from metrics.measures.names import Measure, parse_measure, with_relevance_threshold
 from metrics.ranking.inputs import QRELS, RUNS, RUNS_QRELS, EvaluationInputs
 from metrics.ranking.pipelines import judge_inputs
@@ -206,6 +208,7 @@ class Options:
     judged_only: bool = False
     max_retrieved: int | None = None
     debug_query: str | None = None
+    collection_size: int = 0          # -N: the items of the collection (utility's 4th term)
     marked: tuple[str, ...] = ()      # trec_eval's measure names marked, any order
     params: dict | None = None        # measure name -> its first '.PARAMS' text
     qrels: str = ""
@@ -251,7 +254,7 @@ def parse_command_line(argv: Sequence[str]) -> Options | None:
         elif flag == "J":
             options.judged_only = True
         elif flag == "N":
-            _c_long(value, "N")   # read by no measure of trec_eval 10: checked, then unused
+            options.collection_size = max(_c_long(value, "N"), 0)   # read by utility only
         elif flag == "M":
             options.max_retrieved = max(_c_long(value, "M"), 0)
         elif flag == "R" and value != "qrels":
@@ -480,20 +483,33 @@ def _with_hits(judged: JudgedRanking, keep: np.ndarray, ranks: np.ndarray,
                    hit_tie_size=None, ties=TieReport(), lists=None, query_rows=None)
 
 
-def relstring(judged: JudgedRanking, query: int, length: float) -> str:
-    """trec_eval's relstring: one character per rank of the top ``length``: the grade (0-9, '>'
-    above 9), '.' for a negative grade (pooled, not judged), '-' for an item not in the qrels."""
-    size = max(0, min(int(length), int(judged.lengths[query])))
-    chars = ["-"] * size
-    start, stop = judged.offsets[query], judged.offsets[query + 1]
-    for rank, grade in zip(judged.hit_ranks[start:stop], judged.hit_grades[start:stop]):
-        if rank <= size:
-            chars[rank - 1] = ">" if grade > 9 else str(grade) if grade >= 0 else "."
-    return "".join(chars)
+# trec_eval's clean-up of the values of a query -c scores on its one-item ranking: by the
+# printed name, so that utility_2,-1,0,0 or rbp_resid_p=0.8 keep what that ranking gave them
+LEFTOVERS = ("num_ret", "utility", "rbp_resid", "relstring")
+
+
+def _clean_up_leftovers(values: list[Value], per_query: dict, absent: np.ndarray) -> None:
+    for v in values:
+        if v.measure is not None and (v.name in LEFTOVERS or v.name.startswith("unj")):
+            per_query[v.measure] = np.where(absent, 0.0, per_query[v.measure])
+
+
+def utility_needs_collection(values: list[Value]) -> bool:
+    """Whether a utility's fourth coefficient (non-relevant items not retrieved) is not 0, so
+    that it counts the collection, trec_eval's -N."""
+    return any(v.measure is not None and v.measure.name == "Utility" and v.measure.param("tn")
+               for v in values)
+
+
+def _c_double(value: float) -> str:
+    """``%6.4f`` as C's printf writes it, NaN as ``-nan`` when its sign bit is set."""
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
 
 
 def _line(name: str, query: str, value: float, kind: str) -> str:
-    number = str(int(value)) if kind in (LONG, NUM_Q) else f"{value:6.4f}"
+    number = str(int(value)) if kind in (LONG, NUM_Q) else _c_double(value)
     return f"{name:<22}\t{query}\t{number}"
 
 
@@ -510,6 +526,10 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
     judged, run_id = judged_inputs(options)
     order = sorted(range(judged.num_queries), key=lambda i: str(judged.query_ids[i]).encode())
     absent = judged.lengths == 0   # a run has at least one line for each of its queries
+    if options.complete:   # trec_eval scores them on its one-item ranking of an unknown item
+        judged = replace(judged, lengths=np.where(absent, 1, judged.lengths))
+    if utility_needs_collection(values):   # trec_eval's -N, 0 unless given
+        judged = replace(judged, collection_sizes=options.collection_size)
     if options.max_retrieved is not None:
         judged = truncated(judged, options.max_retrieved)
     if options.judged_only:
@@ -522,7 +542,11 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
         measures.append(complete_num_rel)
     result = evaluate(judged, measures, score_no_relevant=True) if measures else None
     # keyed by the measure: two names of one measure (Rprec_mult_1.0 at -l 1 and at 1.00) share it
-    per_query = {m: np.nan_to_num(result.results[str(m)].values, nan=0.0) for m in measures}
+    # a value left undefined is trec_eval's starting value, 0; a NaN trec_eval computes stays
+    per_query = {m: result.results[str(m)].values if trec_eval_nan(m) else
+                 np.nan_to_num(result.results[str(m)].values, nan=0.0) for m in measures}
+    if options.complete:
+        _clean_up_leftovers(values, per_query, absent)
     scored = []
     for i in order:
         query = str(judged.query_ids[i])
@@ -536,7 +560,9 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
         if options.per_query:
             for v in values:
                 if v.kind == RELSTRING:
-                    out.write(f"{v.name:<22}\t{query}\t'{relstring(judged, i, v.cutoff)}'\n")
+                    text = "" if v.name in LEFTOVERS and options.complete and absent[i] else \
+                        relstring(judged, i, int(v.cutoff))
+                    out.write(f"{v.name:<22}\t{query}\t'{text}'\n")
                 elif v.kind not in (RUNID, NUM_Q, GEOMETRIC):
                     out.write(_line(v.name, query, per_query[v.measure][i], v.kind) + "\n")
     if not scored:

@@ -101,12 +101,27 @@ _pattern_alias("iprec_at_recall_r, iprec_at_recall.r", rf"iprec_at_recall[_.]{NU
 _pattern_alias("11pt_avg", r"11pt_avg", lambda m: "IPrecAvg(rounding=trec10)",
                "IPrecAvg(rounding=trec10)", "IPrec averaged over the 11 recall levels, trec_eval "
                "10's rounding (trec_eval 9's is IPrecAvg)")
+_pattern_alias("11pt_avg_r,r,..., 11pt_avg.r,r,...", rf"11pt_avg[_.]({NUMBER}(?:,{NUMBER})*)",
+               lambda m: f"IPrecAvg(rounding=trec10,levels={m.group(1).replace(',', ';')})",
+               "IPrecAvg(rounding=trec10,levels=r;r;...)", "IPrec averaged over the recall "
+               "levels given, ascending, trec_eval 10's rounding (trec_eval 11pt_avg.0.2,0.5,0.8)")
 _name_alias("gm_map", "GMAP", "AP, geometric mean over queries (trec_eval gm_map)")
 _name_alias("gm_bpref", "GMBpref", "bpref, geometric mean over queries (trec_eval gm_bpref)")
 _pattern_alias("Rprec_mult_x, Rprec_mult.x", rf"Rprec_mult[_.]{NUMBER}",
                lambda m: f"Rprec(mult={format_value(float(m.group(1)))})", "Rprec(mult=x)",
                "precision at rank ⌊x·R_q + 0.9⌋ (trec_eval Rprec_mult_0.20 ...)")
 _name_alias("utility", "Utility", "tp·TP − FP by default (trec_eval utility)")
+_SIGNED = rf"[-+]?{NUMBER}"
+_pattern_alias("utility_tp,fp,fn,tn, utility.tp,fp,fn,tn",
+               rf"utility[_.]({_SIGNED}),({_SIGNED}),({_SIGNED}),({_SIGNED})",
+               lambda m: "Utility(tp={},fp={},fn={},tn={})".format(
+                   *(format_value(float(m.group(i))) for i in (1, 3, 5, 7))),
+               "Utility(tp=…,fp=…,fn=…,tn=…)", "utility with the four coefficients given "
+               "(trec_eval utility.2,-1,0,0)")
+_pattern_alias("ndcg_g=v,..., ndcg.g=v,...", rf"ndcg[_.](\d+={_SIGNED}(?:,\d+={_SIGNED})*)",
+               lambda m: f"nDCG(gains={m.group(1).replace('=', ':').replace(',', ';')})",
+               "nDCG(gains=g:v;...)", "nDCG with the gain v given for grade g, the others' gain "
+               "their grade (trec_eval ndcg.1=3,2=9)")
 _name_alias("binG", "BinG", "same name: binary G (trec_eval binG)")
 _name_alias("ndcg_rel", "nDCGRel", "nDCG averaged over the relevant items (trec_eval ndcg_rel)")
 _name_alias("Rndcg", "RnDCG", "nDCG averaged at the R levels (trec_eval Rndcg)")
@@ -161,6 +176,13 @@ TREC_EVAL_TEXT_NAMES = ("runid", "relstring")
 # Where trec_eval 9 and 10 compute a measure differently, the parameter that says which: under
 # trec_eval's names the measures are trec_eval 10's, and as_trec9 gives trec_eval 9's.
 TREC9_PARAMS = {"IPrec": {"rounding": "trec9"}, "IPrecAvg": {"rounding": "trec9"}}
+
+
+def trec_eval_nan(measure: "Measure") -> bool:
+    """Whether a NaN the measure gives is trec_eval 10's own value — its 0.0 / 0, which it
+    prints as -nan (iprec_at_recall and 11pt_avg of an empty list at a level that rounds to no
+    relevant item) — rather than a value left undefined, which trec_eval scores 0."""
+    return measure.name in ("IPrec", "IPrecAvg") and measure.param("rounding") == "trec10"
 
 
 def as_trec9(measure: "Measure") -> "Measure":

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from metrics.measures.registry import LINEAR, Param, choice, log_base, register
+from metrics.measures import trec_gains
+from metrics.measures.registry import (LINEAR, LevelGains, Param, choice, level_gains,
+                                       log_base, register)
 from metrics.data.judged import expand, tie_groups
 from metrics.errors import MeasureError
 from metrics.measures.common import (before_in_query, divide, earlier_by_level, per_query_sum,
@@ -14,6 +16,7 @@ from metrics.measures.common import (before_in_query, divide, earlier_by_level, 
 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
+NO_GAINS = LevelGains()   # every grade its own gain
 LARGEST_BURGES_GRADE = 1023   # 2^1024 − 1 is beyond the largest double (about 1.8e308)
 
 
@@ -119,18 +122,42 @@ def dcg(j, cutoff, form="trec", base=2.0):
           convention="DCG@k / ideal DCG@k, the ideal ranking built from all judged relevant items "
                      "(trec_eval ndcg, ndcg_cut_k with form=trec)",
           reference="Järvelin & Kekäläinen (2002); trec_eval ndcg",
-          formula=r"nDCG@K = \frac{DCG@K}{IDCG@K}", params={"form": FORM, "base": BASE},
+          formula=r"nDCG@K = \frac{DCG@K}{IDCG@K}",
+          params={"form": FORM, "base": BASE,
+                  "gains": Param(NO_GAINS, level_gains,
+                                 "a gain per grade, grade:gain;... (trec_eval's ndcg.1=3,2=9); "
+                                 "other grades keep the grade as gain; form=trec only")},
           expected=LINEAR)
-def ndcg(j, cutoff, form="trec", base=2.0):
+def ndcg(j, cutoff, form="trec", base=2.0, gains=NO_GAINS):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;
     undefined when there is none. For ``burges`` both are divided by 2^(the query's highest grade),
     which leaves the ratio as it is and keeps every gain within a double, whatever the grades.
+    With ``gains``, each grade's gain is the one given (the grade where none is) and the ideal
+    ranking is trec_eval 10's under those gains (:mod:`metrics.measures.trec_gains`).
     Ref: trec_eval ``ndcg`` / ``ndcg_cut``."""
+    if gains:
+        return _ndcg_given_gains(j, cutoff, form, base, gains)
     counts = j.truth_grades
     top = (_highest_grade(counts.query, counts.grade, j.num_queries) if form == "burges"
            else None)
     return divide(_dcg(j, cutoff, form, base, top), ideal_dcg(j, cutoff, form, base, top))
 
+
+def _ndcg_given_gains(j, cutoff, form, base, gains):
+    """nDCG@k with a gain per grade given, as trec_eval 10's ndcg with gain parameters: every
+    hit of non-zero gain within k, over the ideal DCG of :func:`trec_gains.ideal_gains` within k;
+    undefined when that is 0."""
+    if form != "trec":
+        raise MeasureError(f"nDCG: gains are trec_eval's and go with form=trec, not form={form}")
+    gain = trec_gains.hit_gains(j, gains)
+    counted = gain != 0
+    weight = j.rank_weights(cutoff, lambda r: 1.0 / _discount(r, form, base))[counted]
+    found = per_query_sum(j, j.hit_query[counted], gain[counted] * weight)
+    query, ideal = trec_gains.ideal_gains(j, gains)
+    place = place_in_query(query, j.num_queries) + 1
+    within = place <= (cutoff if cutoff is not None else np.inf)
+    best = per_query_sum(j, query[within], ideal[within] / _discount(place[within], form, base))
+    return divide(found, best)
 
 def _satisfaction(grades, gmax, p):
     """The stop probability of each grade: g/gmax, or (2^g − 1)/2^gmax computed as

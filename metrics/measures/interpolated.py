@@ -6,25 +6,28 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.data.judged import JudgedRanking
-from metrics.measures.registry import REL, Param, choice, register
+from metrics.measures.registry import REL, Param, RecallLevels, choice, recall_levels, register
 from metrics.measures.common import per_query_count, relevant_hits
 
 # exactly 0.1, 0.2, … as trec_eval reads them
 RECALL_LEVELS = np.round(np.linspace(0.0, 1.0, 11), 2)
+STANDARD_LEVELS = RecallLevels(RECALL_LEVELS.tolist())
 
 
-def needed_relevant(levels: np.ndarray, r_q: np.ndarray, rounding: str = "trec9") -> np.ndarray:
+def needed_relevant(levels: np.ndarray, r_q: np.ndarray, rounding: str = "trec9",
+                    at_least_one: bool = True) -> np.ndarray:
     """How many relevant items reach recall level L (levels × queries), at least 1: trec_eval 9's
     n = ⌊L·R_q + 0.9⌋ in double precision (its historical rounding: 0.7 of 3 relevant items needs
     2, since 0.7 · 3 + 0.9 is just below 3), or trec_eval 10's n = lround(L·R_q), the nearest
-    whole number with halves rounded up (exactly, from the fractional part)."""
+    whole number with halves rounded up (exactly, from the fractional part). ``at_least_one``
+    False: 0 where the rule gives 0."""
     x = np.multiply.outer(np.asarray(levels, dtype=np.float64), r_q)
     if rounding == "trec9":
         need = np.floor(x + 0.9)
     else:
         whole = np.floor(x)
         need = whole + (x - whole >= 0.5)
-    return np.maximum(need.astype(np.int64), 1)
+    return np.maximum(need.astype(np.int64), 1 if at_least_one else 0)
 
 
 def interpolated_precision(j: JudgedRanking, threshold: int = 1,
@@ -33,7 +36,10 @@ def interpolated_precision(j: JudgedRanking, threshold: int = 1,
     """queries × levels: the highest P(r) at any rank from the one where the n-th relevant item
     is found, n from :func:`needed_relevant` (trec_eval 9's rounding by default, as pytrec_eval
     and ir_measures), as trec_eval computes ``iprec_at_recall``; 0 when fewer than n relevant
-    items are retrieved. NaN for queries with R_q = 0.
+    items are retrieved. NaN for queries with R_q = 0 — except under trec_eval 10's rounding,
+    whose arithmetic gives every level that rounds to no relevant item the precision of the
+    whole list when no relevant item is retrieved: 0 / |A|, 0.0 / 0 = NaN for an empty list
+    (trec_eval prints it as -nan), R_q = 0 included.
 
     Precision after a rank is highest at a relevant rank, so the value is the largest precision
     at the relevant items from the n-th on (a suffix maximum within each query)."""
@@ -56,7 +62,14 @@ def interpolated_precision(j: JudgedRanking, threshold: int = 1,
     for i, need in enumerate(needs):   # a loop over recall levels, not queries
         reached = (need <= found) & (r_q > 0)
         out[reached, i] = best_from[(start + need - 1)[reached]]
-    out[r_q == 0] = np.nan
+    if rounding == "trec9":
+        out[r_q == 0] = np.nan
+        return out
+    none_needed = needed_relevant(levels, r_q, rounding, at_least_one=False) == 0
+    empty_handed = none_needed & (found == 0)   # levels × queries
+    with np.errstate(invalid="ignore", divide="ignore"):
+        whole_list = 0.0 / j.lengths.astype(np.float64)
+    out.T[empty_handed] = np.broadcast_to(whole_list, empty_handed.shape)[empty_handed]
     return out
 
 
@@ -91,16 +104,19 @@ def iprec(j, level, rounding="trec9", rel=1):
 
 
 @register("IPrecAvg", meaning="interpolated precision averaged over the 11 recall levels 0, "
-          "0.1, …, 1", cutoff="none",
+          "0.1, …, 1 (or the levels given)", cutoff="none",
           convention="mean of IPrec@r over r = 0, 0.1, …, 1, with IPrec's rounding (trec9 by "
                      "default; trec10 is trec_eval 10's 11pt_avg)",
           reference="trec_eval 11pt_avg (m_11pt_avg.c); Manning, Raghavan & Schütze (2008) §8.4",
           formula=r"IPrecAvg = \frac{1}{11}\sum_{r \in \{0, 0.1, \ldots, 1\}} IPrec@r",
           params={"rounding": Param("trec9", choice("trec9", "trec10"),
                                     "how r·R_q becomes a number of relevant items, as IPrec"),
+                  "levels": Param(STANDARD_LEVELS, recall_levels,
+                                  "the recall levels averaged over, ascending, ';' between "
+                                  "(trec_eval's 11pt_avg..25,.5,.75)"),
                   "rel": REL})
-def iprec_average(j, cutoff, rounding="trec9", rel=1):
-    """The mean of IPrec@r over the 11 standard recall levels, added from the highest level
-    down as trec_eval adds them. Ref: trec_eval ``11pt_avg``."""
-    values = interpolated_precision(j, rel, RECALL_LEVELS, rounding)
-    return np.cumsum(values[:, ::-1], axis=1)[:, -1] / len(RECALL_LEVELS)
+def iprec_average(j, cutoff, rounding="trec9", levels=STANDARD_LEVELS, rel=1):
+    """The mean of IPrec@r over the recall levels (the 11 standard ones by default), added from
+    the highest level down as trec_eval adds them. Ref: trec_eval ``11pt_avg``."""
+    values = interpolated_precision(j, rel, np.asarray(levels, dtype=np.float64), rounding)
+    return np.cumsum(values[:, ::-1], axis=1)[:, -1] / len(levels)

@@ -182,6 +182,45 @@ def log_base(text: str) -> float:
     return value
 
 
+class RecallLevels(tuple):
+    """Recall levels as a parameter value (IPrecAvg's ``levels``), printed back as written:
+    ``0.25;0.5;0.75``."""
+
+    def __str__(self) -> str:
+        return ";".join(format_value(v) for v in self)
+
+
+def recall_levels(text: str) -> RecallLevels:
+    """Recall levels separated by ';', each from 0 to 1, in ascending order (``.25;.5;.75``)."""
+    values = [recall_level(part) for part in text.split(";")]
+    if values != sorted(values):
+        raise ValueError(f"{text!r}: give the recall levels in ascending order")
+    return RecallLevels(values)
+
+
+class LevelGains(tuple):
+    """(grade, gain) pairs as a parameter value (trec_eval's ``ndcg.1=3,2=9``), in the order
+    given, which trec_eval's sort of the gains can depend on; printed back as ``1:3;2:9``."""
+
+    def __str__(self) -> str:
+        return ";".join(f"{grade}:{format_value(gain)}" for grade, gain in self)
+
+
+def level_gains(text: str) -> LevelGains:
+    """``grade:gain`` pairs separated by ';' (``1:3;2:9;4:4.5``): the gain of each grade named;
+    a grade not named keeps the grade as its gain. Grades are whole numbers from 0, each once."""
+    pairs = []
+    for part in text.split(";"):
+        grade, sep, gain = part.partition(":")
+        if not sep or not re.fullmatch(r"\+?\d+", grade):
+            raise ValueError(f"{part!r} must look like grade:gain with a whole grade from 0, "
+                             f"e.g. 2:9")
+        if any(g == int(grade) for g, _ in pairs):
+            raise ValueError(f"grade {int(grade)} is given two gains")
+        pairs.append((int(grade), real_number(gain)))
+    return LevelGains(pairs)
+
+
 def choice(*options: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in options:
