@@ -3,19 +3,21 @@ sidebar."""
 
 import streamlit as st
 
-from dashboard.errors import show_unexpected
-from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame
-from dashboard.media_route import media_routes
-from dashboard.permalink import read_permalink, write_permalink
-from dashboard.sidebar import sidebar
-from dashboard.warm_up import warm_start
-
 if __name__ != "__main__":
     # `streamlit run app.py` imports this file for its server: Streamlit's, with the routes that
     # serve the media folders' clips by ranges, from the file (dashboard/media_route.py), and
-    # ready once it has imported what the pages run with (dashboard/warm_up.py)
+    # ready once it has imported what the pages run with (dashboard/warm_up.py). Nothing of the
+    # frame is imported here: a component declared before Streamlit's runtime exists is lost
+    from dashboard.media_route import media_routes
+    from dashboard.warm_up import warm_start
+
     app = st.App(__file__, routes=media_routes(), lifespan=warm_start)
 else:   # a run of the page script
+    from dashboard.errors import show_unexpected
+    from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame
+    from dashboard.permalink import read_permalink, write_permalink
+    from dashboard.sidebar import sidebar
+
     configure_page()
 
     navigation = declare_navigation()

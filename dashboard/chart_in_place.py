@@ -24,10 +24,15 @@ import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
-# Streamlit serves the files of a declared component's directory at /component/<name>/<file>:
-# here, plotly's package_data, which holds plotly.min.js
-_PLOTLY_FILES = components_v1.declare_component(
-    "plotly_js", path=str(Path(plotly.__file__).parent / "package_data"))
+
+def _plotly_files():
+    """Streamlit serves the files of a declared component's directory at
+    /component/<name>/<file>: here, plotly's package_data, which holds plotly.min.js. Declared
+    on every use, as it registers with the server only inside a script run, and the server
+    imports this module before any (app.py's st.App, dashboard/warm_up.py)."""
+    return components_v1.declare_component(
+        "plotly_js", path=str(Path(plotly.__file__).parent / "package_data"))
+
 
 _CHART = st.components.v2.component(
     "chart_in_place", js=Path(__file__).with_name("chart_in_place.js").read_text(),
@@ -36,7 +41,7 @@ _CHART = st.components.v2.component(
 
 def _plotly_url() -> str:
     base = st.get_option("server.baseUrlPath").strip("/")
-    return "/" + "/".join(part for part in (base, "component", _PLOTLY_FILES.name,
+    return "/" + "/".join(part for part in (base, "component", _plotly_files().name,
                                             "plotly.min.js") if part)
 
 

@@ -24,6 +24,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 PAGES_FOLDER = Path(__file__).resolve().parents[1] / "pages"
+APP_SCRIPT = PAGES_FOLDER.parent / "app.py"
 
 # imported inside the functions that need them (so that the command line and the engine do not
 # pay for them), and so not seen in the pages' own imports
@@ -36,13 +37,24 @@ _LOGGER = logging.getLogger(__name__)
 def page_imports(folder: Path = PAGES_FOLDER) -> list[str]:
     """The modules the page scripts in ``folder`` import at their top level, in first-seen
     order."""
+    return _modules(node for script in sorted(folder.glob("*.py"))
+                    for node in ast.parse(script.read_text(encoding="utf-8")).body)
+
+
+def frame_imports(script: Path = APP_SCRIPT) -> list[str]:
+    """The modules app.py imports, those of its run of the frame included (inside its
+    ``else:``: the server's own import of app.py imports none of them, as a component declared
+    before Streamlit's runtime exists is lost)."""
+    return _modules(ast.walk(ast.parse(script.read_text(encoding="utf-8"))))
+
+
+def _modules(nodes) -> list[str]:
     names: dict[str, None] = {}
-    for script in sorted(folder.glob("*.py")):
-        for node in ast.parse(script.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.Import):
-                names.update(dict.fromkeys(alias.name for alias in node.names))
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names[node.module] = None
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names.update(dict.fromkeys(alias.name for alias in node.names))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names[node.module] = None
     return list(names)
 
 
@@ -77,7 +89,7 @@ def warm() -> list[str]:
     that imports it (which shows its error as every page does); the names of those are
     returned."""
     failed = []
-    for name in [*page_imports(), *LATE_IMPORTS]:
+    for name in [*frame_imports(), *page_imports(), *LATE_IMPORTS]:
         try:
             importlib.import_module(name)
         except Exception:   # the page that needs it reports it, in the page

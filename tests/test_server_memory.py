@@ -170,6 +170,9 @@ def test_a_2_gb_clip_is_played_and_rerun_without_the_server_reading_it(
         page.get_by_role("link", name="Query explorer").click()
         wait_for_app(page)
         assert_healthy(page, errors, "Listen to the query")
+        # the frame under app.py's st.App still draws the explorer's figure (a component that
+        # registers inside a script run: dashboard/chart_in_place.py)
+        page.wait_for_selector(".main-svg", timeout=30_000)
         player = ".st-key-audio_query audio"
         page.wait_for_function("(s) => document.querySelector(s)?.readyState >= 1", arg=player,
                                timeout=60_000)
