@@ -35,7 +35,6 @@ NOT_YET = {
     "-R prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
     "-R qrels_prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
     "-R qrels_jg": "trec_eval's judgment-group format (-R qrels_jg) is not read",
-    "-Z": "-Z (z-scores) is not computed",
 }
 
 
@@ -58,12 +57,12 @@ def case_id(args: list[str]) -> str:
     return " ".join(args)
 
 
-def _mark(args: list[str]):
+def _mark(args: list[str], with_files: bool = True):
     text = " ".join(args)
     for flag, reason in NOT_YET.items():
         if flag in text:
             return [pytest.mark.xfail(strict=True, reason=reason)]
-    missing = unregistered([a for a in args if not a.startswith("test/")])
+    missing = unregistered(args[:-2] if with_files else args)   # the files come last
     if missing:
         return [pytest.mark.xfail(strict=True, reason=f"measure not yet registered: {missing[0]}")]
     reasons = [reason for name, reason in DIFFERS.items()
@@ -138,6 +137,12 @@ def generated(tmp_path_factory):
             score = (1 + k * 1e-9 if q == "q3" else 5.0 if q == "q5" and k < 20 else
                      float(np.round(rng.normal(), 4)))
             run.append(f"{q} Q0 {item} {k + 1} {score!r} gen")
+    # z-scores: a deviation of 0 with the value at the mean and off it; q3 lacks map and q10
+    # num_ret, which trec_eval's searches find in the next query's first line (q7's map, q2's
+    # num_ret); q7 is -c's; q4 and the rest are missing (-1000000)
+    (folder / "zscores").write_text(
+        "q1 map 0.2 0.1\nq1 P_5 0.4 0\nq10 map 0.3 0.0\nq2   num_ret\t40 0\n"
+        "q3 gm_map -2 1.5\nq7 map 0.1 0.2\nq7 num_rel 12 3\nq1 iprec_at_recall_0.00 0.5 0.25\n")
     (folder / "qrels").write_text("\n".join(qrels) + "\n")
     (folder / "run").write_text("\n".join(run) + "\n")
     return folder
@@ -169,11 +174,14 @@ GENERATED = [
     ["-q", "-c", "-J", "-m", "ndcg.3=-1,1=4", "-m", "utility.1,-2,0.5,0.25", "-N", "500"],
     ["-q", "-c", "-J", "-l", "2", "-m", "11pt_avg.0.1,0.2", "-m", "iprec_at_recall.0.1,0.05"],
     ["-q", "-c", "-M", "0", "-m", "all_trec"],
+    ["-q", "-c", "-Z", "zscores"],
+    ["-q", "-c", "-J", "-Z", "zscores", "-m", "all_trec"],
+    ["-Z", "zscores", "-m", "map", "-m", "gm_map", "-q"],   # exit 4 at q7, after q6
 ]
 
 
-@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a), id=case_id(a))
-                                  for a in GENERATED])
+@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a, with_files=False),
+                                               id=case_id(a)) for a in GENERATED])
 def test_generated_cases(args, generated, trec_eval_binary, capsys, monkeypatch):
     monkeypatch.chdir(generated)
     full = [*args, "qrels", "run"]
@@ -209,6 +217,27 @@ def test_bad_options_exit_as_trec_eval(args, generated, trec_eval_binary, capsys
     status, out = ours(full, capsys)
     their_status, their_out = theirs(trec_eval_binary, full, generated)
     assert (status, out) == (their_status, their_out)
+
+
+@pytest.mark.parametrize("lines, ours_only", [
+    ("q1 map 0.2\n", False),                  # three fields: trec_eval's "Malformed line 1"
+    ("q1 map 0.2 0.1\n\nq2 map 0.2 0.1\n", False),   # a blank line is malformed too
+    ("q1 map 0.2 0.1\nq1 map x 0.1\n", True),   # trec_eval reads x as 0: refused here
+    ("q1 map 0.2 0.1\nq1 map 0.3 0.1\n", True),   # twice: trec_eval finds either
+])
+def test_a_bad_zscore_file_is_refused_naming_its_line(lines, ours_only, generated, tmp_path,
+                                                      trec_eval_binary, capsys, monkeypatch):
+    (tmp_path / "z").write_text(lines)
+    monkeypatch.chdir(generated)
+    args = ["-Z", str(tmp_path / "z"), "qrels", "run"]
+    capsys.readouterr()
+    status = main(["trec-eval", *args])
+    captured = capsys.readouterr()
+    assert status == 255 and captured.out == ""
+    line = 2 if ours_only or "\n\n" in lines else 1
+    assert captured.err.count("\n") == 1 and f"z line {line}:" in captured.err
+    if not ours_only:
+        assert theirs(trec_eval_binary, args, generated)[0] == 255
 
 
 def test_evaluate_format_trec_prints_trec_evals_default_measures(trec_eval_binary, capsys,

@@ -44,6 +44,7 @@ from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError, MeasureError
 from metrics.evaluation.evaluate import evaluate
+from metrics.loaders.trec_zscores import load_zscores, z_scores
 from metrics.measures.aliases import trec_eval_nan
 from metrics.measures.trec_eval_extras import relstring
 from metrics.measures.names import Measure, parse_measure, with_relevance_threshold
@@ -65,8 +66,9 @@ HELP = """trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>]
 
 trec_eval 10.0's command line on music-retrieval-evaluation's engine (python -m metrics
 trec-eval): the same options, the same output and exit status; '-m' names trec_eval's measures
-and nicknames (official, all_trec, set). Not here: -Z (z-scores), -D above 0 (trec_eval's debug
-traces), -R other than qrels and -T other than trec_results. docs/command_line.md says more.
+and nicknames (official, all_trec, set); -Z FILE prints z-scores. Not here: -D above 0
+(trec_eval's debug traces), -R other than qrels and -T other than trec_results.
+docs/command_line.md says more.
 """
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -209,6 +211,7 @@ class Options:
     max_retrieved: int | None = None
     debug_query: str | None = None
     collection_size: int = 0          # -N: the items of the collection (utility's 4th term)
+    zscore_file: str | None = None    # -Z: each value printed as its z-score against this file
     marked: tuple[str, ...] = ()      # trec_eval's measure names marked, any order
     params: dict | None = None        # measure name -> its first '.PARAMS' text
     qrels: str = ""
@@ -264,7 +267,7 @@ def parse_command_line(argv: Sequence[str]) -> Options | None:
             raise TrecEvalExit(2, f"{PROG}: results format {value!r} is not read here (only "
                                   f"'trec_results')")
         elif flag == "Z":
-            raise TrecEvalExit(1, f"{PROG}: -Z {value}: z-scores are not computed here")
+            options.zscore_file = value
     if help_wanted:
         sys.stdout.write(HELP)
         return None
@@ -508,9 +511,11 @@ def _c_double(value: float) -> str:
     return f"{value:6.4f}"
 
 
-def _line(name: str, query: str, value: float, kind: str) -> str:
-    number = str(int(value)) if kind in (LONG, NUM_Q) else _c_double(value)
-    return f"{name:<22}\t{query}\t{number}"
+def _line(name: str, query: str, value: float, kind: str, z: bool = False) -> str:
+    """One line as trec_eval prints it; under -Z (``z``) 'Z' before the name and every value,
+    counts too, as a double."""
+    number = str(int(value)) if kind in (LONG, NUM_Q) and not z else _c_double(value)
+    return f"{'Z' if z else ''}{name:<22}\t{query}\t{number}"
 
 
 def _sequential_sum(values) -> float:
@@ -523,6 +528,12 @@ def _sequential_sum(values) -> float:
 def evaluate_as_trec_eval(options: Options, out) -> int:
     """Judge, evaluate and print; the exit status."""
     values = selected_values(options)
+    zscores = None
+    if options.zscore_file is not None:   # read first, as trec_eval reads it
+        try:
+            zscores = load_zscores(options.zscore_file)
+        except InputError as exc:
+            raise TrecEvalExit(255, f"{PROG}: {exc}") from None   # trec_eval's return (UNDEF)
     judged, run_id = judged_inputs(options)
     order = sorted(range(judged.num_queries), key=lambda i: str(judged.query_ids[i]).encode())
     absent = judged.lengths == 0   # a run has at least one line for each of its queries
@@ -547,6 +558,8 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
                  np.nan_to_num(result.results[str(m)].values, nan=0.0) for m in measures}
     if options.complete:
         _clean_up_leftovers(values, per_query, absent)
+    z = options.zscore_file is not None
+    columns = per_query_columns(values, per_query, judged, zscores)
     scored = []
     for i in order:
         query = str(judged.query_ids[i])
@@ -564,7 +577,7 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
                         relstring(judged, i, int(v.cutoff))
                     out.write(f"{v.name:<22}\t{query}\t'{text}'\n")
                 elif v.kind not in (RUNID, NUM_Q, GEOMETRIC):
-                    out.write(_line(v.name, query, per_query[v.measure][i], v.kind) + "\n")
+                    out.write(_line(v.name, query, columns[v.name][i], v.kind, z) + "\n")
     if not scored:
         raise TrecEvalExit(7, f"{PROG}: No queries with both results and relevance info")
     if not options.summary:
@@ -575,23 +588,41 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
         if v.kind == RUNID:
             out.write(f"{'runid':<22}\tall\t{run_id}\n")
         elif v.kind == NUM_Q:
-            out.write(_line(v.name, "all", count, NUM_Q) + "\n")
+            out.write(_line(v.name, "all", count, NUM_Q, z) + "\n")
         elif v.kind == RELSTRING:
             continue
         else:
-            column = per_query[v.measure][scored]
+            column = columns[v.name][scored]
             if v.name == "num_rel" and complete_num_rel is not None:
-                column = per_query[complete_num_rel]
+                column = per_query[complete_num_rel]   # read from the qrels: no z-score
             if v.kind == LONG:
                 total = _sequential_sum(column)
-            elif v.kind == GEOMETRIC:
-                logs = _sequential_sum(math.log(max(x, MIN_GEO_MEAN)) for x in column)
-                logs += (count - len(scored)) * math.log(MIN_GEO_MEAN)
+            elif v.kind == GEOMETRIC:   # the column holds the logarithms
+                logs = _sequential_sum(column) + (count - len(scored)) * math.log(MIN_GEO_MEAN)
                 total = math.exp(logs / count)
             else:
                 total = _sequential_sum(column) / count
-            out.write(_line(v.name, "all", total, v.kind) + "\n")
+            out.write(_line(v.name, "all", total, v.kind, z) + "\n")
     return 0
+
+
+def per_query_columns(values: list[Value], per_query: dict, judged: JudgedRanking,
+                      zscores=None) -> dict[str, np.ndarray]:
+    """Each printed value's number per query as trec_eval holds it: a geometric mean's
+    as log(max(value, 0.00001)) (its m_gm_map.c stores the logarithm), and under -Z each as its
+    z-score against ``zscores``, looked up by the printed name."""
+    queries = [str(q) for q in judged.query_ids]
+    columns = {}
+    for v in values:
+        if v.measure is None:
+            continue
+        column = per_query[v.measure]
+        if v.kind == GEOMETRIC:
+            column = np.array([math.log(max(x, MIN_GEO_MEAN)) for x in column])
+        if zscores is not None:
+            column = z_scores(column, queries, v.name, zscores)
+        columns[v.name] = column
+    return columns
 
 
 def run(argv: Sequence[str] | None = None) -> int:
