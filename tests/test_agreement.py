@@ -16,22 +16,13 @@ import pytrec_eval
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from metrics.cli import main
+from cli_in_process import run_cli
 from metrics.data.run import Run
 from metrics.data.truth import GroundTruth
 from metrics.judgments import agreement
 
 QUERIES = [f"q{n}" for n in range(6)]
 ITEMS = [f"d{n:02d}" for n in range(25)]
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def sklearn_kappa(a, b, **options) -> float | None:

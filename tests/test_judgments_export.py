@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
+from cli_in_process import run_cli
 from metrics import evaluate, judge
-from metrics.cli import main
 from metrics.data.run import Run
 from metrics.data.truth import GroundTruth
 from metrics.errors import InputError
@@ -20,15 +20,6 @@ from metrics.judgments import (Judgment, JudgmentStore, dataset_digest, merged_q
 from metrics.loaders import load_qrels
 
 ORIGINAL = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d5 -1\nq2 0 x 2\n"
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -95,17 +95,24 @@ def judge_at_once(target: str, tmp_path: Path) -> None:
                int(item.split("-i")[1]) % 3 for _, item in expected)
 
 
-def kill_mid_judging(target: str, tmp_path: Path) -> list[tuple[int, str, str]]:
-    """Two processes judging without end; one is SIGKILLed after both have had judgments
-    acknowledged. Returns what was acknowledged (the other is stopped the same way after)."""
+def judging_without_end(target: str, tmp_path: Path):
+    """Two processes judging without end, each once it has had 30 judgments acknowledged:
+    (the processes, what they acknowledged so far)."""
     JudgmentStore(target).close()
-    go = tmp_path / "go-kill"
+    go = tmp_path / "go-endless"
     workers = start_workers(target, 0, 2, go)
     go.touch()
     acked = []
     for worker in workers:
-        for _ in range(30):   # 30 acknowledged, then killed wherever it is
+        for _ in range(30):
             acked += acknowledged(worker.stdout.readline())
+    return workers, acked
+
+
+def kill_mid_judging(target: str, tmp_path: Path) -> list[tuple[int, str, str]]:
+    """Two processes judging without end, SIGKILLed wherever they are once both have had
+    judgments acknowledged. Returns what was acknowledged."""
+    workers, acked = judging_without_end(target, tmp_path)
     for worker in workers:
         worker.send_signal(signal.SIGKILL)
     for worker in workers:
@@ -220,14 +227,7 @@ def test_postgres_server_killed_mid_judging_restarts_intact(postgres_server, tmp
     """The server itself SIGKILLed while two processes judge: they are told their judgment was
     not stored (StoreError), and after a restart every acknowledged judgment is there."""
     url = postgres_server.new_database()
-    JudgmentStore(url).close()
-    go = tmp_path / "go"
-    workers = start_workers(url, 0, 2, go)
-    go.touch()
-    acked = []
-    for worker in workers:
-        for _ in range(30):
-            acked += acknowledged(worker.stdout.readline())
+    workers, acked = judging_without_end(url, tmp_path)
     postgres_server.kill()
     try:
         outputs = [worker.communicate(timeout=120) for worker in workers]

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.cli import main
+from cli_in_process import run_cli
 from metrics.data.ties import TiePolicy
 from metrics.judgments import QueueEntry, depth_pool, judging_queue, take_pool
 from metrics.loaders import load_qrels, load_run
@@ -19,15 +19,6 @@ from metrics.loaders import load_qrels, load_run
 pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword")
 
 QUERIES = ("101", "102", "103", "104", "105")
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:   # argparse's usage errors
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def random_runs(folder: Path, seed: int, systems: int = 4) -> list[Path]:
