@@ -76,6 +76,10 @@ def load_source(src: DataSource, ties: TiePolicy,
 
 
 def _load(src: DataSource, ties: TiePolicy, store: dict | None) -> dict[str, JudgedRanking]:
+    if src.judgments:   # its qrels grown by the stored judgments: judged again, as a file would be
+        from dashboard.judging import merged_inputs   # it reads the inputs of this module
+
+        return judge_inputs(merged_inputs(src, ties, store)).systems
     if src.is_sample:
         return load_sample(src.sample, ties)
     return judge_inputs(evaluation_inputs(src, ties, store)).systems

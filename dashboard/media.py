@@ -21,11 +21,11 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from urllib.parse import urlparse
 
+from dashboard.settings import started_with
 from metrics.errors import InputError
 from metrics.explain.samples import SAMPLE_DIR
 
@@ -55,16 +55,8 @@ def configured_folder(argv: list[str] | None = None,
                       environ: dict[str, str] | None = None) -> Path | None:
     """The media folder named at start-up: ``--media DIR`` (or ``--media=DIR``) among the script's
     arguments, else ``MRE_MEDIA_DIR``; None when neither names one."""
-    argv = sys.argv[1:] if argv is None else argv
-    environ = os.environ if environ is None else environ
-    named = None
-    for i, arg in enumerate(argv):
-        if arg == MEDIA_OPTION and i + 1 < len(argv):
-            named = argv[i + 1]
-        elif arg.startswith(MEDIA_OPTION + "="):
-            named = arg.split("=", 1)[1]
-    named = named if named is not None else environ.get(MEDIA_VARIABLE, "")
-    return Path(named).expanduser() if named.strip() else None
+    named = started_with(MEDIA_OPTION, MEDIA_VARIABLE, argv, environ)
+    return Path(named).expanduser() if named is not None else None
 
 
 def folder_for(sample: str | None) -> Path | None:

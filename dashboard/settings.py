@@ -1,13 +1,15 @@
 """The sidebar's settings: their defaults, and the data source they name.
 
 The settings live in ``st.session_state`` under their own names (``sample``, ``measures``,
-``threshold``, ``ties``, ``cutoff``), so they survive page switches and pages that hide their
-controls. The dataset setting ``sample`` holds a bundled sample's key, or :data:`UPLOAD` for the
+``threshold``, ``ties``, ``cutoff``, ``judge``), so they survive page switches and pages that hide
+their controls. The dataset setting ``sample`` holds a bundled sample's key, or :data:`UPLOAD` for the
 files the Data page took in (a :class:`DataSource` kept under ``upload``).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, replace
 
 import streamlit as st
@@ -33,6 +35,9 @@ TEACH_RANK = "teach_rank"   # the teaching mode's rank r (dashboard/query_view.p
 # the Leaderboard's correction and α, the measure of its matrix and heatmap and the Groups
 # page's, and the group chosen there
 CORRECTION, ALPHA = "correction", "alpha"
+# the name the judging panel stores with each judgment (typed in the sidebar); in the session
+# only, never in a link: a shared link must not judge under its sender's name
+JUDGE = "judge"
 LEADERBOARD_MEASURE, GROUPS_MEASURE, OPEN_GROUP = "leaderboard_measure", "groups_measure", \
     "chosen_group"
 # A page's own controls that are widgets (not settings bound by dashboard/widgets.py) keep their
@@ -45,7 +50,7 @@ KEEP = dict(persist_state="session")
 DEFAULTS = {CORRECTION: Correction.HOLM.value, ALPHA: DEFAULT_ALPHA, OPEN_GROUP: None,
             "sample": "fmp", "ties": TiePolicy.STABLE.value, "measures": DEFAULT_MEASURES,
             "cutoff": 4,
-            "threshold": 1, TEACHING: False}
+            "threshold": 1, TEACHING: False, JUDGE: ""}
 UPLOAD_CUTOFF = 10   # the cutoff K uploaded files open at (or their longest list, if shorter)
 
 
@@ -69,6 +74,8 @@ class DataSource:
     distance: bool = False                               # matrices+labels: values are distances
     similarity: str = "cosine"                           # embeddings+qrels: their similarity
     names: tuple[tuple[str, str], ...] = ()              # systems renamed: (given, chosen)
+    # the stored judgments that grow its qrels, (query, item, grade) (dashboard/judging.py)
+    judgments: tuple[tuple[str, str, int], ...] = ()
 
     @classmethod
     def of_sample(cls, key: str) -> DataSource:
@@ -108,10 +115,33 @@ def init_state() -> None:
         st.session_state["sample"] = DEFAULTS["sample"]
 
 
-def source() -> DataSource:
-    """The data the sidebar's dataset setting names."""
+def source(judged: bool = True) -> DataSource:
+    """The data the sidebar's dataset setting names; ``judged``: with its qrels grown by the
+    judgments stored for it (:func:`dashboard.judging.with_judgments`), as every page shows it."""
     key = st.session_state["sample"]
-    return st.session_state["upload"] if key == UPLOAD else DataSource.of_sample(key)
+    src = st.session_state["upload"] if key == UPLOAD else DataSource.of_sample(key)
+    if not judged:
+        return src
+    from dashboard.judging import with_judgments   # it reads this module's settings
+
+    return with_judgments(src)
+
+
+def started_with(option: str, variable: str, argv: list[str] | None = None,
+                 environ: dict[str, str] | None = None) -> str | None:
+    """What whoever started the server named with ``option VALUE`` (or ``option=VALUE``) among
+    the script's arguments (``streamlit run app.py -- option VALUE``), else the environment
+    variable ``variable``; None when neither names anything."""
+    argv = sys.argv[1:] if argv is None else argv
+    environ = os.environ if environ is None else environ
+    named = None
+    for i, arg in enumerate(argv):
+        if arg == option and i + 1 < len(argv):
+            named = argv[i + 1]
+        elif arg.startswith(option + "="):
+            named = arg.split("=", 1)[1]
+    named = named if named is not None else environ.get(variable, "")
+    return named if named.strip() else None
 
 
 def tie_policy() -> TiePolicy:

@@ -1,4 +1,4 @@
-"""The sidebar: dataset, measures, relevance threshold and tie policy."""
+"""The sidebar: dataset, measures, relevance threshold and tie policy, and the judge's name."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import streamlit as st
 
 from dashboard.datasets import load_current
 from dashboard.frame import freeze_imported_objects
+from dashboard.judging import judgeable, judgments_note
 from dashboard.measure_picker import measure_picker
 from dashboard.safe import md
-from dashboard.settings import UPLOAD, init_state, source_title
+from dashboard.settings import JUDGE, UPLOAD, init_state, source_title
 from dashboard.widgets import bound
 from metrics import InputError
 from metrics.data.ties import TiePolicy
@@ -19,7 +20,7 @@ from metrics.measures.names import split_measure_list
 # the sidebar's controls each page uses (the others are hidden there)
 PAGE_CONTROLS = {
     "data": ("sample", "measures", "threshold", "ties"),
-    "explorer": ("sample", "measures", "threshold", "ties"),
+    "explorer": ("sample", "measures", "threshold", "ties", "judge"),
     "curves": ("sample", "threshold", "ties"),
     "answer_sets": (),
     "compare": ("sample", "measures", "threshold", "ties"),
@@ -75,3 +76,11 @@ def sidebar(page: str = "data") -> None:
                   help="lowest grade that binary measures count as relevant." + beyond)
         bound(st.selectbox, "Ties", "ties", "ties_box", options=TiePolicy.ordering_names(),
               help=TiePolicy.help_text(TiePolicy.orderings()))
+        if "judge" in controls and data is not None and judgeable():   # a qrels truth
+            bound(st.text_input, "Your name, as a judge", JUDGE, "judge_box", max_chars=100,
+                  placeholder="anonymous",
+                  help="stored with each judgment you make in the judging panel (kept for "
+                       "this session, never in a link)")
+        note = judgments_note()
+        if note:
+            st.caption(md(note))

@@ -163,8 +163,15 @@ def download_csv(label: str, frame: pd.DataFrame, provenance: dict, file_name: s
     files. With a rerun per click, a second download clicked before the first arrived lost its
     file to the first click's rerun (one came back "canceled", one never arrived); and the
     rerun redrew a page whose settings had not changed."""
-    st.download_button(label, lambda: csv_bytes(frame, provenance, index), file_name,
-                       "text/csv", key=key, on_click="ignore")
+    download_file(label, lambda: csv_bytes(frame, provenance, index), file_name, "text/csv",
+                  key=key)
+
+
+def download_file(label: str, make, file_name: str, mime: str, key: str | None = None,
+                  **kwargs) -> None:
+    """A download button whose file ``make()`` writes when it is clicked, without a rerun (see
+    :func:`download_csv`, the one CSV writer; the judging panel's qrels are TREC text)."""
+    st.download_button(label, make, file_name, mime, key=key, on_click="ignore", **kwargs)
 
 
 PAGE_SIZES = [50, 100, 200]   # at most STYLED_ROWS: every page has its relevant rows coloured

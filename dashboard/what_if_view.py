@@ -143,14 +143,29 @@ def show_changes(result: WhatIf, headline: str) -> None:
     and a table of every measure before and after."""
     edits = _edits()
     st.markdown(f"**What if:** {md('; '.join(e.describe() for e in edits))}. "
-                + (f"**Δ{md(headline)} = {signed(result.change(headline))}** "
-                   f"({fixed(result.before[headline], 3)} → {fixed(result.after[headline], 3)})"
-                   if headline in result.after else ""))
+                + change_headline(headline, result.before, result.after))
+    show_change_table(result.before, result.after)
+
+
+def change_headline(headline: str, before: dict[str, float], after: dict[str, float]) -> str:
+    """The change of one measure as Markdown, "**ΔAP = +0.083** (0.250 → 0.333)"; empty when
+    ``after`` lacks it."""
+    if headline not in after:
+        return ""
+    return (f"**Δ{md(headline)} = {signed(after[headline] - before[headline])}** "
+            f"({fixed(before[headline], 3)} → {fixed(after[headline], 3)})")
+
+
+def show_change_table(before: dict[str, float], after: dict[str, float],
+                      columns: tuple[str, str] = ("original", "edited")) -> None:
+    """Every measure of ``after`` with its value in ``before``, in ``after`` and the change;
+    ``columns`` names the two values' columns."""
+    was, now = columns
     table = pd.DataFrame({
-        "measure": list(result.after),
-        "original": [result.before[m] for m in result.after],
-        "edited": list(result.after.values()),
-        "change": [signed(result.change(m)) for m in result.after]})
+        "measure": list(after),
+        was: [before[m] for m in after],
+        now: list(after.values()),
+        "change": [signed(after[m] - before[m]) for m in after]})
     st.dataframe(table, hide_index=True, width="stretch", placeholder="undefined",
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("original", "edited")})
+                                for c in columns})

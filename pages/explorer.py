@@ -9,6 +9,7 @@ from dashboard.frame import page_setup
 from dashboard.grouped import chosen_group, forget_group
 from dashboard.metadata import current_metadata, item_columns, show_query_description
 from dashboard.in_page import scroll_to_key
+from dashboard.judging import judgeable, judged_now, judging_marks, judging_panel
 from dashboard.permalink import entered_page, permalink_query, write_permalink
 from dashboard.players import list_players, query_player
 from dashboard.provenance_records import provenance_record
@@ -62,6 +63,7 @@ worst_first = per_query.sort_values(
     sort_by, ascending=result.results[sort_by].higher_is_better, na_position="last",
     kind="stable")
 items, queries = current_metadata()
+can_judge = judgeable()   # a qrels ground truth, with holes to fill
 # built only while open: closed, a system or sort change does not send the whole table again
 with st.expander(f"All {len(per_query)} queries, worst {md(sort_by)} first", key="all_queries_open",
                  on_change="rerun") as all_queries:
@@ -145,6 +147,9 @@ def one_query() -> None:
         show_query_figure(judged, q, curves, threshold, k, strip,
                           address=permalink_query("explorer"))
         addressed = True
+        if can_judge:   # the holes of the top K, to judge by listening (dashboard/judging.py)
+            judging_panel(data, [system] + ([other] if other else []), query_id, k, items,
+                          measures)
 
     # with what-if edits, what the edited list found and missed (the same engine function)
     report = show_failure_summary(
@@ -165,6 +170,9 @@ def one_query() -> None:
         first, stop = page_of_ranks(n, "ranking")
         table = with_cutoff(beside_ids(query_table(ranking, at, threshold, first, stop, curves),
                                        "item", items, columns), k)
+        if can_judge:
+            table.insert(list(table.columns).index("grade") + 1, "judging",
+                         judging_marks(table, k, judged_now(query_id)))
         st.markdown(
             f"{n:,} items, R_q = {r_q} relevant in the ground truth (relevant rows in "
             f"green, ✓ in the top K = {k}"

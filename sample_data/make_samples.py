@@ -20,8 +20,8 @@ Datasets (see README.md next to this file):
 * ``versions/``     a synthetic version-identification task: five systems' TREC runs on one qrels;
 * ``tinysol/``      TinySOL's real instrument taxonomy (from mirdata's index), two synthetic runs.
 
-Items carry ``items.csv`` tables (title, artist, ...) and the cover-song and instrument samples
-short WAV clips under ``audio/`` (synthesised by ``sounds.py``).
+Items carry ``items.csv`` tables (title, artist, ...) and the cover-song, instrument and
+text-to-music samples short WAV clips under ``audio/`` (synthesised by ``sounds.py``).
 """
 
 from __future__ import annotations
@@ -357,7 +357,16 @@ def make_text2music() -> tuple[list, list]:
                 near.append(iid)
         picks = rng.choice(len(near), size=min(len(near), int(rng.integers(2, 6))), replace=False)
         qrels += [[qid, near[k], 0] for k in sorted(picks)]
-    write_csv(folder / "qrels.csv", ["query_id", "item_id", "relevance"], qrels)
+    # As the text-to-music benchmarks have it, one judged track per caption: the first item that
+    # matches the description in full (grade 2); the others are holes in the ground truth, to
+    # fill by judging in the dashboard. The full judgements above are still drawn (and the draws
+    # made), so that the embeddings below are those of every earlier version of the sample.
+    judged, written = set(), []
+    for row in qrels:
+        if row[2] == 2 and row[0] not in judged:
+            judged.add(row[0])
+            written.append(row)
+    write_csv(folder / "qrels.csv", ["query_id", "item_id", "relevance"], written)
 
     # Latent space: one vector per genre, mood and instrument; a piece (or a description) is the
     # weighted sum of its attributes plus its own individuality. Each model sees the latent
@@ -543,13 +552,19 @@ def listen_instruments(leaves: list[str], contains: np.ndarray, salience: np.nda
 
 
 def describe_text2music(item_attr: list) -> None:
-    """Titles and attributes of the music items (no clips: the queries are texts)."""
+    """Titles and attributes of the music items, and a clip of each (its instrument, mood and
+    genre, to hear when judging it); the clips draw from a stream of their own."""
     rng = rng_for(15)
     names = titles(rng, len(item_attr))
     rows = [[f"m{i + 1:04d}", names[i], artist(rng), GENRES[g], MOODS[m], INSTRUMENTS[ins]]
             for i, (g, m, ins) in enumerate(item_attr)]
+    sound = rng_for(17)
+    for row in rows:
+        sounds.write_wav(OUT / "text2music" / "audio" / f"{row[0]}.wav",
+                         sounds.described_piece(*row[3:6], sound))
+        row.append(f"audio/{row[0]}.wav")
     write_csv(OUT / "text2music" / "items.csv",
-              ["item_id", "title", "artist", "genre", "mood", "instrument"], rows)
+              ["item_id", "title", "artist", "genre", "mood", "instrument", "audio"], rows)
 
 
 def describe_versions(work_of: np.ndarray) -> None:

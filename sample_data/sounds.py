@@ -208,3 +208,43 @@ def instrument_excerpt(instruments: list[str], gains: list[float], rng: np.rando
         part = part / (np.max(np.abs(part)) or 1.0)
         total[:len(part)] += gain * part[:len(total)]
     return total
+
+
+# ---- text-to-music items: a short piece whose instrument, mood and genre can be heard ----------
+
+LEAD_TIMBRE = {   # the text-to-music sample's instruments as the timbres above caricature them
+    "piano": "piano", "acoustic guitar": "acoustic_guitar", "string ensemble": "strings",
+    "synthesizer": "organ", "saxophone": "saxophone", "female vocals": "flute"}
+MOOD_SOUND = {    # mood: (scale, beats a minute, tonic as a MIDI pitch)
+    "calm": (MAJOR, 76, 60), "energetic": (MAJOR, 150, 62), "melancholic": (MINOR, 70, 57),
+    "cheerful": (MAJOR, 132, 64), "dark": (MINOR, 88, 50), "dreamy": (MAJOR, 66, 65)}
+BEAT_GENRES = {"rock": "drum_kit", "hip hop": "drum_kit", "electronic": "drum_kit",
+               "latin": "congas"}   # the genres heard with a beat under the lead
+
+
+def described_piece(genre: str, mood: str, instrument: str, rng: np.random.Generator,
+                    seconds: float = 2.0) -> np.ndarray:
+    """A text-to-music item: its lead instrument plays a phrase in its mood's scale, tempo and
+    register, over a beat where its genre has one."""
+    scale, tempo, tonic = MOOD_SOUND[mood]
+    beat = 60.0 / tempo
+    pitches, durations, total = [], [], 0.0
+    degree = int(rng.integers(0, 5))
+    while total < seconds - 1e-9:
+        length = min(float(rng.choice([0.5, 1.0, 1.0, 2.0])) * beat, seconds - total)
+        pitches.append(tonic + 12 * (degree // 7) + scale[degree % 7])
+        durations.append(length)
+        total += length
+        degree = int(np.clip(degree + rng.choice([-2, -1, 1, 2]), 0, 9))
+    total_samples = int(round(seconds * RATE))
+    lead = phrase(LEAD_TIMBRE[instrument], pitches, durations, rng)[:total_samples]
+    out = np.zeros(total_samples)
+    out[:len(lead)] = lead / (np.max(np.abs(lead)) or 1.0)
+    drum = BEAT_GENRES.get(genre)
+    if drum is not None:
+        hits = int(seconds / (beat / 2))
+        kit = [0, 2, 1, 2] if drum == "drum_kit" else [55, 60, 55, 57]
+        part = phrase(drum, [kit[i % 4] for i in range(hits)], [beat / 2] * hits, rng)
+        part = part[:total_samples] / (np.max(np.abs(part)) or 1.0)
+        out[:len(part)] += 0.5 * part
+    return out

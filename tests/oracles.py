@@ -130,6 +130,49 @@ def versions_by_pytrec_eval(system: str, measures: set[str]) -> tuple[dict, dict
     return qrels, pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
 
 
+
+# ---- the text-to-music sample (sample_data/text2music), judged further -------------------------
+
+TEXT2MUSIC = Path(__file__).resolve().parents[1] / "sample_data" / "text2music"
+
+
+def text2music_by_numpy(model: str) -> dict[str, dict[str, float]]:
+    """A model's run as cosine similarities of its embeddings, computed in float64 by NumPy,
+    {query: {item: score}}."""
+    queries = np.load(TEXT2MUSIC / f"{model}_queries.npy").astype(np.float64)
+    items = np.load(TEXT2MUSIC / f"{model}_items.npy").astype(np.float64)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    items /= np.linalg.norm(items, axis=1, keepdims=True)
+    query_ids = (TEXT2MUSIC / "query_ids.txt").read_text().split()
+    item_ids = (TEXT2MUSIC / "item_ids.txt").read_text().split()
+    scores = queries @ items.T
+    return {q: dict(zip(item_ids, map(float, row))) for q, row in zip(query_ids, scores)}
+
+
+def text2music_qrels_with(judgments: dict[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+    """The sample's qrels.csv read by pandas, each (query, item) of ``judgments`` taking its
+    grade (the latest counts), {query: {item: grade}}."""
+    qrels: dict[str, dict[str, int]] = {}
+    frame = pd.read_csv(TEXT2MUSIC / "qrels.csv", dtype=str)
+    for query, item, grade in frame.itertuples(index=False):
+        qrels.setdefault(query, {})[item] = int(grade)
+    for (query, item), grade in judgments.items():
+        qrels.setdefault(query, {})[item] = int(grade)
+    return qrels
+
+
+def judged_and_ap_by_pytrec_eval(run: dict, qrels: dict, query: str, k: int) -> tuple[float, float]:
+    """Judged@k of one query by counting (the judged share of the run's top k, by score) and its
+    AP by pytrec_eval's map."""
+    import pytrec_eval
+
+    top = sorted(run[query], key=lambda item: -run[query][item])[:k]
+    judged = sum(item in qrels.get(query, {}) for item in top) / len(top)
+    ap = pytrec_eval.RelevanceEvaluator({query: qrels[query]}, {"map"}).evaluate(
+        {query: run[query]})[query]["map"]
+    return judged, ap
+
+
 # ---- formats and colours, read as their documents define them ---------------------------------
 
 def provenance_of_csv(text: str) -> dict:

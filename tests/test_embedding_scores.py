@@ -116,7 +116,9 @@ def test_euclidean_ap_on_the_bundled_text_to_music_sample_does_not_move_with_a_s
                                 SAMPLE / "item_ids.txt", truth, "euclidean")
     plain = judged(*given)
     ap = evaluate(plain, "AP").aggregate()["AP"]
-    assert ap == pytest.approx(0.4549, abs=1e-4) and plain.ties.tied_items == 0
+    # pytrec_eval's map on scipy's cdist distances of the same files (one judged track per
+    # caption since issue 44: 0.4549 on the full judgements before)
+    assert ap == pytest.approx(0.4730, abs=1e-4) and plain.ties.tied_items == 0
     moved32 = judged(*(x + np.float32(1000) for x in given))
     assert moved32.ties.tied_items == 0
     assert evaluate(moved32, "AP").aggregate()["AP"] == pytest.approx(ap, abs=1e-3)

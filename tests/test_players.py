@@ -110,9 +110,12 @@ def test_title_artist_and_audio_columns_are_read_whatever_their_case():
                                                  ("items", "items.csv", items)))
     at = app("pages/explorer.py", upload=upload, sample="upload", query="q1")
     assert not at.exception and not at.error
-    # clips on another host: a button each until pressed (test_hostile_links.py)
-    assert [b.label for b in at.button if (b.key or "").startswith("play_")] == \
+    # clips on another host: a button each until pressed (test_hostile_links.py); the ranked
+    # list's two, and the judging panel's for d1, the one unjudged item with a clip
+    assert [b.label for b in at.button if (b.key or "").startswith("play_ranked_")] == \
         [md("▶ Play from 127.0.0.1:9")] * 2
+    assert [b.key for b in at.button if (b.key or "").startswith("play_judge_")] == \
+        ["play_judge_0"]
     headings = [c.value for c in at.caption if c.value.startswith("rank ")]
     assert headings == [md("rank 1 · d1 · First — Ann · not relevant"),
                         md("rank 2 · d2 · Second — Bob · relevant"),

@@ -28,15 +28,22 @@ class Sample:
     title: str
     description: str
     load: Callable[[TiePolicy], dict[str, JudgedRanking]]   # {system: judged ranking}
+    # the files it is judged from, where its ground truth is a qrels file that judging can grow
+    inputs: Callable[[TiePolicy], EvaluationInputs] | None = None
+
+
+def _inputs(kind: str, files: list[tuple[Role, Path]], ties: TiePolicy,
+            **options) -> EvaluationInputs:
+    """A sample's files as an evaluation's inputs, each file named by its path."""
+    return EvaluationInputs(kind, tuple((role.name, str(path), path) for role, path in files),
+                            ties, **options)
 
 
 def _judged(kind: str, files: list[tuple[Role, Path]], ties: TiePolicy,
             **options) -> dict[str, JudgedRanking]:
     """A sample's files judged as the command line and the Data page judge theirs
-    (:func:`~metrics.ranking.pipelines.judge_inputs`), each file named by its path."""
-    inputs = EvaluationInputs(kind, tuple((role.name, str(path), path) for role, path in files),
-                              ties, **options)
-    return judge_inputs(inputs).systems
+    (:func:`~metrics.ranking.pipelines.judge_inputs`)."""
+    return judge_inputs(_inputs(kind, files, ties, **options)).systems
 
 
 def _fmp(ties):   # every document of each toy is judged: |D| is 10 and 8
@@ -71,23 +78,31 @@ def _tinysol(ties):
     return _taxonomy_runs("tinysol", ties)
 
 
-def _text2music(ties):
+def _text2music_inputs(ties) -> EvaluationInputs:
     d = SAMPLE_DIR / "text2music"
     models = ("model_a", "model_b")
-    return _judged(EMBEDDINGS_QRELS, [*((QUERY_EMBEDDINGS, d / f"{m}_queries.npy") for m in models),
+    return _inputs(EMBEDDINGS_QRELS, [*((QUERY_EMBEDDINGS, d / f"{m}_queries.npy") for m in models),
                                       (QUERY_IDS, d / "query_ids.txt"),
                                       *((ITEM_EMBEDDINGS, d / f"{m}_items.npy") for m in models),
                                       (ITEM_IDS, d / "item_ids.txt"), (QRELS, d / "qrels.csv")],
                    ties, similarity="cosine")
 
 
+def _text2music(ties):
+    return judge_inputs(_text2music_inputs(ties)).systems
+
+
 VERSION_SYSTEMS = ("baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer")
 
 
-def _versions(ties):
+def _versions_inputs(ties) -> EvaluationInputs:
     d = SAMPLE_DIR / "versions"
-    return _judged(RUNS_QRELS, [*((RUNS, d / f"{s}.run") for s in VERSION_SYSTEMS),
+    return _inputs(RUNS_QRELS, [*((RUNS, d / f"{s}.run") for s in VERSION_SYSTEMS),
                                 (QRELS, d / "qrels.txt")], ties)
+
+
+def _versions(ties):
+    return judge_inputs(_versions_inputs(ties)).systems
 
 
 SAMPLES = {s.key: s for s in [
@@ -102,11 +117,12 @@ SAMPLES = {s.key: s for s in [
            "task); two systems.",
            _instruments),
     Sample("text2music", "Text-to-music retrieval from embeddings",
-           "Text queries against music items, two embedding models, cosine similarity.",
-           _text2music),
+           "Text queries against music items, two embedding models, cosine similarity; one "
+           "judged track per caption, the others to judge by listening.",
+           _text2music, _text2music_inputs),
     Sample("versions", "Version identification: five systems",
            "60 query recordings, 2–7 versions each (grade 2 for the original); five systems' "
-           "TREC runs on one ground truth, for the leaderboard.", _versions),
+           "TREC runs on one ground truth, for the leaderboard.", _versions, _versions_inputs),
     Sample("tinysol", "TinySOL: a real instrument taxonomy",
            "TinySOL's 2,913 notes in 4 families and 14 instruments (CC BY 4.0, from mirdata's "
            "index); two synthetic systems rank the notes for each instrument.", _tinysol),
