@@ -29,7 +29,10 @@ APP_SCRIPT = PAGES_FOLDER.parent / "app.py"
 # imported inside the functions that need them (so that the command line and the engine do not
 # pay for them), and so not seen in the pages' own imports
 LATE_IMPORTS = ("scipy.stats", "scipy.special", "scipy.optimize", "polars", "pyarrow",
-                "pyarrow.compute", "pyarrow.parquet", "metrics.explain.conventions")
+                "pyarrow.compute", "pyarrow.parquet", "metrics.explain.conventions",
+                # the judgments database (metrics.judgments.store) and SQLite's dialect, which
+                # SQLAlchemy imports as it opens one
+                "sqlalchemy", "sqlalchemy.dialects.sqlite", "sqlite3")
 
 _LOGGER = logging.getLogger(__name__)
 
