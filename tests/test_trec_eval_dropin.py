@@ -34,7 +34,6 @@ def quicktest_cases() -> list[tuple[list[str], str]]:
 NOT_YET = {
     "-R prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
     "-R qrels_prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
-    "-R qrels_jg": "trec_eval's judgment-group format (-R qrels_jg) is not read",
 }
 
 
@@ -144,6 +143,16 @@ def generated(tmp_path_factory):
         "q1 map 0.2 0.1\nq1 P_5 0.4 0\nq10 map 0.3 0.0\nq2   num_ret\t40 0\n"
         "q3 gm_map -2 1.5\nq7 map 0.1 0.2\nq7 num_rel 12 3\nq1 iprec_at_recall_0.00 0.5 0.25\n")
     (folder / "qrels").write_text("\n".join(qrels) + "\n")
+    # judgment groups: q1 judged by group a alone, q2 by four (10 before 9 in strcmp order),
+    # the others by a and b; each group judges most items, b and the rest with their own grades
+    groups = ["# judgment groups"]
+    for line in qrels:
+        query, _, item, grade = line.split()
+        for group in {"q1": ["a"], "q2": ["a", "b", "10", "9"]}.get(query, ["a", "b"]):
+            if rng.random() < 0.8:
+                judged = grade if group == "a" else int(rng.choice([-1, 0, 1, 2]))
+                groups.append(f"{query} {group} {item} {judged}")
+    (folder / "qrels_jg").write_text("\n".join(groups) + "\n")
     (folder / "run").write_text("\n".join(run) + "\n")
     return folder
 
@@ -180,12 +189,54 @@ GENERATED = [
 ]
 
 
+JUDGMENT_GROUPS = [
+    ["-q", "-c", "-m", "qrels_jg"],
+    ["-q", "-c", "-J", "-m", "qrels_jg", "-m", "P_avgjg.3,7"],
+    ["-q", "-c", "-M", "9", "-l", "2", "-m", "qrels_jg"],
+    ["-q", "-m", "qrels_jg"],                         # exit 4 at q7
+    ["-q", "-c", "-m", "Rprec_mult_avgjg.0.5", "-Z", "zscores"],
+    ["-q", "-c", "-m", "map"],                        # map reads no judgment groups: exit 4
+]
+
+
 @pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a, with_files=False),
                                                id=case_id(a)) for a in GENERATED])
 def test_generated_cases(args, generated, trec_eval_binary, capsys, monkeypatch):
     monkeypatch.chdir(generated)
     full = [*args, "qrels", "run"]
     assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
+
+
+@pytest.mark.parametrize("args", JUDGMENT_GROUPS, ids=case_id)
+def test_generated_judgment_groups(args, generated, trec_eval_binary, capsys, monkeypatch):
+    monkeypatch.chdir(generated)
+    full = ["-R", "qrels_jg", *args, "qrels_jg", "run"]
+    assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
+
+
+def test_judgment_group_measures_need_their_format(generated, trec_eval_binary, capsys,
+                                                   monkeypatch):
+    monkeypatch.chdir(generated)
+    full = ["-m", "map_avgjg", "qrels", "run"]
+    assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
+
+
+@pytest.mark.parametrize("text, line", [
+    ("q1 a d1 1\nq1 a d2\n", 2),              # three fields: trec_eval's "Malformed line"
+    ("q1 a d1 1\n\nq1 a d2 1\n", 2),          # a blank line is malformed too
+    ("q1 a d1 1\nq1 b d1 x\n", 2),            # trec_eval reads x as 0: refused here
+    ("# c\nq1 a d1 1\nq1 a d1 0\n", 3),       # one item twice in a group: duplicate docs
+])
+def test_a_bad_judgment_group_file_is_refused_naming_its_line(text, line, generated, tmp_path,
+                                                              capsys, monkeypatch):
+    (tmp_path / "jg").write_text(text)
+    monkeypatch.chdir(generated)
+    capsys.readouterr()
+    assert main(["trec-eval", "-R", "qrels_jg", "-m", "map_avgjg", str(tmp_path / "jg"),
+                 "run"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert f"jg line {line}:" in captured.err
 
 
 # ---- inputs as trec_eval reads them, and refuses ------------------------------------------------

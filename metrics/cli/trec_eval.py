@@ -44,6 +44,7 @@ from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError, MeasureError
 from metrics.evaluation.evaluate import evaluate
+from metrics.loaders.trec_qrels_jg import load_qrels_jg
 from metrics.loaders.trec_zscores import load_zscores, z_scores
 from metrics.measures.aliases import trec_eval_nan
 from metrics.measures.trec_eval_extras import relstring
@@ -99,7 +100,7 @@ CUT_LONG = "cut_long"      # one value per whole-number cutoff: NAME_k
 CUT_DOUBLE = "cut_double"  # one value per real cutoff: NAME_%3.2f
 PARAMS = "params"          # one value; NAME, or NAME_PARAMS as typed when given
 PAIRS = "pairs"            # one value; parameters name=value (gains), NAME_PARAMS when given
-PREFS, JUDGMENT_GROUPS = "prefs", "judgment groups"   # need -R prefs / qrels_prefs / qrels_jg
+PREFS = "prefs"            # needs -R prefs or qrels_prefs
 
 RANK_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -114,6 +115,7 @@ class TrecMeasure:
     name: str
     kind: str
     cutoffs: tuple = ()
+    averages: str = ""   # a *_avgjg measure: the measure averaged over the judgment groups
 
 
 _PREFS_NAMES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
@@ -144,8 +146,10 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_map", DOUBLE), TrecMeasure("set_F", PARAMS),
     TrecMeasure("num_nonrel_judged_ret", LONG),
     *(TrecMeasure(name, PREFS) for name in _PREFS_NAMES),
-    TrecMeasure("map_avgjg", JUDGMENT_GROUPS), TrecMeasure("P_avgjg", JUDGMENT_GROUPS),
-    TrecMeasure("Rprec_mult_avgjg", JUDGMENT_GROUPS), TrecMeasure("yaap", DOUBLE),
+    TrecMeasure("map_avgjg", DOUBLE, averages="map"),
+    TrecMeasure("P_avgjg", CUT_LONG, RANK_CUTOFFS, averages="P"),
+    TrecMeasure("Rprec_mult_avgjg", CUT_DOUBLE, RPREC_MULTIPLES, averages="Rprec_mult"),
+    TrecMeasure("yaap", DOUBLE),
     TrecMeasure("rbp", PAIRS), TrecMeasure("rbp_resid", PAIRS),
     TrecMeasure("unj", CUT_LONG, (5, 10, 20)),
 )
@@ -212,6 +216,7 @@ class Options:
     debug_query: str | None = None
     collection_size: int = 0          # -N: the items of the collection (utility's 4th term)
     zscore_file: str | None = None    # -Z: each value printed as its z-score against this file
+    rel_format: str = "qrels"         # -R: qrels, or qrels_jg (judgment groups)
     marked: tuple[str, ...] = ()      # trec_eval's measure names marked, any order
     params: dict | None = None        # measure name -> its first '.PARAMS' text
     qrels: str = ""
@@ -260,9 +265,12 @@ def parse_command_line(argv: Sequence[str]) -> Options | None:
             options.collection_size = max(_c_long(value, "N"), 0)   # read by utility only
         elif flag == "M":
             options.max_retrieved = max(_c_long(value, "M"), 0)
-        elif flag == "R" and value != "qrels":
+        elif flag == "R" and value not in ("qrels", "qrels_jg"):
             raise TrecEvalExit(2, f"{PROG}: rel_info format {value!r} is not read here (only "
-                                  f"'qrels'; trec_eval's prefs, qrels_prefs and qrels_jg are not)")
+                                  f"'qrels' and 'qrels_jg'; trec_eval's prefs and qrels_prefs "
+                                  f"are not)")
+        elif flag == "R":
+            options.rel_format = value
         elif flag == "T" and value != "trec_results":
             raise TrecEvalExit(2, f"{PROG}: results format {value!r} is not read here (only "
                                   f"'trec_results')")
@@ -304,6 +312,7 @@ class Value:
     kind: str
     measure: Measure | None = None
     cutoff: float = 0.0     # relstring's length
+    over_groups: bool = False   # averaged over the judgment groups of -R qrels_jg
 
 
 def value_name(name: str, kind: str, cutoff) -> str:
@@ -358,10 +367,10 @@ def selected_values(options: Options) -> list[Value]:
         if m.name not in marked:
             continue
         given = options.params.get(m.name)
-        if m.kind in (PREFS, JUDGMENT_GROUPS):
+        if m.kind == PREFS:
             raise TrecEvalExit(1, f"{PROG}: illegal measure '{m.name}' (it needs trec_eval's "
-                                  f"-R {'prefs' if m.kind == PREFS else 'qrels_jg'} format, which "
-                                  f"is not read here)")
+                                  f"-R prefs or qrels_prefs format, which is not read here)")
+        base = m.averages or m.name   # a *_avgjg value is its measure's, over the groups
         if m.kind in (RUNID, NUM_Q):
             values.append(Value(m.name, m.kind))
         elif m.kind == RELSTRING:
@@ -371,11 +380,15 @@ def selected_values(options: Options) -> list[Value]:
         elif m.kind in (CUT_LONG, CUT_DOUBLE):
             for cutoff in _cutoffs(m, given):
                 shown = value_name(m.name, m.kind, cutoff)
-                exact = f"{m.name}_{cutoff!r}" if m.kind == CUT_DOUBLE else shown
-                values.append(Value(shown, m.kind, our_measure(exact, shown)))
+                exact = (f"{base}_{cutoff!r}" if m.kind == CUT_DOUBLE else
+                         value_name(base, m.kind, cutoff))
+                values.append(Value(shown, m.kind, our_measure(exact, shown), over_groups=base
+                                    != m.name))
         else:
             shown = m.name if given is None else f"{m.name}_{given}"
-            values.append(Value(shown, m.kind, our_measure(shown, shown)))
+            ours = base if given is None else f"{base}_{given}"
+            values.append(Value(shown, m.kind, our_measure(ours, shown),
+                                over_groups=base != m.name))
     if options.relevance_level > 1:
         values = [replace(v, measure=with_relevance_threshold([v.measure],
                                                               options.relevance_level)[0])
@@ -385,25 +398,27 @@ def selected_values(options: Options) -> list[Value]:
 
 # ---- inputs -------------------------------------------------------------------------------------
 
-def judged_inputs(options: Options) -> tuple[JudgedRanking, str]:
-    """The run judged against the qrels by the engine, with trec_eval 10's tie order, and the
-    run's id (trec_eval's: the tag of its last line). A run whose lines have fields after the
-    sixth, which trec_eval skips (its test/results.trunc), is read without them."""
+def judged_inputs(options: Options, qrels_source=None) -> tuple[JudgedRanking, str, object]:
+    """The run judged against the qrels (or ``qrels_source``, qrels text) by the engine, with
+    trec_eval 10's tie order, the run's id (trec_eval's: the tag of its last line) and the run as
+    read (its path, or its text). A run whose lines have fields after the sixth, which trec_eval
+    skips (its test/results.trunc), is read without them."""
     run_source = sys.stdin.buffer.read() if options.run == "-" else options.run
     try:
-        judged = _judge(options, run_source)
+        judged = _judge(options, run_source, qrels_source)
     except InputError:
         shortened = _first_fields(run_source)
         if shortened is None:
             raise
         run_source = shortened
-        judged = _judge(options, run_source)
-    return judged, _last_tag(run_source)
+        judged = _judge(options, run_source, qrels_source)
+    return judged, _last_tag(run_source), run_source
 
 
-def _judge(options: Options, run_source) -> JudgedRanking:
+def _judge(options: Options, run_source, qrels_source=None) -> JudgedRanking:
+    qrels = options.qrels if qrels_source is None else qrels_source
     inputs = EvaluationInputs(RUNS_QRELS, ((RUNS.name, options.run, run_source),
-                                           (QRELS.name, options.qrels, options.qrels)),
+                                           (QRELS.name, options.qrels, qrels)),
                               ties=TiePolicy.TREC10, named_by_file=True)
     (judged,) = judge_inputs(inputs, keep_lists=False).systems.values()
     duplicated = [w for w in judged.warnings if "duplicated (query, item)" in w]
@@ -534,18 +549,14 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
             zscores = load_zscores(options.zscore_file)
         except InputError as exc:
             raise TrecEvalExit(255, f"{PROG}: {exc}") from None   # trec_eval's return (UNDEF)
-    judged, run_id = judged_inputs(options)
+    groups = _judgment_groups(values, options)
+    judged, run_id, run_source = judged_inputs(
+        options, None if groups is None else _one_of_each(groups))
     order = sorted(range(judged.num_queries), key=lambda i: str(judged.query_ids[i]).encode())
     absent = judged.lengths == 0   # a run has at least one line for each of its queries
-    if options.complete:   # trec_eval scores them on its one-item ranking of an unknown item
-        judged = replace(judged, lengths=np.where(absent, 1, judged.lengths))
-    if utility_needs_collection(values):   # trec_eval's -N, 0 unless given
-        judged = replace(judged, collection_sizes=options.collection_size)
-    if options.max_retrieved is not None:
-        judged = truncated(judged, options.max_retrieved)
-    if options.judged_only:
-        judged = judged_items_only(judged)
-    measures = list(dict.fromkeys(v.measure for v in values if v.measure is not None))
+    judged = as_trec_eval_ranks(judged, absent, values, options)
+    measures = list(dict.fromkeys(v.measure for v in values
+                                  if v.measure is not None and not v.over_groups))
     # under -c, trec_eval's 'all' line of num_rel counts every qrels item of grade > 0, whatever -l
     complete_num_rel = parse_measure("num_rel") if options.complete and any(
         v.name == "num_rel" for v in values) else None
@@ -556,6 +567,9 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
     # a value left undefined is trec_eval's starting value, 0; a NaN trec_eval computes stays
     per_query = {m: result.results[str(m)].values if trec_eval_nan(m) else
                  np.nan_to_num(result.results[str(m)].values, nan=0.0) for m in measures}
+    if groups is not None:
+        per_query.update(averaged_over_groups(values, options, groups, run_source, judged,
+                                              absent))
     if options.complete:
         _clean_up_leftovers(values, per_query, absent)
     z = options.zscore_file is not None
@@ -604,6 +618,73 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
                 total = _sequential_sum(column) / count
             out.write(_line(v.name, "all", total, v.kind, z) + "\n")
     return 0
+
+
+def as_trec_eval_ranks(judged: JudgedRanking, absent: np.ndarray, values: list[Value],
+                       options: Options) -> JudgedRanking:
+    """The rankings trec_eval scores: under -c a query without results gets its one-item
+    ranking of an unknown item; -N is the collection of utility; -M keeps the top N, then -J
+    the judged items."""
+    if options.complete:
+        judged = replace(judged, lengths=np.where(absent, 1, judged.lengths))
+    if utility_needs_collection(values):   # trec_eval's -N, 0 unless given
+        judged = replace(judged, collection_sizes=options.collection_size)
+    if options.max_retrieved is not None:
+        judged = truncated(judged, options.max_retrieved)
+    if options.judged_only:
+        judged = judged_items_only(judged)
+    return judged
+
+
+def _judgment_groups(values: list[Value], options: Options) -> dict[bytes, bytes] | None:
+    """The judgment groups of -R qrels_jg (None for plain qrels); a measure that cannot read
+    the format refused as trec_eval refuses it when it comes to compute it (exit 4)."""
+    grouped = options.rel_format == "qrels_jg"
+    for v in values:
+        if v.measure is not None and v.over_groups != grouped:
+            needs = "-R qrels_jg" if v.over_groups else "plain qrels (-R qrels)"
+            raise TrecEvalExit(4, f"{PROG}: Can't calculate measure '{v.name}': it needs "
+                                  f"{needs}, and {options.qrels} is read as -R "
+                                  f"{options.rel_format}")
+    if not grouped:
+        return None
+    try:
+        return load_qrels_jg(options.qrels)
+    except InputError as exc:
+        raise TrecEvalExit(2, f"{PROG}: {exc}") from None
+
+
+def _one_of_each(groups: dict[bytes, bytes]) -> bytes:
+    """Qrels text with each (query, item) of any group once: what the queries are and which
+    of them the run has (no value is computed against it)."""
+    seen, lines = set(), []
+    for text in groups.values():
+        for line in text.splitlines():
+            query, _, item, _ = line.split()
+            if (query, item) not in seen:
+                seen.add((query, item))
+                lines.append(line)
+    return b"\n".join(lines) + b"\n"
+
+
+def averaged_over_groups(values: list[Value], options: Options, groups: dict[bytes, bytes],
+                         run_source, judged: JudgedRanking, absent: np.ndarray) -> dict:
+    """Each *_avgjg value per query of ``judged``: its measure against each judgment group of
+    the query, added in the groups' strcmp order and divided by their number when above one
+    (trec_eval's m_*_avgjg.c); a value left undefined counts 0, as for every measure."""
+    measures = list(dict.fromkeys(v.measure for v in values if v.over_groups))
+    row = {str(q): i for i, q in enumerate(judged.query_ids)}
+    sums = {m: np.zeros(judged.num_queries) for m in measures}
+    counts = np.zeros(judged.num_queries, dtype=np.int64)
+    for label in sorted(groups):
+        group = _judge(options, run_source, groups[label])
+        rows = np.array([row[str(q)] for q in group.query_ids], dtype=np.int64)
+        group = as_trec_eval_ranks(group, absent[rows], values, options)
+        result = evaluate(group, measures, score_no_relevant=True)
+        for m in measures:
+            sums[m][rows] += np.nan_to_num(result.results[str(m)].values, nan=0.0)
+        counts[rows] += 1
+    return {m: sums[m] / np.maximum(counts, 1) for m in measures}
 
 
 def per_query_columns(values: list[Value], per_query: dict, judged: JudgedRanking,
