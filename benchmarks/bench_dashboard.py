@@ -159,7 +159,7 @@ def report_groups(groups: int, result: dict) -> list[str]:
         "server-side script time through `streamlit.testing.v1.AppTest` (the browser's drawing "
         "is not included), then the command line over every group. The page computes every "
         "group's mean and t-test for all the groups of one size at once and draws intervals for "
-        "the chart's groups (the 10 largest, best and worst) and the table's page of 100 only "
+        "the chart's groups (the 10 largest, best and worst) and the table's page of 200 only "
         "(issue 42, item 13: 61 s before).", "",
         "| action | seconds | target |", "| --- | --- | --- |",
         f"| first run (parse, evaluate, group, draw) | {fmt(result['first'])} | < 5 |",

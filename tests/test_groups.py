@@ -428,7 +428,7 @@ def test_the_chart_of_many_groups_shows_the_largest_the_best_and_the_worst():
     assert list(mean[shown]) == sorted(mean[shown], reverse=True)   # best at the top
     # lower is better (a rank, an error): the best are the lowest
     assert set(charted_groups(table, "AP", higher_is_better=False)[:CHART_EACH]) == set(worst)
-    # up to CHART_ALL groups (the covers' hundred artists): all of them, in their order
+    # up to CHART_ALL groups (the covers' 137 artists): all of them, in their order
     few = group_aggregates(results, type(grouping)("g", grouping.labels,
                                                    grouping.groups[:CHART_ALL]))
     assert list(charted_groups(few, "AP")) == list(range(CHART_ALL))

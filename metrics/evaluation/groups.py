@@ -394,9 +394,9 @@ def group_means(results: Mapping[str, EvaluationResult], groups: Grouping,
             for i, group in enumerate(groups.groups) for j, system in enumerate(table.systems)]
 
 
-# a chart shows every group up to this many (the covers' hundred artists, a row each), and of
-# more groups this many largest, best and worst
-CHART_ALL, CHART_EACH = 120, 10
+# a chart shows every group up to this many (the covers' 137 artists, a row each), and of more
+# groups this many largest, best and worst
+CHART_ALL, CHART_EACH = 200, 10
 
 
 def charted_groups(aggregates: GroupAggregates, measure: str, higher_is_better: bool = True,
