@@ -23,7 +23,8 @@ W2-sized runs uploaded to a real server, the Query explorer's clicks timed in th
 beside the same clicks on floor_app.py, Streamlit's floor); a fresh server's first page
 (first-page: each of a few pages as a new server's first request, in Chromium, and where the
 server's time goes); how cost grows; metadata tables (an item table of 1 M rows as CSV and
-Parquet, and Parquet in one-row groups: time and peak memory beside the file's size).
+Parquet, and Parquet in one-row groups: time and peak memory beside the file's size); media
+clips (media: a real server's peak memory beside the size of a clip it plays, 64 MB to 4 GB).
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
@@ -71,6 +72,7 @@ from bench_first_page import job_first_page, report_first_page  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
 from bench_matrix import bench_matrix, job_matrix, report_matrix  # noqa: E402
+from bench_media import bench_media, job_media, report_media  # noqa: E402
 from bench_metadata import (bench_metadata, job_metadata, make_metadata_workload,  # noqa: E402
                             report_metadata)
 from bench_trec import (W7_QUERIES, bench_large, bench_runs, bench_skewed, job_ours,  # noqa: E402
@@ -83,10 +85,11 @@ JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
         "floor_embeddings": job_floor_embeddings, "first_page": job_first_page,
-        "metadata": job_metadata, "groups": job_groups}
+        "metadata": job_metadata, "groups": job_groups, "media": job_media}
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
-             "dashboard", "dashboard-browser", "first-page", "scaling", "metadata", "groups")
+             "dashboard", "dashboard-browser", "first-page", "scaling", "metadata", "groups",
+             "media")
 BIG = ("W5-big", "W7")   # run with --big or --only
 
 
@@ -220,6 +223,8 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
         sections.append(report_metadata(bench_metadata(make_metadata_workload(
             HERE / "workloads" / "metadata", rows, (30_000,) if quick else (30_000, 70_000)),
             repeats)))
+    if "media" in chosen:
+        sections.append(report_media(bench_media(quick)))
     if "groups" in chosen:
         print("running the Groups page with many groups", flush=True)
         count = 1_000 if quick else 10_000

@@ -112,18 +112,20 @@ RERUNS = 4
 CLIP_SLACK_MB = 200
 
 
-def write_long_wav(path: Path) -> None:
-    """A WAV of CLIP_BYTES: a real header, then silence that takes no disk (a sparse file), with
-    MARK written at MARK_AT."""
-    data = CLIP_BYTES - 44
+def write_long_wav(path: Path, size: int = CLIP_BYTES) -> None:
+    """A WAV of ``size`` bytes (at most 4 GiB, a WAV's 32-bit sizes): a real header, then silence
+    that takes no disk (a sparse file), with MARK written at MARK_AT when it fits
+    (benchmarks/bench_media.py writes its clips with this too)."""
+    data = size - 44
     header = (b"RIFF" + struct.pack("<I", 36 + data) + b"WAVEfmt "
               + struct.pack("<IHHIIHH", 16, 1, 1, RATE, 2 * RATE, 2, 16)
               + b"data" + struct.pack("<I", data))
     with path.open("wb") as out:
         out.write(header)
-        out.seek(MARK_AT)
-        out.write(MARK)
-        out.truncate(CLIP_BYTES)
+        if MARK_AT + len(MARK) <= size:
+            out.seek(MARK_AT)
+            out.write(MARK)
+        out.truncate(size)
 
 
 def fetch(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
