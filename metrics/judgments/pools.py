@@ -104,20 +104,20 @@ def _unjudged(frame, judged: Judged):
 
 
 def _pool(frame, names: Sequence[str]):
-    """One row per pooled pair, in the order pooled (``frame`` is already in that order)."""
+    """One row per pooled pair, in the order pooled (``frame`` is already in that order): its
+    first row has the best rank and the first system at it."""
     import pandas as pd
 
-    grouped = frame.groupby(["query_id", "item_id"], sort=False)
-    first = grouped.head(1)   # the best rank, and the first system at it
-    counts = grouped["system"].nunique()
-    pool = pd.DataFrame({
+    pair = ["query_id", "item_id"]
+    counted = frame.assign(num_systems=frame.groupby(pair, sort=False)["system"]
+                           .transform("nunique"))
+    first = counted.drop_duplicates(pair, keep="first")
+    return pd.DataFrame({
         "query_id": first["query_id"].to_numpy(dtype=object),
         "item_id": first["item_id"].to_numpy(dtype=object),
         "best_rank": first["rank"].to_numpy(dtype=np.int64),
         "first_system": np.asarray(names, dtype=object)[first["system"].to_numpy()],
-        "num_systems": counts.loc[list(zip(first["query_id"], first["item_id"]))
-                                  ].to_numpy(dtype=np.int64)})
-    return pool[list(POOL_COLUMNS)]
+        "num_systems": first["num_systems"].to_numpy(dtype=np.int64)})[list(POOL_COLUMNS)]
 
 
 def depth_pool(runs: Mapping[str, Run], depth: int, judged: Judged = None,
@@ -146,14 +146,14 @@ def take_pool(runs: Mapping[str, Run], budget: int, judged: Judged = None,
         frame = _unjudged(_top(ranked, max(read, 1)), judged)
         pool = _pool(frame, list(runs))
         sizes = pool.groupby("query_id", sort=False).size()
-        short = (sizes < budget).any() or len(sizes) < frame_queries(ranked)
+        short = (sizes < budget).any() or len(sizes) < _num_queries(ranked)
         if depth is not None or read >= longest or not short:
             break
         read = min(2 * read, longest)
     return pool.groupby("query_id", sort=False).head(budget).reset_index(drop=True)
 
 
-def frame_queries(ranked: list) -> int:
+def _num_queries(ranked: list) -> int:
     """How many distinct queries the ranked runs have (with at least one item)."""
     queries = set()
     for run in ranked:

@@ -27,40 +27,44 @@ def merged_qrels(truth: GroundTruth | None, judgments: Mapping[tuple[str, str], 
     if truth is not None and truth.unlisted_judged:
         raise InputError(f"{truth.name} judges every item of the collection (labels or a "
                          "taxonomy): there is nothing to judge; judgments apply to qrels")
+    import polars as pl
+
     base_queries = [] if truth is None else [str(q) for q in truth.query_ids]
     query_code = {q: i for i, q in enumerate(base_queries)}
     grades = (np.zeros(0, dtype=np.int64) if truth is None
               else np.array(truth.pair_grade, dtype=np.int64))
-    codes = [] if truth is None else truth.pair_query
+    base_codes = (np.zeros(0, dtype=np.int64) if truth is None
+                  else np.asarray(truth.pair_query, dtype=np.int64))
+    base_items = IdColumn([]) if truth is None else truth.pair_items
+    # the truth's rows that a judgment may name: only their ids become Python strings, so a
+    # judgment costs the pairs of the items judged, not the whole truth
     row_of = {}
-    if truth is not None and judgments:
-        wanted = {item for _, item in judgments}
-        items = truth.pair_items.tolist()
-        row_of = {(base_queries[int(q)], item): row
-                  for row, (q, item) in enumerate(zip(truth.pair_query, items))
-                  if item in wanted}
-    new_queries, new_items, new_grades = [], [], []
+    if len(base_items) and judgments:
+        wanted = pl.Series([str(item) for _, item in judgments], dtype=pl.String)
+        rows = np.flatnonzero(base_items.series.is_in(wanted.implode()).to_numpy())
+        row_of = {(base_queries[int(q)], item): int(row) for row, q, item in zip(
+            rows, base_codes[rows], base_items.take(rows))}
+    new_codes, new_items, new_grades = [], [], []
     for (query, item), grade in judgments.items():
-        row = row_of.get((str(query), str(item)))
+        query, item = str(query), str(item)
+        row = row_of.get((query, item))
         if row is not None:
             grades[row] = int(grade)
             continue
         if query not in query_code:
             query_code[query] = len(query_code)
-        new_queries.append(query_code[query])
-        new_items.append(str(item))
+        new_codes.append(query_code[query])
+        new_items.append(item)
         new_grades.append(int(grade))
-    all_codes = np.concatenate([np.asarray(codes, dtype=np.int64),
-                                np.asarray(new_queries, dtype=np.int64)])
-    order = np.argsort(all_codes, kind="stable")   # each query's rows together, truth's first
-    base_items = [] if truth is None else truth.pair_items.tolist()
-    items = np.asarray(base_items + new_items, dtype=object)[order]
-    vocab = np.asarray(list(query_code), dtype=object)
-    merged = GroundTruth.from_columns(
-        all_codes[order], vocab, IdColumn(items),
+    codes = np.concatenate([base_codes, np.asarray(new_codes, dtype=np.int64)])
+    order = np.argsort(codes, kind="stable")   # each query's rows together, the truth's first
+    # one plain column: a loader's column may key its ids its own way (IdColumn.keys_of)
+    items = IdColumn(pl.concat([base_items.series, pl.Series(new_items, dtype=pl.String)])
+                     .gather(order))
+    return GroundTruth.from_columns(
+        codes[order], np.asarray(list(query_code), dtype=object), items,
         np.concatenate([grades, np.asarray(new_grades, dtype=np.int64)])[order],
         name=name or (truth.name if truth is not None else "judgments"), no_repeats=True)
-    return merged
 
 
 def qrels_text(truth: GroundTruth, source: str = "judgments") -> str:
