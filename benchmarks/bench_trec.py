@@ -18,6 +18,7 @@ from report import TARGETS, target
 
 
 OUR_MEASURES = "AP,P@10,RR,nDCG@10,Bpref,Rprec"
+TREC_EVAL_OURS = "ours: python -m metrics trec-eval"
 
 
 def job_ours(run, qrels, out):
@@ -54,10 +55,18 @@ def bench_runs(label: str, paths: dict, repeats: int, cache_dir: str, quick: boo
                                    repeats)
     rows["pytrec_eval"] = measure("pytrec_eval", job_command("pytrec_eval", run, qrels,
                                                              out_trec), repeats + EXTRA[0])
+    identical = None
     if TREC_EVAL["path"]:
-        rows["trec_eval 10 (binary)"] = measure(
-            "trec_eval binary", trec_eval_args(run, qrels, BINARY_MEASURES), repeats + EXTRA[0],
-            stdout_path=tempfile.mktemp(suffix=".trec_eval"))
+        binary_out, ours_out = tempfile.mktemp(suffix=".trec_eval"), tempfile.mktemp()
+        args = trec_eval_args(run, qrels, BINARY_MEASURES)
+        rows["trec_eval 10 (binary)"] = measure("trec_eval binary", args, repeats + EXTRA[0],
+                                                stdout_path=binary_out)
+        # trec_eval's own command line on our engine, beside the binary in the same run
+        rows[TREC_EVAL_OURS] = measure(
+            "ours, trec-eval", [sys.executable, "-m", "metrics", "trec-eval", *args[1:]],
+            repeats + EXTRA[0], stdout_path=ours_out)
+        if not failure(rows[TREC_EVAL_OURS]) and not failure(rows["trec_eval 10 (binary)"]):
+            identical = Path(ours_out).read_bytes() == Path(binary_out).read_bytes()
     if not quick:
         cold_dir = tempfile.mkdtemp(prefix="numba_cold_")
         rows["ranx cold (JIT compile)"] = measure(
@@ -75,7 +84,7 @@ def bench_runs(label: str, paths: dict, repeats: int, cache_dir: str, quick: boo
                     for q, values in trec.items() for m, v in values.items())
         compared = sum(len(v) for v in trec.values())
     return {"label": label, "rows": rows, "agreement": worst, "compared": compared,
-            "targets": targets}
+            "targets": targets, "identical": identical}
 
 
 def report_runs(res: dict) -> list[str]:
@@ -128,6 +137,20 @@ def report_runs(res: dict) -> list[str]:
                     ("ours ÷ trec_eval binary, peak memory",
                      ratio(ours_rss, median_of(binary, "rss_mb")), 0.50)):
                 lines += [f"- {target(workload, what, value, limit, why)}"]
+            ours_trec = rows.get(TREC_EVAL_OURS)
+            if ours_trec is not None:   # issue 43's: the drop-in command, same workload
+                why = failure(ours_trec) or failure(binary)
+                for what, value, limit in (
+                        ("trec-eval ÷ trec_eval binary, whole-process time",
+                         ratio(median_of(ours_trec, "wall"), median_of(binary, "wall")), 0.10),
+                        ("trec-eval ÷ trec_eval binary, peak memory",
+                         ratio(median_of(ours_trec, "rss_mb"), median_of(binary, "rss_mb")),
+                         0.50)):
+                    lines += [f"- {target(workload, what, value, limit, why)}"]
+    if res.get("identical") is not None:
+        lines += ["", "trec-eval's output (the binary's arguments) is "
+                      + ("byte-identical to the binary's." if res["identical"] else
+                         "NOT byte-identical to the binary's.")]
     lines += ["", f"Agreement with trec_eval (pytrec_eval): largest per-query difference "
                   f"{res['agreement']:.2e} over {res['compared']} values "
                   f"(AP, P@10, RR, nDCG@10, Bpref, Rprec; ties as trec_eval)." if res["compared"]

@@ -115,6 +115,7 @@ def test_utility_weighs_the_contingency_table():
                                             "Utility(fp=-2,fn=0.5,tn=0.25)"),
     ("11pt_avg_.25,.5,.75", "IPrecAvg(rounding=trec10,levels=0.25;0.5;0.75)"),
     ("ndcg_1=3,2=9,4=4.5", "nDCG(gains=1:3;2:9;4:4.5)"),
+    ("rbp_p=0.5", "RBP(p=0.5,gain=graded)"), ("rbp_resid.p=0.5", "RBPResidual(p=0.5,form=trec)"),
 ])
 def test_trec_evals_parameters_name_registered_parameters(trec_name, ours):
     from metrics.measures.names import parse_measure

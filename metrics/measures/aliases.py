@@ -134,6 +134,12 @@ _name_alias("rbp", "RBP(p=0.9,gain=graded)", "RBP with trec_eval 10's graded gai
             "(trec_eval rbp)")
 _name_alias("rbp_resid", "RBPResidual(p=0.9,form=trec)", "RBP's residual, 0 when nothing "
             "retrieved is unjudged (trec_eval rbp_resid)")
+_pattern_alias("rbp_p=x, rbp.p=x", rf"rbp[_.]p=({NUMBER})",
+               lambda m: f"RBP(p={m.group(1)},gain=graded)", "RBP(p=x,gain=graded)",
+               "trec_eval's rbp with persistence p = x")
+_pattern_alias("rbp_resid_p=x, rbp_resid.p=x", rf"rbp_resid[_.]p=({NUMBER})",
+               lambda m: f"RBPResidual(p={m.group(1)},form=trec)", "RBPResidual(p=x,form=trec)",
+               "trec_eval's rbp_resid with persistence p = x")
 _cut("unj", "Unjudged", "unjudged share of the top k, ÷ k (trec_eval unj_k)")
 _name_alias("yaap", "YAAP", "log-odds form of AP (trec_eval yaap)")
 # papers
