@@ -89,15 +89,15 @@ def bench_media(quick: bool) -> dict:
 
 def report_media(result: dict) -> list[str]:
     lines = ["## Media clips: the server's memory beside the clip's size", "",
-             "A fresh `streamlit run app.py` server per clip, its media folder named: a run, its "
-             "qrels and item and query tables uploaded in headless Chromium; the Query explorer "
-             f"shows the query's clip, reruns {RERUNS} times, and its player seeks to 80 % of the "
-             "clip (`benchmarks/bench_media.py`). The clip is a WAV, a real header and a sparse "
-             "body. Peak memory is the server's resident memory, sampled every 50 ms; *with the "
-             "data loaded* is that peak before the explorer is opened. A rerun's seconds "
-             "include the browser's drawing (median).", "",
-             "| clip MB | server peak with the data loaded MB | server peak with the clip shown, "
-             "rerun and sought MB | above the loaded MB | rerun (s) |",
+             ("A fresh `streamlit run app.py` server per clip, its media folder named: a run, "
+              "its qrels and item and query tables uploaded in headless Chromium; the Query "
+              f"explorer shows the query's clip, reruns {RERUNS} times, and its player seeks to "
+              "80 % of the clip (`benchmarks/bench_media.py`). The clip is a WAV, a real header "
+              "and a sparse body. Peak memory is the server's resident memory, sampled every "
+              "50 ms; *with the data loaded* is that peak before the explorer is opened. A "
+              "rerun's seconds include the browser's drawing (median)."), "",
+             ("| clip MB | server peak with the data loaded MB | server peak with the clip "
+              "shown, rerun and sought MB | above the loaded MB | rerun (s) |"),
              "| --- | --- | --- | --- | --- |"]
     for size, run in result.items():
         if run["failed"] or "peak_mb" not in run:
@@ -105,10 +105,10 @@ def report_media(result: dict) -> list[str]:
             continue
         lines.append(f"| {mb(size / 2 ** 20)} | {mb(run['loaded_mb'])} | {mb(run['peak_mb'])} | "
                      f"{mb(run['peak_mb'] - run['loaded_mb'])} | {fmt(run['rerun'])} |")
-    return lines + [
-        "", "- Before (`af95fb1`: `st.audio` given the file's path read it whole on every run), "
-        "measured by `tests/test_server_memory.py` on a 2 GB clip with a load average of about "
-        "5: 2.3 GB resident after the first run, a peak of 6.4 GB, 7.9 s a rerun; the issue "
-        "measured 216 MB to 4.3 GB, 4–7 s a rerun. Now the browser asks for the clip by ranges "
-        "and the server answers from the file, 64 KiB at a time (`dashboard/media_route.py`).",
-        ""]
+    before = ("- Before (`af95fb1`: `st.audio` given the file's path read it whole on every "
+              "run), measured by `tests/test_server_memory.py` on a 2 GB clip with a load "
+              "average of about 5: 2.3 GB resident after the first run, a peak of 6.4 GB, 7.9 s "
+              "a rerun; the issue measured 216 MB to 4.3 GB, 4–7 s a rerun. Now the browser asks "
+              "for the clip by ranges and the server answers from the file, 64 KiB at a time "
+              "(`dashboard/media_route.py`).")
+    return [*lines, "", before, ""]

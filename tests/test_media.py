@@ -225,7 +225,7 @@ def test_the_player_is_given_the_address_the_route_serves(started_with):
     assert served(media_url(clip, None))[2] == b"RIFF odd name"
     clip = resolve("audio/c0001.wav", folder_for("covers"), "c0001")
     assert media_url(clip, "covers") == f"{MEDIA_ROUTE}/sample/covers/audio/c0001.wav"
-    status, head, body = served(media_url(clip, "covers"))
+    status, _, body = served(media_url(clip, "covers"))
     assert (status, body) == (200, Path(clip.location).read_bytes())
 
 

@@ -17,6 +17,7 @@ from dashboard.datasets import CACHE_BUDGET_VARIABLE, DEFAULT_CACHE_MB
 from dashboard.media_route import MEDIA_ROUTE
 from test_browser import (assert_healthy, browser, open_page, shoot, start_app,  # noqa: F401
                           stop_app, upload, wait_for_app)
+from test_browser_metadata import upload_all
 
 pytestmark = pytest.mark.browser
 
@@ -153,17 +154,7 @@ def test_a_2_gb_clip_is_played_and_rerun_without_the_server_reading_it(
     server, url = start_app("--", "--media", str(media))
     try:
         page, errors = open_page(browser, url)
-        page.get_by_text("Upload your own runs and ground truth").click()
-        inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-        inputs.nth(0).wait_for(state="attached", timeout=30_000)
-        for i, path in enumerate((run, qrels, items, queries)):
-            inputs.nth(i).set_input_files(str(path))
-        page.wait_for_function(
-            "() => document.querySelectorAll('[data-testid=\"stFileChip\"]').length === 4 && "
-            "!document.querySelector('[data-testid=\"stFileChipIconSpinner\"]')",
-            timeout=120_000)
-        page.get_by_role("button", name="Evaluate these files").click()
-        wait_for_app(page)
+        upload_all(page, (run, qrels, items, queries))
         assert_healthy(page, errors, "Uploaded files")
         baseline = memory_mb(server.pid)   # the data loaded, no clip shown yet
         ranges = []
