@@ -78,6 +78,15 @@ def run(args) -> int:
 
 # ---- pool --------------------------------------------------------------------------------------
 
+def warned(*loaded) -> list:
+    """Loaded files (runs, ground truths), their reader's warnings written to stderr, one
+    ``warning:`` line each."""
+    for each in loaded:
+        for warning in each.warnings:
+            sys.stderr.write(f"warning: {warning}\n")
+    return list(loaded)
+
+
 def load_named_runs(paths: list[str]) -> dict:
     """Runs by system name (the rule of :func:`~metrics.loaders.runs.system_names`)."""
     from dataclasses import replace
@@ -88,11 +97,8 @@ def load_named_runs(paths: list[str]) -> dict:
     if len(set(paths)) != len(paths):
         twice = next(p for p in paths if paths.count(p) > 1)
         raise InputError(f"{twice} is given twice; give each run once")
-    runs = [load_run(path) for path in paths]
+    runs = warned(*(load_run(path) for path in paths))
     names = system_names([(r.system_name, path) for r, path in zip(runs, paths)])
-    for run in runs:
-        for warning in run.warnings:
-            sys.stderr.write(f"warning: {warning}\n")
     return {name: replace(r, name=name) for name, r in zip(names, runs)}
 
 
@@ -101,7 +107,7 @@ def _pool(args) -> int:
     from metrics.judgments import depth_pool, qrels_text, take_pool
     from metrics.loaders import load_qrels
 
-    judged = load_qrels(args.judged) if args.judged else None
+    judged = warned(load_qrels(args.judged))[0] if args.judged else None
     runs = load_named_runs(args.runs)
     if args.take is None:
         pool = depth_pool(runs, args.depth, judged, args.ties)
@@ -133,7 +139,7 @@ def _agreement(args) -> int:
         raise InputError("agreement needs two qrels files (two judges), then optionally runs")
     parse_measure(args.measure)   # a bad name is refused before any file is read
     path_a, path_b, *run_paths = args.files
-    truth_a, truth_b = load_qrels(path_a), load_qrels(path_b)
+    truth_a, truth_b = warned(load_qrels(path_a), load_qrels(path_b))
     runs = load_named_runs(run_paths) if run_paths else None
     result = agreement(truth_a, truth_b, args.rel, runs, args.measure, args.ties)
     for note in result.notes():   # why a value is null: beside the JSON, never in place of it
@@ -182,7 +188,7 @@ def _export(args) -> int:
     dataset = args.dataset
     if Path(dataset).is_file():
         dataset = dataset_digest(read_bytes(dataset, dataset))
-    original = load_qrels(args.qrels) if args.qrels else None
+    original = warned(load_qrels(args.qrels))[0] if args.qrels else None
     if original is None and not (args.only_new or args.judge):
         raise InputError("say what to export: --qrels ORIGINAL (the original merged with the "
                          "judgments), --only-new (the judgments alone) or --judge NAME")
