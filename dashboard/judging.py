@@ -422,3 +422,138 @@ def _file_safe(name: str) -> str:
 
 _KEYS = st.components.v2.component("judging_keys",
                                    js=(Path(__file__).with_name("judging_keys.js").read_text()))
+
+
+# ---- another judge: the agreement panel (Leaderboard) and its file (Data page) -----------------
+
+SECOND, SECOND_ERROR = "second_truth", "second_truth_error"
+SECOND_UPLOAD = "second_truth_upload"
+
+
+def take_second_truth() -> None:
+    """The Data page's uploader callback: another judge's qrels, read (and refused with its
+    message) now, kept for the current dataset."""
+    given = st.session_state.get(SECOND_UPLOAD)
+    st.session_state.pop(SECOND_ERROR, None)
+    if given is None:
+        st.session_state.pop(SECOND, None)
+        return
+    content = given.getvalue()
+    try:
+        load_truth(content, given.name)
+        truth = truth_of(source(judged=False))
+    except InputError as exc:
+        st.session_state[SECOND_ERROR] = str(exc)
+        return
+    st.session_state[SECOND] = {"dataset": truth.dataset if truth else None,
+                                "name": given.name, "content": content}
+
+
+def second_truth_slot() -> None:
+    """The Data page's slot for another judge's qrels of the same queries and items."""
+    held = st.session_state.get(SECOND)
+    with st.expander("Another judge's qrels, for the agreement panel on the Leaderboard",
+                     expanded=held is not None or SECOND_ERROR in st.session_state):
+        st.file_uploader("Another judge's qrels (TREC qrels or CSV, as the ground truth)",
+                         key=SECOND_UPLOAD, on_change=take_second_truth,
+                         help="judgments of the same queries and items by someone else: the "
+                              "Leaderboard shows how far the two agree (Cohen's κ) and whether "
+                              "the systems' order changes with the judge")
+        if SECOND_ERROR in st.session_state:
+            st.error(f"Cannot use this file: {md(st.session_state[SECOND_ERROR])}")
+        elif held is not None:
+            st.caption(f"{md(held['name'])} is loaded: the Leaderboard compares it with this "
+                       "dataset's ground truth.")
+
+
+def _second_for(truth: Truth) -> dict | None:
+    held = st.session_state.get(SECOND)
+    return held if held is not None and held["dataset"] == truth.dataset else None
+
+
+@st.cache_resource(show_spinner="Comparing the judges…", max_entries=16)
+def _agreement(src: DataSource, ties: TiePolicy, sides: tuple, rel: int,
+               measure: str, _truths, _data: dict[str, JudgedRanking]):
+    from metrics.data.run import Run
+    from metrics.judgments import agreement
+
+    runs = {system: Run.from_lists({str(j.query_ids[q]): [str(i) for i in j.ranked_list(q)[0]]
+                                    for q in range(j.num_queries)}, name=system)
+            for system, j in _data.items()}
+    return agreement(*_truths(), rel=rel, runs=runs, measure=measure, ties=ties)
+
+
+def agreement_panel(data: dict[str, JudgedRanking], measure: str, threshold: int) -> None:
+    """The Leaderboard's agreement panel, when a second ground truth is there: another judge's
+    qrels (the Data page) beside this dataset's ground truth (with the stored judgments), or two
+    judges of the store. κ on relevance (grade ≥ the threshold), weighted κ on grades, per
+    query, and each system's mean of ``measure`` under each truth with Kendall's τ and the
+    pairs of systems that swap (:func:`metrics.judgments.agreement`)."""
+    try:
+        truth = truth_of(source(judged=False))
+        store = judgment_store() if truth is not None else None
+        judges = store.judges(truth.dataset) if store is not None else []
+    except (InputError, StoreError):
+        return
+    if truth is None:
+        return
+    second = _second_for(truth)
+    choices = ([f"the ground truth and {second['name']}"] if second else []) + \
+        ([f"judge {a} and judge {b}" for x, a in enumerate(judges) for b in judges[x + 1:]])
+    if not choices:
+        return
+    st.subheader("Agreement between judges",
+                 help="Cohen's κ on the pairs both judged: 1 is full agreement, 0 what chance "
+                      "gives; and whether the systems' order depends on the judge (Voorhees, "
+                      "2000)")
+    chosen = st.selectbox("Compare", choices, key="agreement_pair") if len(choices) > 1 \
+        else choices[0]
+    if second and chosen == choices[0]:
+        def truths():
+            grown = merged_qrels(load_truth(truth.content, truth.name),
+                                 judgments_of(source()), truth.name)
+            return grown, load_truth(second["content"], second["name"])
+        names = ("the ground truth", second["name"])
+        key = (truth.dataset, dataset_digest(second["content"]))
+    else:
+        pair = next((a, b) for x, a in enumerate(judges) for b in judges[x + 1:]
+                    if f"judge {a} and judge {b}" == chosen)
+        given = [store.latest(truth.dataset, judge=j) for j in pair]
+
+        def truths():
+            return tuple(merged_qrels(None, latest, f"judge {j}")
+                         for j, latest in zip(pair, given))
+        names = tuple(f"judge {j}" for j in pair)
+        key = tuple(tuple(latest.items()) for latest in given)   # what each judge gave
+    result = _agreement(source(), tie_policy(), key, threshold, measure, truths, data)
+    _show_agreement(result, names)
+
+
+def _kappa(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _show_agreement(result, names: tuple[str, str]) -> None:
+    a, b = (md(n) for n in names)
+    with st.container(horizontal=True):
+        st.metric("Pairs judged by both", f"{result.pairs:,}")
+        st.metric(f"κ on relevance (grade ≥ {result.rel})", _kappa(result.kappa))
+        st.metric("Weighted κ on grades (linear)", _kappa(result.weighted_kappa))
+        if result.systems is not None:
+            st.metric("Kendall's τ of the systems' orders",
+                      _kappa(result.systems.kendall_tau))
+    for note in result.notes():
+        st.caption(md(note))
+    systems = result.systems
+    if systems is not None:
+        table = pd.DataFrame({"system": systems.names, f"{systems.measure} under {names[0]}":
+                              systems.mean_a, f"{systems.measure} under {names[1]}":
+                              systems.mean_b})
+        st.dataframe(table, hide_index=True, width="stretch", placeholder="undefined")
+        st.markdown(("**Pairs of systems that swap:** " + "; ".join(
+            f"{md(x)} is better under {a}, {md(y)} under {b}" for x, y in systems.swaps))
+            if systems.swaps else f"**No pair of systems swaps** between {a} and {b}.")
+    per_query = pd.DataFrame([{"query": q, "pairs": v.pairs, "κ": v.kappa}
+                              for q, v in result.per_query.items()])
+    with st.expander(f"κ of each query ({len(per_query):,})"):
+        st.dataframe(per_query, hide_index=True, width="stretch", placeholder="undefined")

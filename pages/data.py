@@ -8,6 +8,7 @@ from metrics import InputError
 from dashboard.computed import aggregate_table, evaluations, intervals, tie_moves_now
 from dashboard.datasets import NAME_BOX, rankings, rename_systems, use_upload
 from dashboard.frame import page_setup
+from dashboard.judging import judgeable, second_truth_slot
 from dashboard.metadata import current_metadata, current_metadata_warnings, metadata_of
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
@@ -100,6 +101,8 @@ if data is not None:
     for warning in sorted({w for j in data.values() for w in j.warnings}):
         st.warning(md(warning))
     show_metadata_tables()
+    if judgeable():   # a qrels ground truth: another judge's may be compared with it
+        second_truth_slot()
 if data is not None and measures:
     results = evaluations(measures)
     if results is not None:

@@ -10,6 +10,7 @@ from charts.leaderboard import pairwise_figure, query_heatmap_figure
 from dashboard.clicks import clicked_index, open_clicked
 from dashboard.computed import leaderboard_now, pairwise_now, several_systems
 from dashboard.frame import page_path, page_setup
+from dashboard.judging import agreement_panel
 from dashboard.provenance_records import provenance_record
 from dashboard.safe import md
 from dashboard.tables import download_csv, printed_numbers
@@ -177,3 +178,6 @@ shown, config = printed_numbers(top, ["spread"])
 st.dataframe(shown, column_config=config, hide_index=True, width="stretch")
 download_csv("Download CSV", disagreement.reset_index(), provenance_record(measures),
              f"disagreement_{measure}.csv", key="download_disagreement")
+
+# a second ground truth (another judge's qrels, or two judges of the store): how far they agree
+agreement_panel(data, measure, int(st.session_state["threshold"]))

@@ -138,3 +138,85 @@ def test_the_database_is_named_at_start_up_or_in_the_data_folder():
     assert judgments_target([], {"MRE_JUDGMENTS": "x.sqlite"}) == "x.sqlite"
     assert judgments_target([], {"XDG_DATA_HOME": "/data"}) == \
         "/data/music-retrieval-evaluation/judgments.sqlite"
+
+
+# ---- the agreement panel (Leaderboard) ------------------------------------------------------------
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _kappas_by_sklearn(a: dict[tuple[str, str], int], b: dict[tuple[str, str], int], rel: int):
+    """Pairs judged by both, κ on grade ≥ rel and linearly weighted κ on the grades (every grade
+    from the smallest to the largest either gave), by scikit-learn."""
+    from sklearn.metrics import cohen_kappa_score
+
+    both = sorted(set(a) & set(b))
+    x, y = [a[p] for p in both], [b[p] for p in both]
+    grades = list(range(min(x + y), max(x + y) + 1))
+    return (len(both), cohen_kappa_score([g >= rel for g in x], [g >= rel for g in y]),
+            cohen_kappa_score(x, y, weights="linear", labels=grades))
+
+
+def _qrels_pairs(text: str) -> dict[tuple[str, str], int]:
+    return {(q, i): int(g) for q, _, i, g in (line.split() for line in text.splitlines())}
+
+
+def _listed_map(run_file, qrels_text: str) -> float:
+    """pytrec_eval's mean map of a TREC run in the order its lines list each query's items
+    (the sidebar's "stable" ties: equal scores keep the file's order), on qrels text."""
+    import pytrec_eval
+
+    qrels: dict[str, dict[str, int]] = {}
+    for (query, item), grade in _qrels_pairs(qrels_text).items():
+        qrels.setdefault(query, {})[item] = grade
+    run: dict[str, dict[str, float]] = {}
+    for line in run_file.read_text().splitlines():
+        query, _, item = line.split()[:3]
+        run.setdefault(query, {})[item] = -float(len(run.get(query, {})))
+    values = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    return sum(v["map"] for v in values.values()) / len(values)
+
+
+def test_another_judges_qrels_beside_the_ground_truth_give_the_agreement_panel(store):
+    from oracles import VERSIONS
+
+    original = (VERSIONS / "qrels.txt").read_text()
+    lines = original.splitlines()
+    # the other judge disagrees on every fifth pair (relevant ↔ not) and leaves out the last ten
+    other = "".join((line if n % 5 else " ".join(line.split()[:3] + [
+        "0" if int(line.split()[3]) else "1"])) + "\n" for n, line in enumerate(lines[:-10]))
+    second = {"dataset": hashlib.sha256(original.encode()).hexdigest(), "name": "other.qrels",
+              "content": other.encode()}
+    at = app("pages/leaderboard.py", sample="versions", measures="AP", second_truth=second)
+    assert not at.exception and not at.error
+    pairs, kappa, weighted = _kappas_by_sklearn(_qrels_pairs(original), _qrels_pairs(other), 1)
+    shown = _metrics(at)
+    assert shown["Pairs judged by both"] == f"{pairs:,}"
+    assert shown["κ on relevance (grade ≥ 1)"] == f"{kappa:.3f}"
+    assert shown["Weighted κ on grades (linear)"] == f"{weighted:.3f}"
+    [means] = [d.value for d in at.dataframe if "AP under other.qrels" in d.value.columns]
+    for system, mean in zip(means["system"], means["AP under the ground truth"]):
+        assert mean == pytest.approx(_listed_map(VERSIONS / f"{system}.run", original))
+    # without a second ground truth there is no panel
+    alone = app("pages/leaderboard.py", sample="versions", measures="AP")
+    assert "Pairs judged by both" not in _metrics(alone)
+
+
+def test_two_judges_in_the_store_give_the_agreement_panel(store):
+    from metrics.judgments import Judgment, JudgmentStore
+
+    dataset = hashlib.sha256((TEXT2MUSIC / "qrels.csv").read_bytes()).hexdigest()
+    alice = {("t001", f"m{n:04d}"): n % 3 for n in range(1, 13)}
+    bob = {pair: (grade if n % 4 else 2 - grade) for n, (pair, grade) in enumerate(alice.items())}
+    with JudgmentStore(str(store)) as db:
+        for judge, given in (("alice", alice), ("bob", bob)):
+            for (query, item), grade in given.items():
+                db.add(Judgment(dataset, query, item, grade, judge, "test"))
+    at = app("pages/leaderboard.py", sample="text2music", measures="AP")
+    assert not at.exception and not at.error
+    pairs, kappa, weighted = _kappas_by_sklearn(alice, bob, 1)
+    shown = _metrics(at)
+    assert shown["Pairs judged by both"] == f"{pairs:,}" == "12"
+    assert shown["κ on relevance (grade ≥ 1)"] == f"{kappa:.3f}"
+    assert shown["Weighted κ on grades (linear)"] == f"{weighted:.3f}"
