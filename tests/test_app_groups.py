@@ -109,27 +109,3 @@ def test_ten_thousand_groups_of_two_queries_draw_a_bounded_chart_and_a_page_of_t
     assert list(charted) == sorted(charted, reverse=True)                    # best at the top
     assert charted[:10] == pytest.approx(np.sort(per_group)[::-1][:10])     # the 10 best
     assert charted[-10:] == pytest.approx(np.sort(per_group)[:10][::-1])    # the 10 worst
-
-
-def test_the_first_view_of_the_groups_page_does_not_import_scipy_stats():
-    # issue 40, defect 14: importing scipy.stats (a second and more) was most of the Groups page's
-    # own first-page time on a fresh server; its intervals and t-tests take NumPy and
-    # scipy.special, held to scipy.stats by tests/test_groups.py. A fresh interpreter, as a
-    # fresh server's first page is
-    import subprocess
-    import sys
-
-    from apptest import ROOT
-
-    script = ("import sys\nsys.path[:0] = ['tests', '.']\nfrom apptest import linked, grid_data\n"
-              "at = linked('pages/groups.py', dataset='covers')\n"
-              "assert not at.exception and not at.error, at.exception\n"
-              "tables = [grid_data(d) for d in at.main.dataframe]\n"
-              "assert any('CI low' in t.columns and t['CI low'].notna().sum() > 50\n"
-              "           for t in tables)\n"
-              "assert any('p (Holm over groups)' in t.columns for t in tables)\n"
-              "print(sorted(m for m in sys.modules if m.startswith('scipy.stats')))\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-2000:]

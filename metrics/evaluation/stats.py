@@ -134,20 +134,16 @@ def paired_test(a: np.ndarray, b: np.ndarray, test: str, seed: int = DEFAULT_SEE
 
 
 def paired_t_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The two-sided p of the paired t-test of B against A along each row (rows × n), as
-    scipy.stats.ttest_rel(b, a, axis=-1) gives it: t = mean(d) / √(var(d) / n), d = b − a, var
-    with n − 1, p = 2 P(T > |t|) for Student's t with n − 1 degrees of freedom. Written with
-    NumPy and scipy.special (a tenth of scipy.stats' import, most of the Groups page's first
-    view); the tests hold it to scipy.stats. Rows where the test is undefined
+    """The two-sided p of the paired t-test of B against A along each row (rows × n), in one
+    scipy.stats.ttest_rel call for all rows. Rows where the test is undefined
     (:func:`why_undefined`) are for the caller to leave out; they give NaN or a meaningless
     p."""
-    from scipy.special import stdtr
+    from scipy import stats
 
-    diff = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    n = diff.shape[-1]
-    with np.errstate(all="ignore"):
-        t = diff.mean(axis=-1) / np.sqrt(diff.var(axis=-1, ddof=1) / n)
-        return 2 * stdtr(n - 1, -np.abs(t))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(stats.ttest_rel(np.asarray(b, dtype=np.float64),
+                                          np.asarray(a, dtype=np.float64), axis=-1).pvalue)
 
 
 def bootstrap_ci(diff: np.ndarray, seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
@@ -201,22 +197,29 @@ def bootstrap_interval(values: np.ndarray, statistic, level: float = DEFAULT_LEV
 def bootstrap_rows(values: np.ndarray, statistic, level: float = DEFAULT_LEVEL,
                    seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES
                    ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`bootstrap_interval` of each row of ``values`` (rows × n, as many values each): every
-    row gets the interval it would get alone, since the resampled positions are drawn from the
-    seed and n only, the same for every row (the groups of a grouping that hold n queries).
-    (low, high), NaN where undefined (n < 2).
-
-    The draws and the interval are scipy.stats.bootstrap's with ``method="percentile"``,
-    ``vectorized=True`` and its batches of :func:`bootstrap_batch` resamples (the positions of
-    each batch drawn with ``rng.integers(0, n, (batch, n))``, the interval the linear quantiles
-    of the statistic's resampled values), written here with NumPy because importing
-    scipy.stats takes a second, most of the Groups page's first view; the tests hold it to
-    scipy's."""
+    """:func:`bootstrap_interval` of each row of ``values`` (rows × n, as many values each), in
+    few scipy calls: every row gets the interval it would get alone, since a call draws its
+    resampled positions from the seed and n only, the same for every row (the groups of a
+    grouping that hold n queries). (low, high), NaN where undefined (n < 2)."""
     values = np.asarray(values, dtype=np.float64)
     rows, n = values.shape
     low, high = np.full(rows, np.nan), np.full(rows, np.nan)
     if n < 2 or rows == 0:
         return low, high
+    from scipy import stats
+
+    batch = bootstrap_batch(n)
+    # rows per call: a call holds rows × its batch of resamples × n values
+    step = max(1, _BATCH_VALUES // (min(batch, resamples) * n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start in range(0, rows, step):
+            result = stats.bootstrap((values[start:start + step],), statistic, vectorized=True,
+                                     axis=-1, confidence_level=level, n_resamples=resamples,
+                                     method=CI_METHOD, batch=batch,
+                                     rng=np.random.default_rng(seed))
+            low[start:start + step], high[start:start + step] = result.confidence_interval
+    return low, high
     batch = bootstrap_batch(n)
     # rows at a time: they hold rows × a batch of resamples × n values
     step = max(1, _BATCH_VALUES // (min(batch, resamples) * n))
