@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -75,7 +76,8 @@ class PostgresServer:
         done = subprocess.run(command, capture_output=True, text=True, timeout=120,
                               cwd=self.folder)
         if check and done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed: {(done.stderr or done.stdout)[-2000:]}")
+            said = (done.stderr or done.stdout)[-2000:]
+            raise RuntimeError(f"{' '.join(command)} failed: {said}")
         return done
 
     def start(self) -> None:
@@ -97,7 +99,6 @@ class PostgresServer:
             if self._run([self.pg_ctl, "-D", str(self.data), "status"],
                          check=False).returncode == 3:   # 3: no server running
                 break
-            import time
             time.sleep(0.05)
         else:
             raise RuntimeError("the killed PostgreSQL server did not go away")

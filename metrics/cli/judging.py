@@ -6,7 +6,6 @@ ground truth from the judgments' database, as TREC qrels). The engine is
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path

@@ -184,8 +184,8 @@ def agreement(truth_a: GroundTruth, truth_b: GroundTruth, rel: int = 1,
     reasons = {name: k.reason for name, k in (("kappa", kappa), ("weighted_kappa", weighted))
                if k.value is None}
     systems = None if runs is None else system_agreement(truth_a, truth_b, runs, measure, ties)
-    return Agreement(len(pairs), kappa.value, weighted.value, per_query, systems, relevance.threshold,
-                     reasons)
+    return Agreement(len(pairs), kappa.value, weighted.value, per_query, systems,
+                     relevance.threshold, reasons)
 
 
 def system_agreement(truth_a: GroundTruth, truth_b: GroundTruth, runs: Mapping[str, Run],
