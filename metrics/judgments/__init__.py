@@ -24,6 +24,9 @@ The contract (stable; the dashboard and the command line use these and nothing e
     * ``judges(dataset) -> list[str]``, ``datasets() -> list[str]``: in order of first judgment.
     * ``close()``; also a context manager.
 
+    ``metrics.judgments.store.shown(target)`` is a target as messages name it (a URL without its
+    password).
+
 ``dataset_digest(*blobs) -> str``
     SHA-256 hex of one file's bytes (what ``sha256sum`` prints); of several: of their digests,
     one a line, in order.
