@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from metrics import GroundTruth, Run, evaluate, judge
-from metrics.errors import MeasureError
+from metrics.errors import InputError, MeasureError
 from metrics.loaders.runs import load_run
 from metrics.measures.aliases import TREC_EVAL_TEXT_NAMES
 from metrics.measures.trec_eval_extras import relstring
@@ -295,3 +295,56 @@ def test_every_number_of_all_trec_agrees_with_trec_eval_on_generated_cases(trec_
     qrels, run = _generated(seed, tmp_path)
     _assert_agrees(trec_eval_binary, qrels, run)
     _assert_agrees(trec_eval_binary, qrels, run, "-l", "3")
+
+
+# ---- preferences (-R prefs, qrels_prefs): metrics/measures/trec_prefs.py, by hand ---------------
+
+def _prefs(*lines):
+    from metrics.loaders.trec_prefs import Preference
+    return [Preference(b"g", subgroup.encode(), item.encode(), level)
+            for subgroup, item, level in lines]
+
+
+def test_prefs_of_one_subgroup_count_each_pair_of_levels():
+    from metrics.measures.trec_prefs import prefs_values, query_prefs
+    # levels A 2, B 1, D 1, C 0; ranked B, A, C (D not retrieved): internal ranks B 0, A 1,
+    # C 2, D 3. A>B fails, A>C and B>C are fulfilled (both retrieved), A>D is fulfilled by
+    # implication (A retrieved, D not), D>C fails by implication
+    q = query_prefs(_prefs(("s", "A", 2.0), ("s", "B", 1.0), ("s", "D", 1.0),
+                           ("s", "C", 0.0)), [b"B", b"A", b"X", b"C"])
+    got = prefs_values(q)
+    assert (got["prefs_num_prefs_poss"], got["prefs_num_prefs_ful"],
+            got["prefs_num_prefs_ful_ret"]) == (5, 3, 2)
+    assert got["prefs_simp"] == got["prefs_avgjg"] == got["prefs_simp_imp"] == 3 / 5
+    assert got["prefs_simp_ret"] == got["prefs_avgjg_ret"] == 2 / 3
+    # pairs: (B,A) 0, (B,C) 1, (A,C) 1, (A,D) 1, (C,D) 0
+    assert got["prefs_pair"] == got["prefs_pair_imp"] == 3 / 5
+    assert got["prefs_pair_ret"] == 2 / 3
+    # R = 3 relevant (2 retrieved), N = 1 non-relevant: (3 + 2·2) / (5 + 3·2)
+    assert got["prefs_avgjg_Rnonrel"] == 7 / 11
+    # retrieved only: R = 2, N = 1: (2 + 2·1) / (3 + 3·1)
+    assert got["prefs_avgjg_Rnonrel_ret"] == 4 / 6
+
+
+def test_prefs_of_several_subgroups_are_closed_under_transitivity():
+    from metrics.measures.trec_prefs import prefs_values, query_prefs
+    # s1: A > B; s2: B > C; so A > C too. Ranked C, A, B: A>B fulfilled, B>C and A>C fail
+    q = query_prefs(_prefs(("s1", "A", 2.0), ("s1", "B", 1.0), ("s2", "B", 1.0),
+                           ("s2", "C", 0.0)), [b"C", b"A", b"B"])
+    got = prefs_values(q)
+    assert (got["prefs_num_prefs_poss"], got["prefs_num_prefs_ful"]) == (3, 1)
+    assert got["prefs_simp"] == 1 / 3
+    assert got["prefs_avgjg_Rnonrel"] == 3 / 5   # R = 2, N = 1: (1 + 2·1) / (3 + 2·1)
+
+
+def test_prefs_refuse_what_trec_eval_reads_past_its_data():
+    """prefs_avgjg_Rnonrel takes the first R items of the lowest level as the non-relevant
+    ones; with fewer there, trec_eval reads on past them (its value is then undefined)."""
+    from metrics.measures.trec_prefs import prefs_values, query_prefs
+    # R = 3 (level 1) < N = 4 (levels 0 and -1); the lowest level, -1, has one item
+    q = query_prefs(_prefs(("s", "A", 1.0), ("s", "B", 1.0), ("s", "C", 1.0), ("s", "D", 0.0),
+                           ("s", "E", -1.0), ("s", "F", 0.0), ("s", "G", 0.0)), [b"A"])
+    # 3 × 3 + 3 × 1 + 3 × 1 = 15 preferences; A (retrieved) fulfils its 4 by implication
+    assert prefs_values(q, ["prefs_simp"])["prefs_simp"] == 4 / 15
+    with pytest.raises(InputError, match="reads past"):
+        prefs_values(q, ["prefs_avgjg_Rnonrel"])

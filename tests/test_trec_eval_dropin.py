@@ -31,10 +31,7 @@ def quicktest_cases() -> list[tuple[list[str], str]]:
 
 
 # what a case needs that is not computed here yet; each is a strict xfail until it is
-NOT_YET = {
-    "-R prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
-    "-R qrels_prefs": "trec_eval's preference formats (-R prefs, qrels_prefs) are not read",
-}
+NOT_YET: dict[str, str] = {}
 
 
 # registered measures whose values still differ from trec_eval 10's (each a strict xfail of the
@@ -153,6 +150,16 @@ def generated(tmp_path_factory):
                 judged = grade if group == "a" else int(rng.choice([-1, 0, 1, 2]))
                 groups.append(f"{query} {group} {item} {judged}")
     (folder / "qrels_jg").write_text("\n".join(groups) + "\n")
+    # preferences: group u2 one subgroup of levels (equivalence classes), group u1 two
+    # subgroups (a partial order, closed under transitivity)
+    prefs = ["# preferences"]
+    for line in qrels:
+        query, _, item, grade = line.split()
+        if rng.random() < 0.7:
+            prefs.append(f"{query} u2 s {item} {max(int(grade), 0) * 0.5}")
+        if int(grade) >= 0 and rng.random() < 0.5:
+            prefs.append(f"{query} u1 {'s1' if rng.random() < 0.5 else 's2'} {item} {grade}")
+    (folder / "prefs").write_text("\n".join(prefs) + "\n")
     (folder / "run").write_text("\n".join(run) + "\n")
     return folder
 
@@ -215,6 +222,38 @@ def test_generated_judgment_groups(args, generated, trec_eval_binary, capsys, mo
     assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
 
 
+PREFERENCES = [
+    ["-R", "prefs", "-q", "-c", "-m", "all_prefs", "prefs"],
+    ["-R", "prefs", "-q", "-c", "-M", "12", "-m", "all_prefs", "prefs"],
+    ["-R", "prefs", "-q", "-m", "prefs", "prefs"],                       # exit 4 at q7
+    ["-R", "prefs", "-q", "-c", "-m", "map", "prefs"],                   # map reads no prefs
+    # the qrels as preferences: its grade -1 is a level of its own below 0 (the Rnonrel_ret
+    # count stops at an unretrieved item before it reads past the lowest level)
+    ["-R", "qrels_prefs", "-q", "-c", "-J", "-m", "prefs", "-m", "prefs_avgjg_Rnonrel_ret",
+     "qrels"],
+]
+
+
+@pytest.mark.parametrize("args", PREFERENCES, ids=case_id)
+def test_generated_preferences(args, generated, trec_eval_binary, capsys, monkeypatch):
+    monkeypatch.chdir(generated)
+    full = [*args, "run"]
+    assert_same(ours(full, capsys), theirs(trec_eval_binary, full, generated))
+
+
+def test_a_preference_trec_eval_reads_past_its_data_for_is_refused(generated, capsys,
+                                                                  monkeypatch):
+    """prefs_avgjg_Rnonrel of the qrels: the lowest level (-1) has fewer items than the
+    relevant ones, which trec_eval reads from it (and past it): refused, exit 4."""
+    monkeypatch.chdir(generated)
+    capsys.readouterr()
+    status = main(["trec-eval", "-R", "qrels_prefs", "-c", "-m", "prefs_avgjg_Rnonrel",
+                   "qrels", "run"])
+    captured = capsys.readouterr()
+    assert status == 4 and captured.out == ""
+    assert "reads past its data" in captured.err and captured.err.count("\n") == 1
+
+
 def test_judgment_group_measures_need_their_format(generated, trec_eval_binary, capsys,
                                                    monkeypatch):
     monkeypatch.chdir(generated)
@@ -259,6 +298,20 @@ def test_run_lines_as_trec_eval_reads_them(run, status, tmp_path, trec_eval_bina
     assert our[0] == status
     if status == 0:
         assert_same(our, their)
+
+
+@pytest.mark.parametrize("missing", ["qrels", "run"])
+def test_a_missing_file_exits_2_naming_it(missing, generated, trec_eval_binary, capsys,
+                                          monkeypatch):
+    """(Before: a missing run was an internal error, the fallback for long lines reading it.)"""
+    monkeypatch.chdir(generated)
+    args = ["nothing" if missing == "qrels" else "qrels", "nothing" if missing == "run" else "run"]
+    capsys.readouterr()
+    status = main(["trec-eval", *args])
+    captured = capsys.readouterr()
+    assert status == theirs(trec_eval_binary, args, generated)[0] == 2
+    assert captured.err.count("\n") == 1 and "nothing" in captured.err
+    assert "internal error" not in captured.err
 
 
 @pytest.mark.parametrize("args", [["-m", "no_such_measure"], ["-m", "P."], ["-x"],

@@ -15,7 +15,10 @@ streamed, as by ``evaluate``) with trec_eval 10's tie order, and every value is 
 measure's, found by the name trec_eval prints through the aliases
 (:mod:`metrics.measures.aliases`): this module knows trec_eval's table of measures — their order,
 default parameters, names and how each is printed and averaged — and nothing of their arithmetic.
-A measure trec_eval has and the registry lacks is refused in trec_eval's words (exit 1).
+A measure trec_eval has and the registry lacks is refused in trec_eval's words (exit 1). The
+``*_avgjg`` values are registered measures averaged over the judgment groups of -R qrels_jg;
+the ``prefs_*`` values, which read preferences rather than grades, are
+:mod:`metrics.measures.trec_prefs`'s, from each query's ranked item ids.
 
 What belongs to trec_eval's driver rather than to a measure is done here, as trec_eval does it:
 every query of the qrels is scored (a query without a relevant item keeps the value the measure
@@ -44,10 +47,14 @@ from metrics.data.judged import JudgedRanking, TieReport
 from metrics.data.ties import TiePolicy
 from metrics.errors import InputError, MeasureError
 from metrics.evaluation.evaluate import evaluate
+from metrics.loaders.runs import load_run
+from metrics.loaders.trec_prefs import load_prefs
 from metrics.loaders.trec_qrels_jg import load_qrels_jg
 from metrics.loaders.trec_zscores import load_zscores, z_scores
 from metrics.measures.aliases import trec_eval_nan
 from metrics.measures.trec_eval_extras import relstring
+from metrics.measures.trec_prefs import (LONG_MEASURES as PREFS_COUNTS, PREFS_MEASURES,
+                                         prefs_values, query_prefs)
 from metrics.measures.names import Measure, parse_measure, with_relevance_threshold
 from metrics.ranking.inputs import QRELS, RUNS, RUNS_QRELS, EvaluationInputs
 from metrics.ranking.pipelines import judge_inputs
@@ -67,9 +74,9 @@ HELP = """trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>]
 
 trec_eval 10.0's command line on music-retrieval-evaluation's engine (python -m metrics
 trec-eval): the same options, the same output and exit status; '-m' names trec_eval's measures
-and nicknames (official, all_trec, set); -Z FILE prints z-scores. Not here: -D above 0
-(trec_eval's debug traces), -R other than qrels and -T other than trec_results.
-docs/command_line.md says more.
+and nicknames (official, all_trec, set, qrels_jg, prefs, all_prefs); -Z FILE prints
+z-scores; -R qrels, qrels_jg, prefs or qrels_prefs. Not here: -D above 0 (trec_eval's debug
+traces) and -T other than trec_results. docs/command_line.md says more.
 """
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -100,7 +107,11 @@ CUT_LONG = "cut_long"      # one value per whole-number cutoff: NAME_k
 CUT_DOUBLE = "cut_double"  # one value per real cutoff: NAME_%3.2f
 PARAMS = "params"          # one value; NAME, or NAME_PARAMS as typed when given
 PAIRS = "pairs"            # one value; parameters name=value (gains), NAME_PARAMS when given
-PREFS = "prefs"            # needs -R prefs or qrels_prefs
+
+# the judgments a measure reads: -R qrels; qrels_jg; prefs or qrels_prefs
+QRELS_FORMAT, JUDGMENT_GROUPS, PREFERENCES = "qrels", "qrels_jg", "prefs"
+READ_AS = {"qrels": QRELS_FORMAT, "qrels_jg": JUDGMENT_GROUPS, "prefs": PREFERENCES,
+           "qrels_prefs": PREFERENCES}
 
 RANK_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -116,13 +127,14 @@ class TrecMeasure:
     kind: str
     cutoffs: tuple = ()
     averages: str = ""   # a *_avgjg measure: the measure averaged over the judgment groups
+    reads: str = ""      # the judgments it reads (-R): plain qrels, judgment groups, preferences
+
+    @property
+    def judgments(self) -> str:
+        return self.reads or (JUDGMENT_GROUPS if self.averages else QRELS_FORMAT)
 
 
-_PREFS_NAMES = ("prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
-                "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
-                "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-                "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
-                "prefs_avgjg_imp")
+_PREFS_NAMES = PREFS_MEASURES
 
 TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("runid", RUNID), TrecMeasure("num_q", NUM_Q), TrecMeasure("num_ret", LONG),
@@ -145,7 +157,8 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = (
     TrecMeasure("set_relative_P", DOUBLE), TrecMeasure("set_recall", DOUBLE),
     TrecMeasure("set_map", DOUBLE), TrecMeasure("set_F", PARAMS),
     TrecMeasure("num_nonrel_judged_ret", LONG),
-    *(TrecMeasure(name, PREFS) for name in _PREFS_NAMES),
+    *(TrecMeasure(name, LONG if name in PREFS_COUNTS else DOUBLE, reads=PREFERENCES)
+      for name in _PREFS_NAMES),
     TrecMeasure("map_avgjg", DOUBLE, averages="map"),
     TrecMeasure("P_avgjg", CUT_LONG, RANK_CUTOFFS, averages="P"),
     TrecMeasure("Rprec_mult_avgjg", CUT_DOUBLE, RPREC_MULTIPLES, averages="Rprec_mult"),
@@ -265,10 +278,9 @@ def parse_command_line(argv: Sequence[str]) -> Options | None:
             options.collection_size = max(_c_long(value, "N"), 0)   # read by utility only
         elif flag == "M":
             options.max_retrieved = max(_c_long(value, "M"), 0)
-        elif flag == "R" and value not in ("qrels", "qrels_jg"):
-            raise TrecEvalExit(2, f"{PROG}: rel_info format {value!r} is not read here (only "
-                                  f"'qrels' and 'qrels_jg'; trec_eval's prefs and qrels_prefs "
-                                  f"are not)")
+        elif flag == "R" and value not in READ_AS:
+            raise TrecEvalExit(2, f"{PROG}: Illegal rel_format '{value}' (qrels, qrels_jg, "
+                                  f"prefs or qrels_prefs)")
         elif flag == "R":
             options.rel_format = value
         elif flag == "T" and value != "trec_results":
@@ -312,7 +324,12 @@ class Value:
     kind: str
     measure: Measure | None = None
     cutoff: float = 0.0     # relstring's length
-    over_groups: bool = False   # averaged over the judgment groups of -R qrels_jg
+    reads: str = QRELS_FORMAT   # the judgments it reads (a TrecMeasure's ``judgments``)
+
+    @property
+    def over_groups(self) -> bool:
+        """Averaged over the judgment groups of -R qrels_jg."""
+        return self.reads == JUDGMENT_GROUPS
 
 
 def value_name(name: str, kind: str, cutoff) -> str:
@@ -367,11 +384,10 @@ def selected_values(options: Options) -> list[Value]:
         if m.name not in marked:
             continue
         given = options.params.get(m.name)
-        if m.kind == PREFS:
-            raise TrecEvalExit(1, f"{PROG}: illegal measure '{m.name}' (it needs trec_eval's "
-                                  f"-R prefs or qrels_prefs format, which is not read here)")
         base = m.averages or m.name   # a *_avgjg value is its measure's, over the groups
-        if m.kind in (RUNID, NUM_Q):
+        if m.judgments == PREFERENCES:   # computed from the ranked item ids, no measure's
+            values.append(Value(m.name, m.kind, reads=PREFERENCES))
+        elif m.kind in (RUNID, NUM_Q):
             values.append(Value(m.name, m.kind))
         elif m.kind == RELSTRING:
             length = float(given) if given is not None else 10.0
@@ -382,13 +398,12 @@ def selected_values(options: Options) -> list[Value]:
                 shown = value_name(m.name, m.kind, cutoff)
                 exact = (f"{base}_{cutoff!r}" if m.kind == CUT_DOUBLE else
                          value_name(base, m.kind, cutoff))
-                values.append(Value(shown, m.kind, our_measure(exact, shown), over_groups=base
-                                    != m.name))
+                values.append(Value(shown, m.kind, our_measure(exact, shown),
+                                    reads=m.judgments))
         else:
             shown = m.name if given is None else f"{m.name}_{given}"
             ours = base if given is None else f"{base}_{given}"
-            values.append(Value(shown, m.kind, our_measure(ours, shown),
-                                over_groups=base != m.name))
+            values.append(Value(shown, m.kind, our_measure(ours, shown), reads=m.judgments))
     if options.relevance_level > 1:
         values = [replace(v, measure=with_relevance_threshold([v.measure],
                                                               options.relevance_level)[0])
@@ -439,8 +454,12 @@ _LINE_FIELDS = re.compile(rb"^[ \t]*((?:[^ \t\r\n]+[ \t]+){5}[^ \t\r\n]+)[ \t][^
 
 
 def _first_fields(source) -> bytes | None:
-    """The run with every line cut to its first six fields, or None when no line has more."""
-    data = _read_bytes(source)
+    """The run with every line cut to its first six fields, or None when no line has more
+    (or it cannot be read: the engine has said why)."""
+    try:
+        data = _read_bytes(source)
+    except OSError:
+        return None
     shortened = _LINE_FIELDS.sub(lambda m: m.group(1) + m.group(2), data)
     return None if shortened == data else shortened
 
@@ -549,9 +568,11 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
             zscores = load_zscores(options.zscore_file)
         except InputError as exc:
             raise TrecEvalExit(255, f"{PROG}: {exc}") from None   # trec_eval's return (UNDEF)
-    groups = _judgment_groups(values, options)
+    judgments = read_judgments(values, options)
+    groups = judgments if options.rel_format == "qrels_jg" else None
+    prefs = judgments if READ_AS[options.rel_format] == PREFERENCES else None
     judged, run_id, run_source = judged_inputs(
-        options, None if groups is None else _one_of_each(groups))
+        options, None if judgments is None else _queries_as_qrels(judgments))
     order = sorted(range(judged.num_queries), key=lambda i: str(judged.query_ids[i]).encode())
     absent = judged.lengths == 0   # a run has at least one line for each of its queries
     judged = as_trec_eval_ranks(judged, absent, values, options)
@@ -570,6 +591,8 @@ def evaluate_as_trec_eval(options: Options, out) -> int:
     if groups is not None:
         per_query.update(averaged_over_groups(values, options, groups, run_source, judged,
                                               absent))
+    if prefs is not None:
+        per_query.update(preference_values(values, options, prefs, run_source, judged))
     if options.complete:
         _clean_up_leftovers(values, per_query, absent)
     z = options.zscore_file is not None
@@ -636,35 +659,72 @@ def as_trec_eval_ranks(judged: JudgedRanking, absent: np.ndarray, values: list[V
     return judged
 
 
-def _judgment_groups(values: list[Value], options: Options) -> dict[bytes, bytes] | None:
-    """The judgment groups of -R qrels_jg (None for plain qrels); a measure that cannot read
-    the format refused as trec_eval refuses it when it comes to compute it (exit 4)."""
-    grouped = options.rel_format == "qrels_jg"
+def read_judgments(values: list[Value], options: Options):
+    """The judgment groups of -R qrels_jg ({group: qrels text}) or the preferences of -R prefs
+    and qrels_prefs ({query: preferences}); None for plain qrels, which the engine reads. A
+    measure that cannot read the format is refused as trec_eval refuses it when it comes to
+    compute it (exit 4)."""
+    reads = READ_AS[options.rel_format]
     for v in values:
-        if v.measure is not None and v.over_groups != grouped:
-            needs = "-R qrels_jg" if v.over_groups else "plain qrels (-R qrels)"
+        if v.kind not in (RUNID, NUM_Q) and v.reads != reads:
+            needs = {QRELS_FORMAT: "plain qrels (-R qrels)", JUDGMENT_GROUPS: "-R qrels_jg",
+                     PREFERENCES: "-R prefs or qrels_prefs"}[v.reads]
             raise TrecEvalExit(4, f"{PROG}: Can't calculate measure '{v.name}': it needs "
                                   f"{needs}, and {options.qrels} is read as -R "
                                   f"{options.rel_format}")
-    if not grouped:
-        return None
     try:
-        return load_qrels_jg(options.qrels)
+        if reads == JUDGMENT_GROUPS:
+            return load_qrels_jg(options.qrels)
+        if reads == PREFERENCES:
+            return load_prefs(options.qrels, options.rel_format)
     except InputError as exc:
         raise TrecEvalExit(2, f"{PROG}: {exc}") from None
+    return None
 
 
-def _one_of_each(groups: dict[bytes, bytes]) -> bytes:
-    """Qrels text with each (query, item) of any group once: what the queries are and which
-    of them the run has (no value is computed against it)."""
+def _queries_as_qrels(judgments: dict) -> bytes:
+    """Qrels text with each (query, item) of the judgments once: what the queries are and
+    which of them the run has (no value is computed against it)."""
     seen, lines = set(), []
-    for text in groups.values():
-        for line in text.splitlines():
-            query, _, item, _ = line.split()
+    for key, entries in judgments.items():
+        if isinstance(entries, bytes):   # a judgment group's qrels text
+            pairs = [(line.split()[0], line.split()[2]) for line in entries.splitlines()]
+        else:                            # a query's preferences
+            pairs = [(key, p.item) for p in entries]
+        for query, item in pairs:
             if (query, item) not in seen:
                 seen.add((query, item))
-                lines.append(line)
+                lines.append(b" ".join((query, b"0", item, b"0")))
     return b"\n".join(lines) + b"\n"
+
+
+def preference_values(values: list[Value], options: Options, prefs: dict, run_source,
+                      judged: JudgedRanking) -> dict[str, np.ndarray]:
+    """Each prefs_* value per query of ``judged`` (:mod:`metrics.measures.trec_prefs`), from
+    each query's ranking as form_prefs_counts.c orders it — score descending, then item id
+    ascending (not form_res_rels.c's descending) — and cut at -M."""
+    wanted = [v.name for v in values if v.reads == PREFERENCES]
+    run = load_run(run_source if isinstance(run_source, bytes) else Path(run_source))
+    if any("duplicated" in w for w in run.warnings):
+        raise TrecEvalExit(4, f"{PROG}: duplicate docs in {options.run}")
+    rankings: dict[bytes, list] = {}
+    for code, item, score in zip(run.query_codes.tolist(), run.items.tolist(),
+                                 run.scores.tolist()):
+        rankings.setdefault(str(run.query_vocab[code]).encode(), []).append(
+            (-score, str(item).encode()))
+    out = {name: np.zeros(judged.num_queries) for name in wanted}
+    for row, query in enumerate(judged.query_ids):
+        key = str(query).encode()
+        ranking = [item for _, item in sorted(rankings.get(key, []))]
+        if options.max_retrieved is not None:
+            ranking = ranking[:options.max_retrieved]
+        try:
+            computed = prefs_values(query_prefs(prefs.get(key, []), ranking), wanted)
+        except InputError as exc:   # trec_eval: "Can't calculate measure"
+            raise TrecEvalExit(4, f"{PROG}: query {query}: {exc}") from None
+        for name in wanted:
+            out[name][row] = computed[name]
+    return out
 
 
 def averaged_over_groups(values: list[Value], options: Options, groups: dict[bytes, bytes],
@@ -695,9 +755,9 @@ def per_query_columns(values: list[Value], per_query: dict, judged: JudgedRankin
     queries = [str(q) for q in judged.query_ids]
     columns = {}
     for v in values:
-        if v.measure is None:
+        if v.kind in (RUNID, NUM_Q, RELSTRING):
             continue
-        column = per_query[v.measure]
+        column = per_query[v.measure if v.measure is not None else v.name]
         if v.kind == GEOMETRIC:
             column = np.array([math.log(max(x, MIN_GEO_MEAN)) for x in column])
         if zscores is not None:
