@@ -114,7 +114,7 @@ def test_utility_weighs_the_contingency_table():
     ("utility_2,-1,0,0", "Utility(tp=2)"), ("utility.1,-2,0.5,0.25",
                                             "Utility(fp=-2,fn=0.5,tn=0.25)"),
     ("11pt_avg_.25,.5,.75", "IPrecAvg(rounding=trec10,levels=0.25;0.5;0.75)"),
-    ("ndcg_1=3,2=9,4=4.5", "nDCG(gains=1:3;2:9;4:4.5)"),
+    ("ndcg_1=3,2=9,4=4.5", "nDCG(gains=1:3;2:9;4:4.5)"), ("G.1=-2,3=0.5", "G(gains=1:-2;3:0.5)"),
     ("rbp_p=0.5", "RBP(p=0.5,gain=graded)"), ("rbp_resid.p=0.5", "RBPResidual(p=0.5,form=trec)"),
 ])
 def test_trec_evals_parameters_name_registered_parameters(trec_name, ours):
@@ -136,6 +136,15 @@ def test_ndcg_with_gains_sorts_them_as_trec_eval():
     # (3 each); then grade 0, gain 0: stop. Retrieved: a (3) at rank 2, b (3) at rank 5
     expected = (3 / L3 + 3 / L6) / (9 + 3 / L3 + 3 / 2 + 3 / L5)
     got = values(["ndcg_1=3,2=9"])["ndcg_1=3,2=9"]   # a list: the name has commas
+    assert got == [pytest.approx(expected, abs=1e-15)]
+
+
+def test_g_with_gains_against_trec_evals_ideal_ranking():
+    # gains a 3, b 3 (grade 1), d 9 (grade 2), f 3; ideal 9, 3, 3, 3 (Σ 18), so the costs
+    # Σ max(g*, 1) are 9, 12, 15, 18, then 19 at rank 5. a at 2: 3 / log2(2 + 12 − 3);
+    # b at 5: 3 / log2(2 + 19 − 6)
+    expected = (3 / math.log2(11) + 3 / math.log2(15)) / 18
+    got = values(["G_1=3,2=9"])["G_1=3,2=9"]
     assert got == [pytest.approx(expected, abs=1e-15)]
 
 

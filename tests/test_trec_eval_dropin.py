@@ -191,6 +191,8 @@ GENERATED = [
     ["-q", "-c", "-J", "-l", "2", "-m", "11pt_avg.0.1,0.2", "-m", "iprec_at_recall.0.1,0.05"],
     ["-q", "-c", "-M", "0", "-m", "all_trec"],
     ["-q", "-c", "-m", "rbp.p=0.8", "-m", "rbp_resid.p=0.5", "-m", "rbp"],
+    ["-q", "-c", "-J", "-m", "G.3=-1,1=4"],
+    ["-q", "-c", "-M", "5", "-m", "G.0=1,2=2.5,3=0.2"],
     ["-q", "-c", "-Z", "zscores"],
     ["-q", "-c", "-J", "-Z", "zscores", "-m", "all_trec"],
     ["-Z", "zscores", "-m", "map", "-m", "gm_map", "-q"],   # exit 4 at q7, after q6

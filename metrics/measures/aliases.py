@@ -118,10 +118,15 @@ _pattern_alias("utility_tp,fp,fn,tn, utility.tp,fp,fn,tn",
                    *(format_value(float(m.group(i))) for i in (1, 3, 5, 7))),
                "Utility(tp=…,fp=…,fn=…,tn=…)", "utility with the four coefficients given "
                "(trec_eval utility.2,-1,0,0)")
-_pattern_alias("ndcg_g=v,..., ndcg.g=v,...", rf"ndcg[_.](\d+={_SIGNED}(?:,\d+={_SIGNED})*)",
+_GAIN_PAIRS = rf"(\d+={_SIGNED}(?:,\d+={_SIGNED})*)"
+_pattern_alias("ndcg_g=v,..., ndcg.g=v,...", rf"ndcg[_.]{_GAIN_PAIRS}",
                lambda m: f"nDCG(gains={m.group(1).replace('=', ':').replace(',', ';')})",
                "nDCG(gains=g:v;...)", "nDCG with the gain v given for grade g, the others' gain "
                "their grade (trec_eval ndcg.1=3,2=9)")
+_pattern_alias("G_g=v,..., G.g=v,...", rf"G[_.]{_GAIN_PAIRS}",
+               lambda m: f"G(gains={m.group(1).replace('=', ':').replace(',', ';')})",
+               "G(gains=g:v;...)", "G with the gain v given for grade g, the others' gain their "
+               "grade (trec_eval G.1=3,2=9)")
 _name_alias("binG", "BinG", "same name: binary G (trec_eval binG)")
 _name_alias("ndcg_rel", "nDCGRel", "nDCG averaged over the relevant items (trec_eval ndcg_rel)")
 _name_alias("Rndcg", "RnDCG", "nDCG averaged at the R levels (trec_eval Rndcg)")

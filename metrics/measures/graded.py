@@ -17,6 +17,8 @@ from metrics.measures.common import (before_in_query, divide, earlier_by_level, 
 FORM = Param("trec", choice("trec", "burges", "jarvelin"), "gain and discount")
 BASE = Param(2.0, log_base, "logarithm base of the jarvelin discount (a number or e)")
 NO_GAINS = LevelGains()   # every grade its own gain
+GAINS = Param(NO_GAINS, level_gains, "a gain per grade, grade:gain;... (trec_eval's "
+              "ndcg.1=3,2=9); other grades keep the grade as gain; form=trec only")
 LARGEST_BURGES_GRADE = 1023   # 2^1024 − 1 is beyond the largest double (about 1.8e308)
 
 
@@ -124,9 +126,7 @@ def dcg(j, cutoff, form="trec", base=2.0):
           reference="Järvelin & Kekäläinen (2002); trec_eval ndcg",
           formula=r"nDCG@K = \frac{DCG@K}{IDCG@K}",
           params={"form": FORM, "base": BASE,
-                  "gains": Param(NO_GAINS, level_gains,
-                                 "a gain per grade, grade:gain;... (trec_eval's ndcg.1=3,2=9); "
-                                 "other grades keep the grade as gain; form=trec only")},
+                  "gains": GAINS},
           expected=LINEAR)
 def ndcg(j, cutoff, form="trec", base=2.0, gains=NO_GAINS):
     """nDCG@k = DCG@k / IDCG@k, IDCG from every relevant item of the ground truth sorted by grade;

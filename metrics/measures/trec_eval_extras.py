@@ -20,7 +20,8 @@ from metrics.data.relevance import Relevance
 from metrics.errors import MeasureError
 from metrics.measures.common import (divide, per_query_count, per_query_sum, place_in_query,
                                      precision_sum, relevant_hits, sum_before, true_positives)
-from metrics.measures.graded import ideal_items
+from metrics.measures import trec_gains
+from metrics.measures.graded import GAINS, NO_GAINS, ideal_items
 from metrics.measures.rank_based import average_precision, bpref
 from metrics.measures.registry import LINEAR, REL, UNTIED, Param, real_number, register
 
@@ -131,8 +132,10 @@ class Ideal:
         return np.where(places > 0, running[np.maximum(self.first[query] + places - 1, 0)], 0.0)
 
 
-def ideal_ranking(j) -> Ideal:
-    query, grade = ideal_items(j)
+def ideal_ranking(j, gains=NO_GAINS) -> Ideal:
+    """The ideal ranking of each query: by grade, or as trec_eval orders ``gains`` given per
+    grade (:func:`metrics.measures.trec_gains.ideal_gains`)."""
+    query, grade = trec_gains.ideal_gains(j, gains) if gains else ideal_items(j)
     return Ideal(query, place_in_query(query, j.num_queries) + 1, grade.astype(np.float64),
                  per_query_count(j, query), np.searchsorted(query, np.arange(j.num_queries)))
 
@@ -145,18 +148,20 @@ def ideal_ranking(j) -> Ideal:
           reference=_TREC + "m_G.c (experimental, 2008)",
           formula=r"G = \frac{1}{\sum_t g^*_t}\sum_{i:\,g_i \ne 0}"
                   r"\frac{g_i}{\log_2\big(2 + \sum_{t \le i}\max(g^*_t, 1) - "
-                  r"\sum_{t\le i} g_t\big)}")
-def normalized_gain(j, cutoff):
+                  r"\sum_{t\le i} g_t\big)}",
+          params={"gains": GAINS})
+def normalized_gain(j, cutoff, gains=NO_GAINS):
     """G = Σ_i g_i / log2(2 + C(i) − S(i)) / Σ_t g*_t over the ranks i (within k) of items with a
     gain, where S(i) is the gain retrieved up to rank i, g*_t the ideal ranking's gain at place t
     (0 past its end) and C(i) = Σ_{t<=i} max(g*_t, 1) = i + Σ_{t<=min(i, n)} (g*_t − 1) for
     whole grades. The ideal ranking comes from the whole ground truth. NaN when it has no gain.
-    Ref: trec_eval ``G`` (m_G.c)."""
-    gains = _gains(j)
-    keep = (gains > 0) & j.within(cutoff)
-    query, rank, gain = j.hit_query[keep], j.hit_ranks[keep], gains[keep]
+    With ``gains`` (trec_eval's G.1=3,2=9), each grade's gain is the one given, negative ones
+    included, and the ideal ranking trec_eval's under them. Ref: trec_eval ``G`` (m_G.c)."""
+    given = trec_gains.hit_gains(j, gains) if gains else _gains(j)
+    keep = (given != 0) & j.within(cutoff)
+    query, rank, gain = j.hit_query[keep], j.hit_ranks[keep], given[keep]
     retrieved_gain = sum_before(query, gain) + gain
-    ideal = ideal_ranking(j)
+    ideal = ideal_ranking(j, gains)
     extra = ideal.at(ideal.running(np.maximum(ideal.gain, 1.0) - 1.0), query,
                      np.minimum(rank, ideal.n[query]))
     terms = gain / np.log2(2 + (rank + extra) - retrieved_gain)
