@@ -148,6 +148,15 @@ def test_g_with_gains_against_trec_evals_ideal_ranking():
     assert got == [pytest.approx(expected, abs=1e-15)]
 
 
+def test_ndcg_rel_with_gains_against_trec_evals_ideal_ranking():
+    # gains as above: ideal 9, 3, 3, 3 (n = 4); a (3) at rank 2, b (3) at rank 5
+    dcg2, dcg5 = 3 / L3, 3 / L3 + 3 / L6
+    idcg2, idcg4 = 9 + 3 / L3, 9 + 3 / L3 + 3 / 2 + 3 / L5
+    expected = (dcg2 / idcg2 + dcg5 / idcg4 + 2 * dcg5 / idcg4) / 4
+    got = values(["ndcg_rel_1=3,2=9"])["ndcg_rel_1=3,2=9"]
+    assert got == [pytest.approx(expected, abs=1e-15)]
+
+
 def test_gains_less_than_one_apart_keep_their_order_as_trec_evals_sort_leaves_them():
     from metrics.measures.trec_gains import trec_sorted
     # (int)(0.5 - 0) == 0: equal, so the given grade 1 stays before grade 0, and the ideal

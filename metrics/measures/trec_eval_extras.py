@@ -192,16 +192,17 @@ def _dcg_within(j, running, query, k):
                      "gain = grade; 0 when the sum is 0",
           reference=_TREC + "m_ndcg_rel.c (experimental)",
           formula=r"nDCG_{rel} = \frac{1}{n}\Big(\sum_{i:\,g_i>0} nDCG@i + (n - n_{ret})\,"
-                  r"nDCG\Big)")
-def ndcg_rel(j, cutoff):
+                  r"nDCG\Big)", params={"gains": GAINS})
+def ndcg_rel(j, cutoff, gains=NO_GAINS):
     """(1/n) [Σ over the retrieved items of positive gain at rank r of DCG@r / IDCG@min(r, n)
     + (n − their number) · DCG / IDCG], n the items of positive grade in the ground truth, the
-    gain the grade (trec_eval's default gains). NaN when n = 0.
+    gain the grade (trec_eval's default gains) or the one ``gains`` gives it, n then the places
+    of trec_eval's ideal ranking under them. NaN when n = 0.
     Ref: trec_eval ``ndcg_rel`` (m_ndcg_rel.c)."""
-    gains = _gains(j)
+    ideal = ideal_ranking(j, gains)
+    gains = trec_gains.hit_gains(j, gains) if gains else _gains(j)
     terms = _dcg_terms(gains, j.hit_ranks)
     running = sum_before(j.hit_query, terms) + terms
-    ideal = ideal_ranking(j)
     ideal_terms = _dcg_terms(ideal.gain, ideal.place)
     ideal_running = ideal.running(ideal_terms)
     positive = gains > 0
