@@ -51,7 +51,9 @@ def launch_app(*extra):
 
 
 def await_app(server, url, log):
-    deadline = time.time() + 60
+    # a server imports what its pages run with before it answers (dashboard/warm_up.py): a few
+    # seconds of CPU, and eight start at once for the deep-link tests, on two cores
+    deadline = time.time() + 180
     while time.time() < deadline:
         try:
             if urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
