@@ -157,6 +157,15 @@ def test_ndcg_rel_with_gains_against_trec_evals_ideal_ranking():
     assert got == [pytest.approx(expected, abs=1e-15)]
 
 
+def test_rndcg_with_gains_at_the_changes_of_the_ideal_gain():
+    # ideal 9, 3, 3, 3: the gain changes after place 1 and ends after place 4; |A| = 6 >= 4 + 2
+    # adds the whole list. nDCG@1 = 0 (x is unjudged)
+    idcg4 = 9 + 3 / L3 + 3 / 2 + 3 / L5
+    expected = (0 + (3 / L3) / idcg4 + (3 / L3 + 3 / L6) / idcg4) / 3
+    got = values(["Rndcg_1=3,2=9"])["Rndcg_1=3,2=9"]
+    assert got == [pytest.approx(expected, abs=1e-15)]
+
+
 def test_gains_less_than_one_apart_keep_their_order_as_trec_evals_sort_leaves_them():
     from metrics.measures.trec_gains import trec_sorted
     # (int)(0.5 - 0) == 0: equal, so the given grade 1 stays before grade 0, and the ideal

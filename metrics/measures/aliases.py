@@ -127,6 +127,10 @@ _pattern_alias("ndcg_rel_g=v,..., ndcg_rel.g=v,...", rf"ndcg_rel[_.]{_GAIN_PAIRS
                lambda m: f"nDCGRel(gains={m.group(1).replace('=', ':').replace(',', ';')})",
                "nDCGRel(gains=g:v;...)", "ndcg_rel with the gain v given for grade g "
                "(trec_eval ndcg_rel.1=3,2=9)")
+_pattern_alias("Rndcg_g=v,..., Rndcg.g=v,...", rf"Rndcg[_.]{_GAIN_PAIRS}",
+               lambda m: f"RnDCG(gains={m.group(1).replace('=', ':').replace(',', ';')})",
+               "RnDCG(gains=g:v;...)", "Rndcg with the gain v given for grade g "
+               "(trec_eval Rndcg.1=3,2=9)")
 _pattern_alias("G_g=v,..., G.g=v,...", rf"G[_.]{_GAIN_PAIRS}",
                lambda m: f"G(gains={m.group(1).replace('=', ':').replace(',', ';')})",
                "G(gains=g:v;...)", "G with the gain v given for grade g, the others' gain their "

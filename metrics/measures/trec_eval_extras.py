@@ -217,23 +217,25 @@ def ndcg_rel(j, cutoff, gains=NO_GAINS):
 
 
 @register("RnDCG", meaning="nDCG averaged at the R levels: where the ideal ranking's gain "
-          "changes (trec_eval's Rndcg)", cutoff="none", params={"rel": REL},
+          "changes (trec_eval's Rndcg)", cutoff="none",
           convention="mean of nDCG@b over b = the ideal ranking's last place of each gain (b_1 "
                      "items of the best grade, then b_2 … up to n items of positive grade), and "
                      "of nDCG of the whole list when |A| >= n + 2 (trec_eval's test); gain = "
                      "grade; 0 without an item of grade >= rel",
           reference=_TREC + "m_Rndcg.c (experimental)",
-          formula=r"RnDCG = \operatorname{mean}\big(nDCG@b_1, \ldots, nDCG@b_m[, nDCG@|A|]\big)")
-def r_ndcg(j, cutoff, rel=1):
+          formula=r"RnDCG = \operatorname{mean}\big(nDCG@b_1, \ldots, nDCG@b_m[, nDCG@|A|]\big)",
+          params={"rel": REL, "gains": GAINS})
+def r_ndcg(j, cutoff, rel=1, gains=NO_GAINS):
     """The mean of nDCG@b over the places b where the ideal ranking's gain changes (the last
     place of each positive grade, the last being n), with DCG@b = DCG@|A| past the list's end;
     and, when |A| >= n + 2, of DCG / IDCG over the whole list (trec_eval adds this term when its
     loop over the list outlives the ideal one by two ranks, not by one). 0 for a query without
-    an item of grade >= rel, as trec_eval. Ref: trec_eval ``Rndcg`` (m_Rndcg.c)."""
-    gains = _gains(j)
+    an item of grade >= rel, as trec_eval. With ``gains``, each grade's gain is the one given and
+    the ideal ranking trec_eval's under them. Ref: trec_eval ``Rndcg`` (m_Rndcg.c)."""
+    ideal = ideal_ranking(j, gains)
+    gains = trec_gains.hit_gains(j, gains) if gains else _gains(j)
     terms = _dcg_terms(gains, j.hit_ranks)
     running = sum_before(j.hit_query, terms) + terms
-    ideal = ideal_ranking(j)
     ideal_running = ideal.running(_dcg_terms(ideal.gain, ideal.place))
     last = np.r_[(ideal.query[1:] != ideal.query[:-1]) | (ideal.gain[1:] != ideal.gain[:-1]),
                  True] if len(ideal.query) else np.zeros(0, dtype=bool)
