@@ -203,12 +203,15 @@ class LevelGains(tuple):
     given, which trec_eval's sort of the gains can depend on; printed back as ``1:3;2:9``."""
 
     def __str__(self) -> str:
-        return ";".join(f"{grade}:{format_value(gain)}" for grade, gain in self)
+        return ";".join(f"{grade}:{format_value(gain)}" for grade, gain in self) or "none"
 
 
 def level_gains(text: str) -> LevelGains:
     """``grade:gain`` pairs separated by ';' (``1:3;2:9;4:4.5``): the gain of each grade named;
-    a grade not named keeps the grade as its gain. Grades are whole numbers from 0, each once."""
+    a grade not named keeps the grade as its gain. Grades are whole numbers from 0, each once.
+    ``none``: every grade keeps its own gain (the default)."""
+    if text == "none":
+        return LevelGains()
     pairs = []
     for part in text.split(";"):
         grade, sep, gain = part.partition(":")
