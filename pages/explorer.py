@@ -1,6 +1,8 @@
 """Query explorer: find the query that fails, see where its relevant items ended up and why, and
 step through its ranking rank by rank (teaching mode)."""
 
+import zlib
+
 import streamlit as st
 
 from dashboard.computed import curves_of, evaluated
@@ -83,6 +85,9 @@ words = query_words(queries, order)
 labels = {q: f"{q}" + (f" — {words[q]}" if q in words else "") + f"  ({sort_by} = "
           + ("undefined" if v != v else fixed(v)) + ")"
           for q, v in zip(order, worst_first[sort_by].tolist())}
+# a judgment changes the values in the labels, and so their order: the box is keyed on them too,
+# or the browser kept the old box's choice by its place in the list (another query)
+labels_version = f"{zlib.crc32(chr(10).join(labels.values()).encode()):08x}"
 
 
 # Everything below depends on the query and K, nothing above does: a fragment, so that a query
@@ -94,7 +99,8 @@ def one_query() -> None:
     # labels (which hold that system's value of that measure) are never left over from another
     # choice
     query_id = choose(
-        "Query", "query", order, order[0], f"query_box:{system}:{sort_by}:{shown_group}",
+        "Query", "query", order, order[0],
+        f"query_box:{system}:{sort_by}:{shown_group}:{labels_version}",
         format_func=labels.__getitem__)
     show_query_description(queries, query_id)
     query_player(query_id, items, queries)
