@@ -62,9 +62,10 @@ def launch_chromium(playwright):
 
 
 @contextlib.contextmanager
-def streamlit_server(script: str):
-    """``streamlit run script`` on a free port of 127.0.0.1 until the block ends; yields its
-    URL and a one-element list holding its peak resident memory so far (sampled every 50 ms)."""
+def streamlit_server(script: str, *script_args: str):
+    """``streamlit run script`` (``-- script_args`` after it, if any) on a free port of 127.0.0.1
+    until the block ends; yields its URL and a one-element list holding its peak resident memory
+    so far (sampled every 50 ms)."""
     import socket
     import threading
     from urllib.request import urlopen
@@ -77,7 +78,8 @@ def streamlit_server(script: str):
     log = tempfile.NamedTemporaryFile("w+b", suffix=".streamlit.log", delete=False)
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1"],
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         *(("--", *script_args) if script_args else ())],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     peak, watching = [0], [True]
 

@@ -24,7 +24,10 @@ beside the same clicks on floor_app.py, Streamlit's floor); a fresh server's fir
 (first-page: each of a few pages as a new server's first request, in Chromium, and where the
 server's time goes); how cost grows; metadata tables (an item table of 1 M rows as CSV and
 Parquet, and Parquet in one-row groups: time and peak memory beside the file's size); media
-clips (media: a real server's peak memory beside the size of a clip it plays, 64 MB to 4 GB).
+clips (media: a real server's peak memory beside the size of a clip it plays, 64 MB to 4 GB);
+hostile inputs (hostile: issue 42's items 9-11, one query of 20 M lines gzipped, runs of a 2 GB
+line and of 2 GB of NULs refused, a 2 GB clip on the Query explorer; time and peak memory beside
+the input's size).
 
 The trec_eval binary is not part of this repository: build it from its public source
 (github.com/usnistgov/trec_eval, `make`) and give its path with --trec-eval or $TREC_EVAL (else
@@ -69,6 +72,7 @@ from bench_cluster import bench_cluster, job_cluster, report_cluster  # noqa: E4
 from bench_dashboard import (groups_workload, job_dashboard, job_groups,  # noqa: E402
                              report_dashboard, report_groups)
 from bench_first_page import job_first_page, report_first_page  # noqa: E402
+from bench_hostile import bench_hostile, job_refusal, report_hostile  # noqa: E402
 from bench_embeddings import bench_embeddings, job_floor_embeddings, report_embeddings  # noqa: E402
 from bench_growth import bench_curve, bench_scaling, report_curve, report_scaling  # noqa: E402
 from bench_matrix import bench_matrix, job_matrix, report_matrix  # noqa: E402
@@ -85,11 +89,12 @@ JOBS = {"ours": job_ours, "cluster": job_cluster, "dashboard": job_dashboard,
         "dashboard_browser": job_dashboard_browser, "pytrec_eval": job_pytrec, "ranx": job_ranx,
         "ir_measures": job_ir_measures, "matrix": job_matrix,
         "floor_embeddings": job_floor_embeddings, "first_page": job_first_page,
-        "metadata": job_metadata, "groups": job_groups, "media": job_media}
+        "metadata": job_metadata, "groups": job_groups, "media": job_media,
+        "hostile_refusal": job_refusal}
 
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W5-big", "W6", "W6-cluster", "W7", "curve",
              "dashboard", "dashboard-browser", "first-page", "scaling", "metadata", "groups",
-             "media")
+             "media", "hostile")
 BIG = ("W5-big", "W7")   # run with --big or --only
 
 
@@ -225,6 +230,9 @@ def run_workloads(chosen: set[str], args) -> list[list[str]]:
             repeats)))
     if "media" in chosen:
         sections.append(report_media(bench_media(quick)))
+    if "hostile" in chosen:
+        sections.append(report_hostile(bench_hostile(HERE / "workloads" / "hostile", quick,
+                                                     repeats)))
     if "groups" in chosen:
         print("running the Groups page with many groups", flush=True)
         count = 1_000 if quick else 10_000
