@@ -3,9 +3,8 @@ tests/trec_eval_source (the ``trec_eval_binary`` fixture): stdout byte for byte 
 status, on trec_eval's own test suite (every case of its Makefile's ``quicktest``, with its
 flags) and on generated cases (graded and negative grades, scores tied as float32 but not as
 double, unjudged items, queries on one side only, a query with no relevant item). A difference
-is reported at its first line.
-
-Cases that need what is not computed here yet are strict xfails, so that they fail once it is.
+is reported at its first line. Every case of the suite is byte-identical, -R prefs,
+qrels_prefs and qrels_jg and -Z included.
 """
 
 from __future__ import annotations
@@ -30,40 +29,8 @@ def quicktest_cases() -> list[tuple[list[str], str]]:
             for m in re.finditer(r"\./trec_eval (.*?) \| diff - test/(\S+)", target)]
 
 
-# what a case needs that is not computed here yet; each is a strict xfail until it is
-NOT_YET: dict[str, str] = {}
-
-
-# registered measures whose values still differ from trec_eval 10's (each a strict xfail of the
-# cases that print it, so that the case fails once the measure agrees)
-DIFFERS: dict[str, str] = {}
-
-
-def unregistered(args: list[str]) -> list[str]:
-    """The trec_eval measure names of ``args`` (nicknames expanded) that trec-eval refuses now."""
-    from metrics.cli.trec_eval import TrecEvalExit, parse_command_line, selected_values
-    try:
-        selected_values(parse_command_line([*args, "q", "r"]))
-    except TrecEvalExit as exc:
-        return [str(exc)]
-    return []
-
-
 def case_id(args: list[str]) -> str:
     return " ".join(args)
-
-
-def _mark(args: list[str], with_files: bool = True):
-    text = " ".join(args)
-    for flag, reason in NOT_YET.items():
-        if flag in text:
-            return [pytest.mark.xfail(strict=True, reason=reason)]
-    missing = unregistered(args[:-2] if with_files else args)   # the files come last
-    if missing:
-        return [pytest.mark.xfail(strict=True, reason=f"measure not yet registered: {missing[0]}")]
-    reasons = [reason for name, reason in DIFFERS.items()
-               if "all_trec" in args or any(a.split(".")[0] == name for a in args)]
-    return [pytest.mark.xfail(strict=True, reason="; ".join(reasons))] if reasons else []
 
 
 def ours(args: list[str], capsys) -> tuple[int, str]:
@@ -101,7 +68,7 @@ def test_the_makefile_lists_every_out_file():
     assert checked == {p.name for p in (SOURCE / "test").glob("out.*")}
 
 
-@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a), id=f"{out}: {case_id(a)}")
+@pytest.mark.parametrize("args", [pytest.param(a, id=f"{out}: {case_id(a)}")
                                   for a, out in QUICKTEST])
 def test_trec_eval_test_suite(args, trec_eval_binary, capsys, monkeypatch):
     monkeypatch.chdir(SOURCE)
@@ -210,8 +177,7 @@ JUDGMENT_GROUPS = [
 ]
 
 
-@pytest.mark.parametrize("args", [pytest.param(a, marks=_mark(a, with_files=False),
-                                               id=case_id(a)) for a in GENERATED])
+@pytest.mark.parametrize("args", GENERATED, ids=case_id)
 def test_generated_cases(args, generated, trec_eval_binary, capsys, monkeypatch):
     monkeypatch.chdir(generated)
     full = [*args, "qrels", "run"]
