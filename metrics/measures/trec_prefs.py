@@ -171,7 +171,7 @@ def _pairs(q: QueryPrefs, implied: bool, all_pairs: bool) -> float:
     preferences that the ranking fulfils; pairs of two retrieved items, and with ``implied``
     of one retrieved item and one not; with ``all_pairs`` the pairs of two items not retrieved
     count too, as fulfilling none."""
-    c, r, n = q.counts, q.retrieved, q.judged
+    c, r = q.counts, q.retrieved
     both = c + c.T
     terms = []
     upper = np.triu(both[:r, :r] > 0, 1)
