@@ -38,9 +38,14 @@ def provenance_record(measures: list[Measure] | None = None, protocol: str | Non
     from metrics.evaluation import provenance
 
     src = source()
+    options = src.upload_options()
+    if src.judgments:   # the qrels grown by the stored judgments (dashboard/judging.py)
+        listed = "".join(f"{q}\t{i}\t{g}\n" for q, i, g in src.judgments).encode()
+        options = {**options, "judgments": {"applied": len(src.judgments),
+                                            "sha256": hashlib.sha256(listed).hexdigest()}}
     return provenance.record(command="dashboard", inputs=source_inputs(src), measures=measures,
-                             protocol=protocol, ties=tie_policy(),
-                             options=src.upload_options(), seed=seed, ci=ci, warnings=warnings)
+                             protocol=protocol, ties=tie_policy(), options=options, seed=seed,
+                             ci=ci, warnings=warnings)
 
 
 def answer_sets_provenance(answer_sets: pd.DataFrame, length: int, size: int) -> dict:

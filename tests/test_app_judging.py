@@ -5,6 +5,7 @@ following the grown ground truth, as pytrec_eval computes it on the merged qrels
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 
 import pandas as pd
@@ -220,3 +221,29 @@ def test_two_judges_in_the_store_give_the_agreement_panel(store):
     assert shown["Pairs judged by both"] == f"{pairs:,}" == "12"
     assert shown["κ on relevance (grade ≥ 1)"] == f"{kappa:.3f}"
     assert shown["Weighted κ on grades (linear)"] == f"{weighted:.3f}"
+
+
+def test_the_csv_downloads_provenance_names_the_judgments_applied(store):
+    from streamlit.testing.v1 import AppTest
+
+    from metrics.judgments import Judgment, JudgmentStore
+
+    dataset = hashlib.sha256((TEXT2MUSIC / "qrels.csv").read_bytes()).hexdigest()
+    with JudgmentStore(str(store)) as db:
+        db.add(Judgment(dataset, "t001", "m0001", 1, "dan", "test"))
+
+    def script():
+        import json
+
+        import streamlit as st
+        from dashboard.provenance_records import provenance_record
+        from dashboard.settings import init_state
+        init_state()
+        st.session_state["sample"] = "text2music"
+        st.text(json.dumps(provenance_record()["options"]))
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    assert not at.exception
+    listed = b"t001\tm0001\t1\n"
+    assert json.loads(at.text[0].value) == {"judgments": {
+        "applied": 1, "sha256": hashlib.sha256(listed).hexdigest()}}
