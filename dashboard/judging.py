@@ -100,11 +100,16 @@ _LATEST_LOCK = threading.Lock()
 
 
 @st.cache_resource(show_spinner=False, ttl=2, max_entries=64)
-def _latest(target: str, dataset: str) -> dict[tuple[str, str], int]:
+def _latest(target: str, dataset: str) -> dict[tuple[str, str], int] | StoreError:
     """The latest grades of a dataset, read again at most every 2 s (another session's judgments
-    appear then) and at once after this server stores one (:func:`_forget_latest`)."""
-    store = judgment_store()
-    return {} if store is None else store.latest(dataset)
+    appear then) and at once after this server stores one (:func:`_forget_latest`). A store
+    that cannot be read gives its error, kept as long: a server that is down is not asked again
+    by every page of every run."""
+    try:
+        store = judgment_store()
+        return {} if store is None else store.latest(dataset)
+    except StoreError as exc:
+        return exc
 
 
 def _forget_latest() -> None:
@@ -170,10 +175,10 @@ def with_judgments(src: DataSource) -> DataSource:
         if truth is None:
             return src
         latest = _latest(judgments_target(), truth.dataset)
-    except StoreError as exc:
-        st.session_state["_judgments_unread"] = str(exc)
-        return src
     except InputError:   # the data cannot be read: the page says so when it loads them
+        return src
+    if isinstance(latest, StoreError):
+        st.session_state["_judgments_unread"] = str(latest)
         return src
     st.session_state.pop("_judgments_unread", None)
     if not latest:

@@ -247,3 +247,16 @@ def test_the_csv_downloads_provenance_names_the_judgments_applied(store):
     listed = b"t001\tm0001\t1\n"
     assert json.loads(at.text[0].value) == {"judgments": {
         "applied": 1, "sha256": hashlib.sha256(listed).hexdigest()}}
+
+
+def test_a_database_that_cannot_be_read_leaves_the_files_ground_truth_and_says_so(store):
+    store.write_bytes(b"this is not a database\n" * 100)
+    at = _explorer()
+    assert not at.exception
+    notes = [c.value for c in at.sidebar.caption if "cannot be read" in c.value]
+    assert notes and "the ground truth is the file" in notes[0].replace("\\", "")
+    run = text2music_by_numpy(SYSTEM)
+    _, ap = judged_and_ap_by_pytrec_eval(run, text2music_qrels_with({}), QUERY, K)
+    assert _before_and_now(at).at["AP", "now"] == pytest.approx(ap)
+    at.button(key="judge_0_grade_2").click().run()
+    assert [e.value for e in at.error][0].startswith("not stored: ")
