@@ -1,4 +1,6 @@
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -6,6 +8,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from anywhere: the project's `metrics`, never PyPI's
     sys.path.insert(0, str(ROOT))
+
+# Judgments apply on every page (dashboard/judging.py): no test, and no server a test starts
+# (they inherit the environment), may read or grow the judgments database of whoever runs the
+# suite (by default in their data folder), nor leave one for the next run. A test that judges
+# names its own file; everything else sees this empty one, made fresh for each session.
+os.environ["MRE_JUDGMENTS"] = str(Path(tempfile.mkdtemp(prefix="mre_tests_")) / "judgments.sqlite")
 
 
 @pytest.fixture
