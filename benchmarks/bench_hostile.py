@@ -226,6 +226,9 @@ def _report_long_query(res: dict) -> list[str]:
                               f"floor (promised: --memory {MEMORY_MB} MB + {KEY_BYTES} B × "
                               f"{lines:,} lines)", peak - floor_mb, math.ceil(promised), why,
                               " MB"),
+            f"- Beyond `--memory`'s {MEMORY_MB} MB: "
+            + (f"{(peak - floor_mb - MEMORY_MB) * 2 ** 20 / lines:.1f} bytes a line (promised: "
+               f"{KEY_BYTES})." if not why else "not measured."),
             "- Its AP, P@10 and Rprec against the same counted by hand from the judged items' "
             f"lines: largest difference {worst:.1e} — target met? **{'yes' if same else 'no'}**",
             "- Before `245177c` (the long list held whole): 3.4 GB for 20 M lines (the issue), "
