@@ -14,8 +14,9 @@ them before their lines are read) keeps the count of the group's members ordered
 A list whose lines are not in rank order, or that names an item twice, raises
 :class:`NotInRankOrder`: its lines must be held and ranked whole, as before
 (:mod:`metrics.ranking.run_stream` reads the file again that way). Telling that no item comes back
-takes a record of every item seen — 8 bytes a line, its 64-bit key; no exact one-pass check can
-do with less (deciding that n items are distinct needs memory that grows with n).
+takes a record of every item seen — 8 bytes a line, its 64-bit key (16 while the record's largest
+merge sorts); no exact one-pass check can do with less (deciding that n items are distinct needs
+memory that grows with n).
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ class _SeenKeys:
             if (level[at] == keys).any():
                 return False
         while self.levels and len(self.levels[-1]) <= len(keys):
-            keys = np.sort(np.concatenate([self.levels.pop(), keys]), kind="mergesort")
+            # the two inputs are freed as the joined copy is made, and it is sorted in place:
+            # the largest merge holds its keys and a sort's scratch of as many, not three copies
+            keys = np.concatenate([self.levels.pop(), keys])
+            keys.sort(kind="stable")
         self.levels.append(keys)
         return True
 
