@@ -46,7 +46,8 @@ def test_no_link_from_user_text_and_no_request_to_another_host_before_play(app_u
 
     go(page, "Query explorer")
     assert_healthy(page, errors, "Query text")
-    play = page.get_by_role("button", name="Play from 127.0.0.2")
+    # the ranked list's player (the judging panel offers the unjudged item's clip too)
+    play = page.get_by_role("button", name="Play from 127.0.0.2").first
     play.wait_for(timeout=30_000)
     # as written (the word joiners that keep it from being linked are invisible)
     shown = page.inner_text('[data-testid="stMain"]').replace("\u2060", "")

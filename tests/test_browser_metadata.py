@@ -81,7 +81,8 @@ def test_metadata_upload_end_to_end(app_url, browser, files, width, height, sche
     # the ranked list's grid carries the titles beside the ids (its cells are drawn on a
     # canvas; the grid keeps their text in an accessible table)
     grids = page.locator('[data-testid="stDataFrame"]')
-    grids.first.wait_for(timeout=30_000)
+    # the first visible one (the judging panel's table of measures waits in a closed expander)
+    page.locator('[data-testid="stDataFrame"]:visible').first.wait_for(timeout=30_000)
     cells = " ".join(grids.nth(i).text_content() or "" for i in range(grids.count()))
     assert "Blue in Green" in cells or "So What" in cells, cells[:500]
     assert "<b>Freddie</b>" in cells or "Freddie" not in cells       # shown as text
