@@ -19,6 +19,7 @@ LAYERS = [
     ("metrics.measures",),
     ("metrics.evaluation",),
     ("metrics.explain",),
+    ("metrics.judgments",),            # the ground truth grown by hand: pools, agreement, store
     ("metrics.cli",),
     ("metrics", "metrics.__main__"),   # the facade and the entry point
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from metrics.measures.registry import NAME_SYNTAX, NUMBER, REGISTRY, format_value
@@ -208,14 +208,14 @@ def as_trec9(measure: "Measure") -> "Measure":
     """The measure as trec_eval 9 computes it (``iprec_at_recall_0.60`` → ``IPrec@0.6``,
     ``11pt_avg`` → ``IPrecAvg``), under the same label; the measure itself where the two
     versions agree. (Ties are the ranking's: the trec9 tie policy compares scores as float32.)"""
-    from metrics.measures.names import Measure
     changed = TREC9_PARAMS.get(measure.name)
     if not changed:
         return measure
     params = dict(measure.params) | changed
     order = list(measure.definition.params)
-    return Measure(measure.name, tuple(sorted(params.items(), key=lambda kv: order.index(kv[0]))),
-                   measure.cutoff, measure.label)
+    # a copy with other parameters: names.py imports this module, so not its Measure()
+    return replace(measure, params=tuple(sorted(params.items(),
+                                                key=lambda kv: order.index(kv[0]))))
 
 
 def alias_of(text: str) -> Alias | None:
