@@ -1,4 +1,4 @@
-"""Measures by group of queries for the Groups page (metrics/evaluation/groups.py), cached per
+"""Measures by group of queries for the Groups page (metrics/evaluation/group_stats.py), cached per
 data source, measures and grouping, and the hand-over of a group's queries to the Query
 explorer."""
 
@@ -13,9 +13,9 @@ from dashboard.datasets import load_source
 from dashboard.metadata import described_tables
 from dashboard.settings import DataSource, source
 from metrics.data.ties import TiePolicy
-from metrics.evaluation.groups import (GroupAggregates, derived_properties, group_aggregates,
-                                       group_differences, group_intervals, grouping,
-                                       grouping_names)
+from metrics.evaluation.group_stats import (GroupAggregates, group_aggregates,
+                                            group_differences, group_intervals)
+from metrics.evaluation.groups import derived_properties, grouping, grouping_names
 
 GROUP_OF_QUERIES = "query_group"   # session key: the group the Query explorer shows
 

@@ -20,7 +20,8 @@ from dashboard.tables import download_csv, printed_numbers
 from dashboard.widgets import choose
 from metrics import InputError
 from metrics.evaluation.cells import counted, p_printed
-from metrics.evaluation.groups import CHART_EACH, DERIVED, charted_groups, grouping_title
+from metrics.evaluation.group_stats import CHART_EACH, charted_groups
+from metrics.evaluation.groups import DERIVED, grouping_title
 from metrics.evaluation.stats import CI_METHOD, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 GROUPS_PER_PAGE = 200   # groups in a page of the table (their intervals are drawn): the

@@ -71,7 +71,7 @@ def test_ten_thousand_groups_of_two_queries_draw_a_bounded_chart_and_a_page_of_t
     source = upload_of(runs, qrels)
     source = type(source).of_upload("runs+qrels", (*source.files, ("queries", "queries.csv",
                                                                      table)))
-    import metrics.evaluation.groups as engine
+    import metrics.evaluation.group_stats as engine
 
     drawn = []
     bootstrap_rows = engine.bootstrap_rows

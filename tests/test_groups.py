@@ -1,6 +1,6 @@
-"""Measures by group of queries (metrics/evaluation/groups.py, ``--group-by``): group means against
-pytrec_eval's per-query values, the derived properties by hand, and the tests per group against
-scipy with Holm's correction worked out here."""
+"""Measures by group of queries (metrics/evaluation/groups.py and group_stats.py, ``--group-by``):
+group means against pytrec_eval's per-query values, the derived properties by hand, and the tests
+per group against scipy with Holm's correction worked out here."""
 
 import csv
 import json
@@ -335,7 +335,7 @@ def test_every_groups_aggregate_and_interval_is_its_queries_alone(how):
     # together, one row each
     from scipy import stats
 
-    from metrics.evaluation.groups import group_means
+    from metrics.evaluation.group_stats import group_means
 
     results, grouping, codes = _many_groups()
     rows = group_means(results, grouping, 0.95, seed=11, resamples=300, how=how)
@@ -383,7 +383,7 @@ def test_each_rows_interval_is_scipys_bootstrap_of_the_row_alone(n):
 def test_the_t_test_of_every_group_is_scipys_on_its_queries_alone():
     from scipy import stats
 
-    from metrics.evaluation.groups import group_differences
+    from metrics.evaluation.group_stats import group_differences
 
     results, grouping, codes = _many_groups()
     per_query = {s: {"AP": r.results["AP"].values} for s, r in results.items()}
@@ -408,8 +408,8 @@ def test_the_t_test_of_every_group_is_scipys_on_its_queries_alone():
 
 
 def test_the_chart_of_many_groups_shows_the_largest_the_best_and_the_worst():
-    from metrics.evaluation.groups import (CHART_ALL, CHART_EACH, charted_groups,
-                                           group_aggregates)
+    from metrics.evaluation.group_stats import (CHART_ALL, CHART_EACH, charted_groups,
+                                                group_aggregates)
 
     results, grouping, codes = _many_groups()
     table = group_aggregates(results, grouping)

@@ -199,7 +199,8 @@ def test_the_command_line_says_why_a_test_is_undefined():
 
 
 def test_a_group_whose_differences_are_all_equal_says_why_its_t_test_is_undefined():
-    from metrics.evaluation.groups import Grouping, group_differences
+    from metrics.evaluation.group_stats import group_differences
+    from metrics.evaluation.groups import Grouping
 
     labels = np.array(["x"] * 5 + ["y"] * 5, dtype=object)
     b = A.copy()

@@ -1,6 +1,6 @@
 """The command line's metadata tables (``--item-metadata``, ``--query-metadata``) and measures by
 group of queries (``--group-by``): reading the tables, the warnings about ids that match nothing,
-and the groups' blocks of JSON, CSV and text (metrics/evaluation/groups.py computes them)."""
+and the groups' blocks of JSON, CSV and text (metrics/evaluation/group_stats.py computes them)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from metrics.errors import InputError
 from metrics.evaluation.cells import counted
-from metrics.evaluation.groups import (Grouping, GroupDifference, GroupMeans, group_differences,
-                                       group_means, grouping)
+from metrics.evaluation.group_stats import (GroupDifference, GroupMeans, group_differences,
+                                            group_means)
+from metrics.evaluation.groups import Grouping, grouping
 from metrics.loaders.metadata import (query_metadata, read_item_table, read_query_table,
                                       unmatched_ids)
 
