@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import importlib
+import inspect
 import logging
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -84,6 +85,29 @@ def _first_use() -> None:
     frame.pivot(index="query", columns="system", values="AP").stack()
     frame.to_csv()
     dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
+    # Streamlit's first element of the process asks whether it runs in a REPL by walking the
+    # stack with inspect, whose first call maps the file of every module loaded (some 3,000 by
+    # now: a tenth of a second of realpath calls); later calls find the map made
+    inspect.stack(0)
+
+
+def _first_statistics() -> None:
+    """What SciPy builds or imports the first time the tests run (its resampling, Wilcoxon's and
+    the studentised range's machinery, the integrals of the power): the Compare, Leaderboard
+    and Groups pages' own computations on three systems of eight queries, a tenth to a quarter
+    of a second of a first Compare or Leaderboard page otherwise."""
+    import numpy as np
+
+    from metrics.evaluation.leaderboard import leaderboard, pairwise_matrix
+    from metrics.evaluation.power import DEFAULT_POWER, power_analysis
+    from metrics.evaluation.stats import DEFAULT_ALPHA, TESTS, compare_systems
+
+    values = np.random.default_rng(0).random((3, 8))
+    per_query = {name: {"AP": row} for name, row in zip("abc", values)}
+    compare_systems(per_query, ["AP"], TESTS, 0, resamples=100)
+    leaderboard(per_query, ["AP"], resamples=100)
+    pairwise_matrix({name: row for name, row in zip("abc", values)})
+    power_analysis(values[0], values[1], DEFAULT_ALPHA, DEFAULT_POWER, 0.05)
 
 
 def warm() -> list[str]:
@@ -98,11 +122,12 @@ def warm() -> list[str]:
         except Exception:   # the page that needs it reports it, in the page
             _LOGGER.warning("warm-up: importing %s failed", name, exc_info=True)
             failed.append(name)
-    try:
-        _first_use()
-    except Exception:
-        _LOGGER.warning("warm-up: a library's first use failed", exc_info=True)
-        failed.append("first use")
+    for first_use in (_first_use, _first_statistics):
+        try:
+            first_use()
+        except Exception:
+            _LOGGER.warning("warm-up: %s failed", first_use.__name__, exc_info=True)
+            failed.append(first_use.__name__)
     from dashboard.frame import freeze_imported_objects
 
     freeze_imported_objects()

@@ -74,3 +74,17 @@ def test_the_server_has_imported_scipy_stats_before_it_answers():
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_the_server_watches_no_source_file():
+    """Streamlit's watcher of source files, on by default, walks every loaded module's path on
+    the server's event loop each time a script run has imported new ones: after the warm-up some
+    3,000 modules, 1–2 s before a first page's first element could be sent (py-spy, issue 40
+    defect 14). The app's config turns it off; a developer passes
+    --server.fileWatcherType auto."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from streamlit import config; config.get_config_options(); "
+                               "print(config.get_option('server.fileWatcherType'))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == "none"
