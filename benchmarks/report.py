@@ -71,7 +71,10 @@ Every measurement is a fresh process, its address space capped at 16 GB (8 with 
 `--mem-cap-gb`) and killed after 900 s (`--timeout`); times are medians of the repeats in
 seconds; *whole process* is from start to printed result (parse + evaluate + print), measured
 from outside; peak memory is the process's max RSS (from /usr/bin/time). The 2 cores of these
-machines are shared with other work: the load average says how much.
+machines are shared with other work: the load average says how much. Before any timing, the
+project's Python files are compiled to bytecode (`compileall`), as an installation has them:
+these machines set PYTHONDONTWRITEBYTECODE, under which every process would compile the
+toolkit's modules again (about 0.3 s), and the trec_eval binary is measured compiled too.
 """
 RUNS_HEADER = ["| run | when | commit | machine | load average at the start | versions | command |",
                "| --- | --- | --- | --- | --- | --- | --- |"]
