@@ -15,6 +15,12 @@ if str(ROOT) not in sys.path:  # run from anywhere: the project's `metrics`, nev
 # names its own file; everything else sees this empty one, made fresh for each session.
 os.environ["MRE_JUDGMENTS"] = str(Path(tempfile.mkdtemp(prefix="mre_tests_")) / "judgments.sqlite")
 
+# ranx, an oracle, runs its measures through numba, which compiles them on first use: over a
+# minute and a half of a run of the suite on a fresh machine (nothing cached), for oracle cases of
+# a few queries that its Python code computes in milliseconds, to the same numbers. Set before
+# anything imports numba (it reads this once); the benchmarks, which time ranx, keep its JIT.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
 
 @pytest.fixture
 def values_of():
