@@ -127,8 +127,9 @@ def report_first_page(result: dict) -> list[str]:
         "`page.goto` to the first animation frame at which the script has run, the page shows "
         "its title, no element waits for its code (no `stSkeleton`) and every Plotly chart has "
         "drawn its traces (before run 24 the skeletons were not waited for: a chart not yet "
-        "loaded did not count, and pages with charts were reported done up to 2 s early). The browser's load of Streamlit's own "
-        "files is included. Load average (1 min) at the start and the end: "
+        "loaded did not count, and pages with charts were reported done up to 2 s early). The "
+        "browser's load of Streamlit's own files is included. Load average (1 min) at the "
+        "start and the end: "
         f"{result.get('load_start', float('nan')):.1f} and {result['load']:.1f} on this "
         f"machine's {os.cpu_count()} cores; each page once per repeat, the pages interleaved.",
         "",

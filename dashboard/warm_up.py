@@ -102,12 +102,12 @@ def _first_statistics() -> None:
     from metrics.evaluation.power import DEFAULT_POWER, power_analysis
     from metrics.evaluation.stats import DEFAULT_ALPHA, TESTS, compare_systems
 
-    values = np.random.default_rng(0).random((3, 8))
-    per_query = {name: {"AP": row} for name, row in zip("abc", values)}
+    systems = dict(zip("abc", np.random.default_rng(0).random((3, 8))))
+    per_query = {name: {"AP": values} for name, values in systems.items()}
     compare_systems(per_query, ["AP"], TESTS, 0, resamples=100)
     leaderboard(per_query, ["AP"], resamples=100)
-    pairwise_matrix({name: row for name, row in zip("abc", values)})
-    power_analysis(values[0], values[1], DEFAULT_ALPHA, DEFAULT_POWER, 0.05)
+    pairwise_matrix(systems)
+    power_analysis(systems["a"], systems["b"], DEFAULT_ALPHA, DEFAULT_POWER, 0.05)
 
 
 def warm() -> list[str]:
