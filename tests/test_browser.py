@@ -95,23 +95,70 @@ def browser():
         chromium.close()
 
 
+# Installed in each document the tests drive: counts the script runs that start (the app's
+# data-test-script-state turning to "running") and notes when the page last changed, so that a
+# wait ends as soon as the page is settled instead of after fixed pauses (about 1 s a step, of
+# hundreds of steps)
+_WATCH = """() => {
+  if (window.__mreRuns !== undefined) return;
+  window.__mreRuns = 0;
+  window.__mreChanged = performance.now();
+  window.__mreDoc = Math.random().toString(36).slice(2);
+  let state = null;
+  new MutationObserver(() => {
+    window.__mreChanged = performance.now();
+    const app = document.querySelector('[data-testid="stApp"]');
+    const now = app && app.getAttribute('data-test-script-state');
+    if (now === 'running' && state !== 'running') window.__mreRuns++;
+    state = now;
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+_RUN_STARTED = """([doc, runs]) => window.__mreDoc === doc ? window.__mreRuns > runs
+  : window.__mreRuns > 0 || document.querySelector(
+      '[data-testid="stApp"][data-test-script-state="running"]') !== null"""
+# settled: nothing on the page has changed for QUIET ms and no element waits for its code
+QUIET = 250
+_SETTLED = """(quiet) => performance.now() - window.__mreChanged > quiet
+  && !document.querySelector('[data-testid="stSkeleton"]')"""
+
+
+def watch(page) -> None:
+    """Watch the documents that ``page`` opens from now on from their start (see _WATCH)."""
+    if not getattr(page, "_mre_watched", False):
+        page.add_init_script(f"window.__mreEarly = true; ({_WATCH})();")
+        page._mre_watched = True
+
+
 def wait_for_app(page):
-    """Wait until the script run has finished and the figures have drawn."""
+    """Wait until the script run that the last action started (if any) has finished and the page
+    has settled: its figures drawn, its text laid out in the web font."""
+    watch(page)
     page.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-    try:   # a click's rerun may not have started yet: give it 400 ms to start
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="running"]',
-                               timeout=400)
+    page.evaluate(_WATCH)
+    seen = getattr(page, "_mre_seen", None) or ("", 0)
+    # a new document watched from its start always runs its script: wait for that run however
+    # long it takes to start; otherwise a click's rerun may not have started yet: 400 ms
+    early = page.evaluate("(doc) => window.__mreDoc !== doc && window.__mreEarly === true",
+                          seen[0])
+    try:
+        page.wait_for_function(_RUN_STARTED, arg=list(seen), polling=25,
+                               timeout=60_000 if early else 400)
     except PlaywrightTimeout:
-        pass   # it has started and ended already, or nothing reruns
+        pass   # nothing reran, or a run too quick to be seen (the settling below covers it)
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                            timeout=90_000)
     page.evaluate("document.fonts.ready.then(() => true)")   # text measured in the web font
-    page.wait_for_timeout(600)
+    try:
+        page.wait_for_function(_SETTLED, arg=QUIET, polling=50, timeout=5_000)
+    except PlaywrightTimeout:
+        pass   # a page that keeps changing (a player playing): its test waits for what it needs
+    page._mre_seen = page.evaluate("() => [window.__mreDoc, window.__mreRuns]")
 
 
 def open_page(browser, url, width: int = 1400, height: int = 1100, scheme: str = "light"):
     """A page of its own context (closing the page closes it) at ``url``, its run finished."""
     page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme)
+    watch(page)
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
