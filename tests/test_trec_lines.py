@@ -189,3 +189,17 @@ def test_the_c_reader_is_built_in_ci():
     if os.environ.get("CI") != "true":
         pytest.skip("only CI promises a C compiler")
     assert trec_lines.COMPILED
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 255 * 16, 255 * 16 + 3, 300_000])
+def test_line_ends_are_counted_as_bytes_count_them(size):
+    """The C count (16 bytes at a time, byte counters summed every 255 rounds) agrees with
+    bytes.count on every span of text, line ends alone and none at all included."""
+    rng = random.Random(size)
+    texts = [bytes(rng.choice(b"ab \n\t") for _ in range(size)), b"\n" * size, b"x" * size]
+    for text in texts:
+        for start, end in ((0, size), (size // 3, size - size // 5), (size, size)):
+            for data in (text, bytearray(text), memoryview(text)):
+                assert trec_lines.line_ends(data, start, end) == text.count(b"\n", start, end)
+    with pytest.raises(IndexError):
+        trec_lines.line_ends(b"a\nb", 1, 4)

@@ -882,6 +882,46 @@ same_items(PyObject *self, PyObject *args)
     return result;
 }
 
+/* line_ends(data, start, end) -> the number of '\n' bytes in data[start:end], counted 16 bytes
+ * at a time where SSE2 is (a block's lines are counted for the line numbers of errors: bytes.count
+ * took a fifth of a streamed run's reading, holding the interpreter's lock) */
+static PyObject *
+line_ends(PyObject *self, PyObject *args)
+{
+    Py_buffer data;
+    Py_ssize_t start, end, count = 0;
+    if (!PyArg_ParseTuple(args, "y*nn", &data, &start, &end))
+        return NULL;
+    if (start < 0 || end > data.len || start > end) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_IndexError, "the span is out of the data");
+        return NULL;
+    }
+    const unsigned char *at = (const unsigned char *)data.buf + start,
+                        *stop = (const unsigned char *)data.buf + end;
+    Py_BEGIN_ALLOW_THREADS
+#if defined(__SSE2__) && defined(__GNUC__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    while (stop - at >= 16) {
+        /* up to 255 rounds of byte counters, then summed: one pass, no per-line call */
+        __m128i counts = _mm_setzero_si128();
+        Py_ssize_t rounds = (stop - at) / 16;
+        if (rounds > 255)
+            rounds = 255;
+        for (Py_ssize_t r = 0; r < rounds; r++, at += 16)
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(
+                _mm_loadu_si128((const __m128i *)at), newline));
+        __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+        count += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    for (; at < stop; at++)
+        count += *at == '\n';
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
     {"same_items", same_items, METH_VARARGS, "Whether items of two columns are the same bytes."},
     {"judged_lookup", judged_lookup, METH_VARARGS,
@@ -891,6 +931,7 @@ static PyMethodDef methods[] = {
     {"repeats_within_runs", repeats_within_runs, METH_VARARGS,
      "Whether some run of rows holds a key twice."},
     {"take", take, METH_VARARGS, "Some items of a scanned block as Python strings."},
+    {"line_ends", line_ends, METH_VARARGS, "The number of line ends in a span of bytes."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

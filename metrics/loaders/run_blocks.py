@@ -25,7 +25,7 @@ from metrics.data.idcolumn import IdColumn
 from metrics.data.rows import whole_float_first
 from metrics.parallel import both, read_ahead
 from metrics.loaders.line_bound import MAX_LINE, over_long_line, over_long_line_error
-from metrics.loaders.trec_lines import COMPILED, BlockIds, Scanned, Scratch
+from metrics.loaders.trec_lines import COMPILED, BlockIds, Scanned, Scratch, line_ends
 from metrics.loaders.runs import RUN, RUN_TEXT, read_trec_text
 from metrics.loaders.tables import resolve_header
 from metrics.loaders.text import (BLOCK, GZIP_MAGIC, PARQUET_MAGIC, Source, byte_blocks,
@@ -138,7 +138,7 @@ def _checked_lines(text, start: int, end: int, label: str, lines: int) -> int:
     long = over_long_line(text, start, end)
     if long >= 0:
         raise over_long_line_error(label, lines + text.count(b"\n", start, long) + 1)
-    return lines + text.count(b"\n", start, end)
+    return lines + line_ends(text, start, end)
 
 
 def _plain_line_blocks(path: Source, label: str, block_bytes: int) -> Iterator[memoryview]:

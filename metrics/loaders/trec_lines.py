@@ -140,6 +140,14 @@ def _line_ends(data) -> int:
         return sum(bytes(view[i:i + SAMPLE]).count(b"\n") for i in range(0, len(view), SAMPLE))
 
 
+def line_ends(data, start: int, end: int) -> int:
+    """The number of line ends in ``data[start:end]`` (bytes, a bytearray or its view): counted
+    by the C reader without the interpreter's lock when it is compiled."""
+    if _trec_lines is None:
+        return data.count(b"\n", start, end)
+    return _trec_lines.line_ends(data, start, end)
+
+
 def hash_spans(data, offsets: np.ndarray) -> np.ndarray:
     """The keys the C reader gives the ids ``data[offsets[i]:offsets[i + 1]]``."""
     keys = np.empty(max(len(offsets) - 1, 0), dtype=np.uint64)
