@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import (EXTRA, HERE, NAN, failure, fmt, job_command, mb, measure, median_of,
-                     ratio)
+from harness import (EXTRA, HERE, NAN, failure, fmt, job_command, mb, measure, measure_in_turn,
+                     median_of, ratio)
 from peers import BINARY_MEASURES, TREC_EVAL, read_trec_eval, trec_eval_args
 from report import TARGETS, target
 
@@ -49,22 +49,26 @@ def bench_runs(label: str, paths: dict, repeats: int, cache_dir: str, quick: boo
     run, qrels = str(paths["run"]), str(paths["graded"])
     cli = [sys.executable, "-m", "metrics", "evaluate", run, qrels,
            "--measures", OUR_MEASURES, "--ties", "trec", "--format", "json"]
-    # the timings the targets compare get two more repeats: their medians decide them
-    rows["ours: whole command line"] = measure("ours, whole command line", cli, repeats + EXTRA[0])
-    rows["ours: phases"] = measure("ours, phases", job_command("ours", run, qrels, out_ours),
-                                   repeats)
-    rows["pytrec_eval"] = measure("pytrec_eval", job_command("pytrec_eval", run, qrels,
-                                                             out_trec), repeats + EXTRA[0])
+    # the timings the targets compare get two more repeats (their medians decide them), taken in
+    # turn with the trec_eval binary's so that a ratio compares runs made under the same load
+    in_turn = {"ours, whole command line": (cli, {}),
+               "pytrec_eval": (job_command("pytrec_eval", run, qrels, out_trec), {})}
     identical = None
     if TREC_EVAL["path"]:
         binary_out, ours_out = tempfile.mktemp(suffix=".trec_eval"), tempfile.mktemp()
         args = trec_eval_args(run, qrels, BINARY_MEASURES)
-        rows["trec_eval 10 (binary)"] = measure("trec_eval binary", args, repeats + EXTRA[0],
-                                                stdout_path=binary_out)
+        in_turn["trec_eval binary"] = (args, {"stdout_path": binary_out})
         # trec_eval's own command line on our engine, beside the binary in the same run
-        rows[TREC_EVAL_OURS] = measure(
-            "ours, trec-eval", [sys.executable, "-m", "metrics", "trec-eval", *args[1:]],
-            repeats + EXTRA[0], stdout_path=ours_out)
+        in_turn["ours, trec-eval"] = ([sys.executable, "-m", "metrics", "trec-eval", *args[1:]],
+                                      {"stdout_path": ours_out})
+    timings = measure_in_turn(in_turn, repeats + EXTRA[0])
+    rows["ours: whole command line"] = timings["ours, whole command line"]
+    rows["ours: phases"] = measure("ours, phases", job_command("ours", run, qrels, out_ours),
+                                   repeats)
+    rows["pytrec_eval"] = timings["pytrec_eval"]
+    if TREC_EVAL["path"]:
+        rows["trec_eval 10 (binary)"] = timings["trec_eval binary"]
+        rows[TREC_EVAL_OURS] = timings["ours, trec-eval"]
         if not failure(rows[TREC_EVAL_OURS]) and not failure(rows["trec_eval 10 (binary)"]):
             identical = Path(ours_out).read_bytes() == Path(binary_out).read_bytes()
     if not quick:

@@ -147,6 +147,28 @@ def measure(label: str, args: list[str], repeats: int, runner=None, **kw) -> lis
     return runs
 
 
+def measure_in_turn(commands: dict[str, tuple[list[str], dict]], repeats: int
+                    ) -> dict[str, list[dict]]:
+    """``repeats`` rounds of fresh runs of several commands, one of each per round, in turn
+    ({label: (args, keyword arguments of :func:`timed`)}): a ratio of two of them then compares
+    runs made under the same conditions (on a shared machine the load comes and goes over
+    minutes, and timing one tool's repeats after the other's put their medians in different
+    periods). A command that failed is not run again; prints a summary line per command."""
+    runs: dict[str, list[dict]] = {label: [] for label in commands}
+    for _ in range(max(1, repeats)):
+        for label, (args, kw) in commands.items():
+            if not failure(runs[label]):
+                runs[label].append(timed(args, **kw))
+    for label, done in runs.items():
+        if failure(done):
+            print(f"    {label}: {failure(done)}", flush=True)
+        else:
+            print(f"    {label}: {fmt(median_of(done, 'wall'))} s, "
+                  f"{median_of(done, 'rss_mb'):.0f} MB (median of {len(done)}, in turn)",
+                  flush=True)
+    return runs
+
+
 def job_command(name: str, *args: str) -> list[str]:
     return [sys.executable, str(SCRIPT), "--job", name, *args]
 

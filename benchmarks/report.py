@@ -75,6 +75,9 @@ machines are shared with other work: the load average says how much. Before any 
 project's Python files are compiled to bytecode (`compileall`), as an installation has them:
 these machines set PYTHONDONTWRITEBYTECODE, under which every process would compile the
 toolkit's modules again (about 0.3 s), and the trec_eval binary is measured compiled too.
+From run 26 on, the commands whose ratio is a target (W1 and W2: ours, pytrec_eval, the trec_eval
+binary and trec-eval) are run in turn, one of each per round, so that a ratio compares runs made
+under the same load; before, each tool's repeats came one after another, minutes apart.
 """
 RUNS_HEADER = ["| run | when | commit | machine | load average at the start | versions | command |",
                "| --- | --- | --- | --- | --- | --- | --- |"]
