@@ -327,3 +327,22 @@ def test_evaluate_format_trec_prints_trec_evals_default_measures(trec_eval_binar
     their = "".join(line for line in their.splitlines(keepends=True)
                     if not line.startswith(("runid ", "num_q ")))
     assert_same((0, our), (status, their))
+
+
+def test_trec_eval_loads_none_of_the_other_commands_modules(tmp_path):
+    """``trec-eval`` is handed on before the other commands' modules load (their tests,
+    leaderboard, power, provenance and argparse: some 40 ms of a W1 run it never uses); in a
+    fresh process, as a user runs it."""
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "run").write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n")
+    probe = ("import sys; from metrics.cli import main; "
+             "status = main(['trec-eval', '-m', 'map', 'qrels', 'run']); "
+             "print(status, sorted(m for m in ('metrics.cli.commands', 'metrics.evaluation.stats', "
+             "'metrics.evaluation.leaderboard', 'argparse') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+                                          "PATH": "/usr/bin:/bin"})
+    assert done.stdout.splitlines() == ["map                   \tall\t1.0000", "0 []"], done.stderr

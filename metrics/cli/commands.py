@@ -53,9 +53,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (``sys.argv[1:]`` when None), run its command and print the result; 0 when
     done, or an InputError for bad input."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["trec-eval"]:   # trec_eval's own grammar (getopt), not argparse's
-        from metrics.cli.trec_eval import run as trec_eval
-        return trec_eval(argv[1:])
+    if argv[:1] == ["trec-eval"]:   # (metrics.cli.run hands it on before this module is loaded)
+        from metrics.cli import run as run_any
+        return run_any(argv)
     args = build_parser().parse_args(argv)
     if args.command == "measures":
         sys.stdout.write(measure_table(args.format) + "\n")
