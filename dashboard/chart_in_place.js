@@ -1,24 +1,8 @@
 // A Plotly chart that a rerun redraws in place (Plotly.react on the same element) instead of
 // mounting a new chart and drawing it twice, as st.plotly_chart does for every new figure.
-// data: {spec: the figure's JSON, plotly: the URL of plotly.min.js, address: the page's
-// permalink as a query string, or null}.
-
-function loadPlotly(url) {
-  // one copy of plotly.js per page, shared by every chart and kept across reruns
-  if (!window.__chartInPlacePlotly) {
-    window.__chartInPlacePlotly = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = url;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => {
-        window.__chartInPlacePlotly = undefined;   // let a later rerun try again
-        reject(new Error("could not load plotly.js from " + url));
-      };
-      document.head.appendChild(script);
-    });
-  }
-  return window.__chartInPlacePlotly;
-}
+// data: {spec: the figure's JSON, plotly: the URL of plotly.js, clickable: whether a click on a
+// point, bar or cell is sent to the server (as the trigger value "click"), address: the page's
+// permalink as a query string, or null}. loadPlotly comes from plotly_loader.js.
 
 // The app's theme as Plotly template defaults (what st.plotly_chart's theme does): the figure's
 // own settings still win, as they win over any template.
@@ -54,7 +38,7 @@ function showAddress(address) {
 }
 
 export default async function (component) {
-  const { data, parentElement } = component;
+  const { data, parentElement, setTriggerValue } = component;
   showAddress(data.address);
   let chart = parentElement.querySelector(":scope > .chart-in-place");
   if (!chart) {
@@ -93,6 +77,19 @@ export default async function (component) {
   if (chart.__drawn !== drawn || !chart._fullLayout) {
     chart.__drawn = drawn;
     await Plotly.react(chart, spec.data, layout, {displaylogo: false, responsive: true});
+  }
+  // a click on a point, bar or cell: sent once (a trigger value, None again after the run it
+  // starts), through the newest call's setter
+  chart.__sendClick = data.clickable ? setTriggerValue : null;
+  if (data.clickable && !chart.__clicks) {
+    chart.__clicks = true;
+    chart.on("plotly_click", (event) => {
+      const point = event && event.points && event.points[0];
+      if (!point || !chart.__sendClick) return;
+      chart.__sendClick("click", {customdata: point.customdata === undefined ? null : point.customdata,
+                                  curve_number: point.curveNumber,
+                                  point_index: point.pointNumber === undefined ? null : point.pointNumber});
+    });
   }
   // Streamlit also calls the cleanup of a call that a newer one overtook, while the chart is
   // still shown: free the chart only once it has left the page

@@ -1,53 +1,92 @@
-"""A Plotly chart that a rerun redraws in place.
+"""Every Plotly chart of the app: drawn by one component, redrawn in place by a rerun, and
+clicked through a one-time event.
 
 ``st.plotly_chart`` gives a figure with a new spec a new element: the browser mounts a new chart
-and draws it twice (at the spec's width, then at its column's). On the Query explorer, whose
+and draws it twice (at the spec's width, then at its column's); on the Query explorer, whose
 figure changes with every query switch, change of K and teaching-mode step, that was most of a
-click's time. This chart keeps its element (its key is its identity) and redraws with
-``Plotly.react``. It uses the plotly.js that ships with the plotly package, served by Streamlit
-from that package's directory, and the app's theme (text, background, grid and font).
+click's time. It also brings the whole of plotly.js (4.7 MB in Streamlit's own bundle), which
+took about 1.1 s of the browser's main thread on a first page with a chart (issue 40, defect
+14: a fresh server's first page under 3 s). This chart keeps its element (its key is its
+identity), redraws with ``Plotly.react``, and draws with plotly.js's cartesian bundle
+(dashboard/plotly_js: scatter, bar and heatmap are all the app draws; about 0.4 s), in the app's
+theme (text, background, grid and font).
 
-It has no selection events: the pages whose charts are clicked use ``st.plotly_chart``.
+A chart that opens something when clicked (a point, a bar, a heatmap's cell) is ``clickable``:
+:func:`show_chart` returns the clicked point, once, in the run the click starts (a trigger
+value), and None in every other run.
 
-It can also carry its page's permalink (``address``), which it puts in the browser's address bar
-itself, in place: a fragment's rerun does not reach the frame, which writes the address after a
-full run (:func:`dashboard.permalink.write_permalink`); a new session (a reload, a shared link)
-reads the address bar."""
+A chart can also carry its page's permalink (``address``), which it puts in the browser's
+address bar itself, in place: a fragment's rerun does not reach the frame, which writes the
+address after a full run (:func:`dashboard.permalink.write_permalink`); a new session (a reload,
+a shared link) reads the address bar.
+
+:func:`load_plotly_early` starts the bundle's load as a page with charts begins, while the server
+still computes what the charts show."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
 
+PLOTLY_FOLDER = Path(__file__).with_name("plotly_js")
+PLOTLY_BUNDLE = "plotly-cartesian.min.js"
+CHART_KEY_PREFIX = "chart-"
+# the loader both components share: one copy of plotly.js per page, whichever asks first
+_LOADER = PLOTLY_FOLDER.parent.joinpath("plotly_loader.js").read_text()
+
+
 def _plotly_files():
     """Streamlit serves the files of a declared component's directory at
-    /component/<name>/<file>: here, plotly's package_data, which holds plotly.min.js. Declared
-    on every use, as it registers with the server only inside a script run, and the server
-    imports this module before any (app.py's st.App, dashboard/warm_up.py)."""
-    return components_v1.declare_component(
-        "plotly_js", path=str(Path(plotly.__file__).parent / "package_data"))
+    /component/<name>/<file>: here, dashboard/plotly_js. Declared on every use, as it
+    registers with the server only inside a script run, and the server imports this module
+    before any (app.py's st.App, dashboard/warm_up.py)."""
+    return components_v1.declare_component("plotly_js", path=str(PLOTLY_FOLDER))
 
 
 _CHART = st.components.v2.component(
-    "chart_in_place", js=Path(__file__).with_name("chart_in_place.js").read_text(),
+    "chart_in_place", js=_LOADER + Path(__file__).with_name("chart_in_place.js").read_text(),
     isolate_styles=False)   # Plotly's own style rules live in the document's head
+_EARLY = st.components.v2.component(
+    "plotly_early", js=_LOADER + "export default function (component) { "
+                                "loadPlotly(component.data.plotly).catch(() => undefined); }",
+    isolate_styles=False)
 
 
 def _plotly_url() -> str:
     base = st.get_option("server.baseUrlPath").strip("/")
     return "/" + "/".join(part for part in (base, "component", _plotly_files().name,
-                                            "plotly.min.js") if part)
+                                            PLOTLY_BUNDLE) if part)
 
 
-def show_chart_in_place(figure: go.Figure, key: str, address: str | None = None) -> None:
+def load_plotly_early() -> None:
+    """Have the browser load plotly.js now (a page with charts calls this first): its load
+    then overlaps the server's work for the page instead of following it."""
+    _EARLY(key="plotly_early", data={"plotly": _plotly_url()}, height=0)
+
+
+def show_chart(figure: go.Figure, key: str, *, clickable: bool = False,
+               address: str | None = None) -> dict | None:
     """Show ``figure`` as the chart called ``key``: the first time mounted, then redrawn in
-    place whenever the figure changes. ``address``, a query string, replaces the address bar's
-    (the page's permalink, :func:`dashboard.permalink.permalink_query`)."""
-    _CHART(key=key, data={"spec": pio.to_json(figure, validate=False), "plotly": _plotly_url(),
-                          "address": address}, height="content")
+    place whenever the figure changes. ``clickable``: the point, bar or cell clicked, in the run
+    the click started (``{"customdata": …, "curve_number": …, "point_index": …}``), else None.
+    ``address``, a query string, replaces the address bar's (the page's permalink,
+    :func:`dashboard.permalink.permalink_query`)."""
+    data = {"spec": pio.to_json(figure, validate=False), "plotly": _plotly_url(),
+            "clickable": clickable, "address": address}
+    # the key names the element too (class st-key-chart-KEY): a test or a benchmark knows a
+    # chart by it before the chart's own script has run
+    key = CHART_KEY_PREFIX + key
+    if not clickable:
+        _CHART(key=key, data=data, height="content")
+        return None
+    # a callback makes the click a value of the result (Streamlit's rule for trigger values)
+    return _CHART(key=key, data=data, height="content", on_click_change=_clicked).click
+
+
+def _clicked() -> None:
+    """Nothing to do in the callback: the page reads the click from the chart's result."""

@@ -12,7 +12,7 @@ import streamlit as st
 
 from charts import Confusion, PRCurve, StripRow, query_figure
 from charts.query_figure import PR_MARKERS
-from dashboard.chart_in_place import show_chart_in_place
+from dashboard.chart_in_place import show_chart
 from dashboard.permalink import check_link_value
 from dashboard.settings import TEACH_RANK
 from dashboard.tables import show_ranked_list, with_cutoff
@@ -83,7 +83,7 @@ def show_query_figure(judged: JudgedRanking, query: int, curves: RankCurves, thr
                           query=str(judged.query_ids[query]), cutoff=cutoff, current=current,
                           compact=compact,
                           fit_precision=bool(st.session_state.get(FIT_PRECISION)))
-    show_chart_in_place(figure, key="query_figure", address=address)
+    show_chart(figure, key="query_figure", address=address)
     st.caption(caption + f"The confusion matrix counts the top {name} items as retrieved"
                + (" (rank r steps through the list)." if current is not None else
                   ": change **Cutoff K** above."))

@@ -65,7 +65,7 @@ def _modules(nodes) -> list[str]:
 def _first_use() -> None:
     """What Plotly, pandas and Streamlit import or build the first time a page draws: a figure
     with the kinds of traces and the parts of a layout that the charts use, written as JSON (as
-    ``st.plotly_chart`` sends it; Plotly imports each part's class on first use), a styled
+    dashboard.chart_in_place sends it; Plotly imports each part's class on first use), a styled
     table (jinja2), a reshaped one, a CSV, and a frame converted to Arrow (as ``st.dataframe``
     sends it)."""
     import pandas as pd

@@ -8,6 +8,7 @@ import streamlit as st
 
 from charts import lift_curves_figure, pr_curves_figure
 from charts.colours import DIFFERS_BACKGROUND, highlight_css
+from dashboard.chart_in_place import load_plotly_early, show_chart
 from dashboard.frame import end_page, page_setup
 from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
@@ -29,6 +30,7 @@ COUNT_ROWS = ("TP", "FP", "FN", "TN")   # rows shown as whole numbers
 MEAN_OF = "answer sets"   # the curves' legend: "mean: answer sets", not "mean: mean"
 
 page_setup()
+load_plotly_early()
 
 st.title("Answer sets")
 st.markdown(
@@ -165,10 +167,10 @@ fit = fit_precision_toggle("answer_pr_fit")   # a poor answer set's precision li
 curve_grid = st.grid(2, min_column_width=300)
 with curve_grid.cell():
     lines = {n: lift_curve(judged, i) for i, n in enumerate(judged.query_ids)}
-    st.plotly_chart(lift_curves_figure(lines, mean={MEAN_OF: mean_lift(judged)},
-                                       title="Normalised lift curves"), width="stretch")
+    show_chart(lift_curves_figure(lines, mean={MEAN_OF: mean_lift(judged)},
+                                  title="Normalised lift curves"), key="answer_sets_lift")
 with curve_grid.cell():
     pr = {n: (rank_curves(judged, i).recall, rank_curves(judged, i).precision)
           for i, n in enumerate(judged.query_ids)}
-    st.plotly_chart(pr_curves_figure(pr, mean={MEAN_OF: mean_interpolated_precision(judged)},
-                                     title="PR curves", fit=fit), width="stretch")
+    show_chart(pr_curves_figure(pr, mean={MEAN_OF: mean_interpolated_precision(judged)},
+                                title="PR curves", fit=fit), key="answer_sets_pr")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
+from dashboard.chart_in_place import load_plotly_early, show_chart
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import end_page, page_path, page_setup
@@ -28,6 +29,7 @@ from metrics.evaluation.power import (DEFAULT_POWER, detectable_sentence, power_
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 page_setup()
+load_plotly_early()
 
 st.title("Compare systems")
 data, measures, results = several_systems(
@@ -55,19 +57,17 @@ both = ~np.isnan(a) & ~np.isnan(b)
 shown = queries[both]
 charts = st.grid(2, min_column_width=300)   # side by side only when both get 300 px
 with charts.cell():
-    scatter = st.plotly_chart(
+    scatter = show_chart(
         paired_scatter_figure(a[both], b[both], shown, name_a=name_a, name_b=name_b,
-                              measure=measure),
-        width="stretch", on_select="rerun", selection_mode="points", key="compare_scatter")
+                              measure=measure), key="compare_scatter", clickable=True)
     st.caption("Above the diagonal: B is better. Click a point to open that query below.")
 with charts.cell():
-    bars = st.plotly_chart(
+    bars = show_chart(
         difference_figure(b[both] - a[both], shown, name_a=name_a, name_b=name_b,
-                          measure=measure),
-        width="stretch", on_select="rerun", selection_mode="points", key="compare_bars")
+                          measure=measure), key="compare_bars", clickable=True)
     st.caption("Click a bar to open that query below.")
-for key, event in (("compare_scatter", scatter), ("compare_bars", bars)):
-    if open_clicked(key, event, shown):
+for click in (scatter, bars):
+    if open_clicked(click, shown):
         st.session_state["_scroll_to_rankings"] = True
 
 st.subheader("How sure are we?")
@@ -130,9 +130,9 @@ if delta and power.queries_needed_method is not None:
 
 st.subheader("Mean PR curves")
 means = {s: mean_interpolated_precision(data[s], threshold) for s in systems}
-st.plotly_chart(interpolated_pr_figure(RECALL_LEVELS, {}, mean=means,
-                                       title="Mean 11-point interpolated precision"),
-                width="stretch")
+show_chart(interpolated_pr_figure(RECALL_LEVELS, {}, mean=means,
+                                  title="Mean 11-point interpolated precision"),
+           key="compare_pr")
 
 st.subheader("One query, both rankings", anchor=RANKINGS_ANCHOR)
 if st.session_state.pop("_scroll_to_rankings", False):

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
+from dashboard.chart_in_place import load_plotly_early, show_chart
 from dashboard.datasets import rankings
 from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import end_page, page_setup
@@ -17,6 +18,7 @@ from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, li
                                        rank_curves, roc_auc, roc_curve)
 
 page_setup()
+load_plotly_early()
 
 MAX_LINES = 40   # more single-query lines than this make a figure unreadable
 
@@ -92,8 +94,8 @@ if pr_tab.open:
                 for i, query in enumerate(subset.query_ids):
                     curves = rank_curves(subset, i, threshold)
                     lines[label(system, query)] = (curves.recall, curves.precision)
-        st.plotly_chart(pr_curves_figure(lines, mean=means, groups=groups,
-                                         title="Precision–recall", fit=fit), width="stretch")
+        show_chart(pr_curves_figure(lines, mean=means, groups=groups,
+                                    title="Precision–recall", fit=fit), key="curves_pr")
         st.caption(lines_note.replace("one per query", "P(r) against R(r), one per query")
                    + "Thick: each system's mean of the 11-point interpolated curves over the "
                      "chosen queries with a relevant item.")
@@ -107,9 +109,9 @@ if interp_tab.open:
                 for i, query in enumerate(subset.query_ids):
                     if not np.isnan(values[i]).any():
                         lines[label(system, query)] = values[i]
-        st.plotly_chart(interpolated_pr_figure(
+        show_chart(interpolated_pr_figure(
             RECALL_LEVELS, lines, mean=means, groups=groups,
-            title="Interpolated precision at 11 recall levels", fit=fit), width="stretch")
+            title="Interpolated precision at 11 recall levels", fit=fit), key="curves_interpolated")
         st.caption(lines_note + "Thick: each system's mean over the chosen queries with a "
                    "relevant item. At each level, the highest precision at that recall or beyond "
                    "(trec_eval's iprec_at_recall).")
@@ -124,8 +126,8 @@ if lift_tab.open:
                     if not np.isnan(y).any():
                         lines[label(system, query)] = (x, y)
             lift_means[system] = mean_lift(subset, threshold)
-        st.plotly_chart(lift_curves_figure(lines, mean=lift_means, groups=groups,
-                                           title="Normalised lift (Serrà 2007)"), width="stretch")
+        show_chart(lift_curves_figure(lines, mean=lift_means, groups=groups,
+                                      title="Normalised lift (Serrà 2007)"), key="curves_lift")
         st.caption(lines_note + "Thick: each system's mean. x = r/|A|, y = TP(r)/R_q: the "
                    "steeper towards (0, 1), the better.")
 
@@ -152,8 +154,8 @@ if roc_tab.open:
                 aucs[len(roc_means) - 1].metric(f"Mean AUC — {md(system)}",
                                                 fixed(auc[defined].mean()))
         if roc_means:
-            st.plotly_chart(roc_figure(lines, mean=roc_means, groups=groups,
-                                       title="ROC along the ranking"), width="stretch")
+            show_chart(roc_figure(lines, mean=roc_means, groups=groups,
+                                  title="ROC along the ranking"), key="curves_roc")
             st.caption(lines_note.replace("one per query", "one per query, its AUC in its name")
                        + "Thick: each system's mean ROC curve (the mean true positive rate at "
                          "each false positive rate). Items the list did not retrieve are taken "

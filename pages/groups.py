@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from charts.groups import group_means_figure
+from dashboard.chart_in_place import load_plotly_early, show_chart
 from dashboard.clicks import open_clicked
 from dashboard.computed import evaluated
 from dashboard.errors import show_error
@@ -28,6 +29,7 @@ GROUPS_PER_PAGE = 200   # groups in a page of the table (their intervals are dra
 # covers' 137 artists in one
 
 page_setup()
+load_plotly_early()
 
 st.title("Groups of queries")
 data, measures, results = evaluated()
@@ -89,11 +91,10 @@ if len(unlisted):
     low, high = (np.where(np.isnan(a), b, a) for a, b in zip((low, high), more))
 charted_names = [groups[i] for i in charted]
 means_of = aggregates.values[measure]
-chart = st.plotly_chart(
+click = show_chart(
     group_means_figure(charted_names, [counts[g] for g in charted_names], systems,
                        means_of[charted], low[charted], high[charted], measure=measure,
-                       grouping=name, level=DEFAULT_LEVEL),
-    width="stretch", on_select="rerun", selection_mode="points", key="groups_chart")
+                       grouping=name, level=DEFAULT_LEVEL), key="groups_chart", clickable=True)
 every = len(charted) == len(groups)
 st.caption(("" if every else
             f"The chart shows {len(charted)} of the {len(groups):,} groups: the {CHART_EACH} with "
@@ -108,7 +109,7 @@ st.caption(("" if every else
               f"{'is' if ungrouped == 1 else 'are'} in no group. " if ungrouped else "")
            + "Click a group to open its queries in the Query explorer, worst first.")
 
-if open_clicked("groups_chart", chart, charted_names,
+if open_clicked(click, charted_names,
                 lambda group: open_group(name, group, group_of)):
     st.switch_page(page_path("explorer"))
 

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from charts.leaderboard import pairwise_figure, query_heatmap_figure
+from dashboard.chart_in_place import load_plotly_early, show_chart
 from dashboard.clicks import clicked_index, open_clicked
 from dashboard.computed import leaderboard_now, pairwise_now, several_systems
 from dashboard.frame import page_path, page_setup
@@ -27,6 +28,7 @@ from metrics.explain.standings import FAILED_VALUE, standings
 DISAGREEMENTS = 10      # rows of the "systems disagree most" table
 
 page_setup()
+load_plotly_early()
 
 st.title("Leaderboard")
 data, measures, results = several_systems(
@@ -125,9 +127,9 @@ st.subheader("Every pair of systems")
 measure = choose("Measure", LEADERBOARD_MEASURE, names, names[0], "leaderboard_measure_box",
                  noun="measure")
 matrix = pairwise_now(measures, measure, correction, DEFAULT_SEED)
-st.plotly_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjusted,
-                                measure=measure, correction=correction.title,
-                                alpha=alpha), width="stretch", key="pairwise_chart")
+show_chart(pairwise_figure(matrix.systems, matrix.mean_diff, matrix.p_adjusted,
+                           measure=measure, correction=correction.title, alpha=alpha),
+           key="pairwise_chart")
 st.caption(f"Cell (row, column): mean of the column's system − mean of the row's over "
            f"{matrix.n} common queries, and the p-value by {md(correction.description)} "
            f"(* below α = {alpha:g})."
@@ -150,16 +152,15 @@ higher = results[systems[0]].results[measure].higher_is_better
 queries = results[systems[0]].query_ids
 hardest, failed, disagreement = standings(
     queries, {s: results[s].results[measure].values for s in systems}, higher)
-event = st.plotly_chart(
+click = show_chart(
     query_heatmap_figure(hardest.index.tolist(), systems, hardest[systems].to_numpy(),
-                         measure=measure),
-    width="stretch", on_select="rerun", selection_mode="points", key="standings_chart")
+                         measure=measure), key="standings_chart", clickable=True)
 st.caption(f"{measure} of every query (rows, hardest first: by the mean over the systems) for "
            f"every system (columns). Click a cell to open that query of that system in the "
            f"Query explorer.")
 cells = np.repeat(hardest.index.to_numpy(dtype=object), len(systems))
-if open_clicked("standings_chart", event, cells):
-    st.session_state["system"] = systems[clicked_index(event) % len(systems)]
+if open_clicked(click, cells):
+    st.session_state["system"] = systems[clicked_index(click) % len(systems)]
     st.switch_page(page_path("explorer"))
 download_csv("Download CSV", hardest.reset_index(), provenance_record(measures),
              f"queries_{measure}.csv", key="download_standings")

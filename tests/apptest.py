@@ -112,6 +112,13 @@ def query_box(at):
     return next(box for box in at.main.selectbox if box.label == "Query")
 
 
+def chart_figures(at) -> list[dict]:
+    """Every chart the run drew (dashboard.chart_in_place), as the figure JSON it sent, in page
+    order."""
+    return [json.loads(json.loads(c.proto.json)["spec"]) for c in at.get("bidi_component")
+            if c.proto.component_name == "chart_in_place"]
+
+
 def explorer_chart_data(at) -> dict:
     """The data of the explorer's chart redrawn in place (dashboard.chart_in_place)."""
     [chart] = [c for c in at.get("bidi_component") if c.proto.component_name == "chart_in_place"]

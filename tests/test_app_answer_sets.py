@@ -3,7 +3,7 @@ agreement of the measures, and answer sets that cannot add up."""
 
 import pytest
 
-from apptest import app, grid_text
+from apptest import app, chart_figures, grid_text
 
 
 def _preferred_order(at):
@@ -28,8 +28,7 @@ def test_answer_sets_curves_name_their_means():
 
     at = app("pages/answer_sets.py")
     assert not at.exception
-    names = [t.get("name") for c in at.get("plotly_chart")
-             for t in json.loads(c.proto.spec)["data"]]
+    names = [t.get("name") for figure in chart_figures(at) for t in figure["data"]]
     assert "mean: answer sets" in names and "mean interpolated: answer sets" in names
     assert not any(n and n.endswith(": mean") for n in names), names
     assert [n for n in names if n in {f"A{i}" for i in range(1, 7)}] == [

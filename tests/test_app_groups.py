@@ -2,7 +2,7 @@
 
 import pytest
 
-from apptest import address_params, linked
+from apptest import address_params, chart_figures, linked
 
 
 def test_a_groups_link_restores_grouping_measure_group_and_systems():
@@ -87,7 +87,7 @@ def test_ten_thousand_groups_of_two_queries_draw_a_bounded_chart_and_a_page_of_t
         at.session_state[key] = value
     at.run(timeout=40)   # it had taken 61 s
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    figure = chart_figures(at)[0]
     ticks = figure["layout"]["yaxis"]["ticktext"]
     assert len(figure["data"]) == 2 and len(ticks) <= 30, len(ticks)
     # intervals: the chart's groups and the table's first page of 200, for each system

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from apptest import address_params, app, figure_array, linked, upload_of
+from apptest import address_params, app, chart_figures, figure_array, linked, upload_of
 from oracles import holm_by_hand, versions_by_pytrec_eval
 
 VERSION_SYSTEMS = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
@@ -107,7 +107,7 @@ def test_leaderboard_of_two_systems_and_of_one():
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return chart_figures(at)
 
 
 def test_leaderboard_with_twenty_systems_stays_legible():

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from apptest import address_params, app, linked
+from apptest import address_params, app, chart_figures, linked
 from dashboard.grouped import GROUP_OF_QUERIES
 from dashboard.safe import md
 from dashboard.settings import DataSource
@@ -109,7 +109,7 @@ def test_the_groups_page_agrees_with_the_per_query_values():
         rock = table[(table["genre"] == "rock") & (table["system"] == system)].iloc[0]
         assert rock["queries"] == 2
         assert rock["mean"] == pytest.approx(round((values["q1"] + values["q3"]) / 2, 4))
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    spec = chart_figures(at)[0]
     assert {t["name"] for t in spec["data"]} == {"mine", "other"}
     # each group a row, named by its tick (the systems lie apart within the row)
     axis = spec["layout"]["yaxis"]

@@ -179,8 +179,8 @@ def assert_healthy(page, errors, text):
     assert not errors, errors
 
 
-# Streamlit's Plotly charts, and the Query explorer's chart (redrawn in place) once it is drawn
-CHARTS = '[data-testid="stPlotlyChart"], .chart-in-place.js-plotly-plot'
+# the app's charts (dashboard/chart_in_place.py) once drawn
+CHARTS = '.chart-in-place.js-plotly-plot'
 VISIBLE_CHARTS = """() => Array.from(document.querySelectorAll('""" + CHARTS + """'))
   .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
   .length"""
@@ -920,7 +920,7 @@ def test_a_click_on_the_scatter_or_a_bar_opens_that_query(app_url, browser):
     box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
         has_text="Query (largest difference first)").first.locator("input")
     before = box.input_value()
-    charts = page.locator('[data-testid="stPlotlyChart"]')
+    charts = page.locator('.chart-in-place')
     points = charts.nth(0).locator(".scatterlayer .trace:not(:first-child) .points path")
     # the chart's frame can be in the page before Plotly has drawn its points (a slow CI machine)
     points.first.wait_for(state="attached", timeout=30_000)
@@ -997,7 +997,7 @@ def test_a_click_on_the_leaderboard_heatmap_opens_that_query_and_system(app_url,
                              1024, 768)
     assert_healthy(page, errors, "Where every query stands")
     wait_for_charts(page, 2)
-    cells = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(
+    cells = page.locator('.chart-in-place').nth(1).locator(
         ".scatterlayer .trace .points path")
     cells.first.wait_for(state="attached", timeout=30_000)
     assert cells.count() == 60 * 5

@@ -66,7 +66,7 @@ def test_a_click_on_compare_logs_no_deprecation(served, browser):
     box = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
         has_text="Query (largest difference first)").first.locator("input")
     before = box.input_value()
-    points = page.locator('[data-testid="stPlotlyChart"]').nth(0).locator(
+    points = page.locator('.chart-in-place').nth(0).locator(
         ".scatterlayer .trace:not(:first-child) .points path")
     points.first.wait_for(state="attached", timeout=30_000)
     for i in range(points.count()):

@@ -39,9 +39,9 @@ def test_each_group_of_a_hundred_has_a_row_its_markers_fit(app_url, browser, sch
     # covers grouped by artist: about a hundred groups, two systems' markers side by side in each
     page, errors = open_page(browser, f"{app_url}/groups?dataset=covers&group_by=artist",
                              *SIZES["projector"], scheme)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .ytick text')
+    page.wait_for_selector('.chart-in-place .ytick text')
     found = page.evaluate("""() => {
-      const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+      const gd = document.querySelector('.chart-in-place');
       const ticks = Array.from(gd.querySelectorAll('.ytick text'))
         .map(t => t.getBoundingClientRect().top).sort((a, b) => a - b);
       const gaps = ticks.slice(1).map((t, i) => t - ticks[i]);
@@ -52,7 +52,7 @@ def test_each_group_of_a_hundred_has_a_row_its_markers_fit(app_url, browser, sch
     assert found["rows"] >= 90 and found["systems"] == 2, found
     assert found["gap"] >= found["systems"] * (found["size"] + 4), found
     assert found["top"] <= 50 + 2 * found["gap"], found     # no empty rows above the first
-    page.locator('[data-testid="stPlotlyChart"]').first.screenshot(
+    page.locator('.chart-in-place').first.screenshot(
         path=f"tests/artifacts/lecture_groups_{scheme}.png")
     assert_healthy(page, errors, "Groups of queries")
     page.close()

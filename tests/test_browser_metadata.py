@@ -111,7 +111,7 @@ def test_metadata_upload_end_to_end(app_url, browser, files, width, height, sche
     shoot(page, f"{name}_groups")
     if width == 1400 and scheme == "light":
         # a click on a group's marker opens the explorer on that group's queries
-        point = page.locator('[data-testid="stPlotlyChart"] .scatterlayer .point').first
+        point = page.locator('.chart-in-place .scatterlayer .point').first
         box = point.bounding_box()   # Plotly's drag layer lies over the points: click there
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         wait_for_app(page)

@@ -234,9 +234,9 @@ def test_the_k_label_at_the_end_of_the_list_is_whole(app_url, browser, scheme):
 @pytest.mark.parametrize("path", ["curves?dataset=fmp", "answer_sets"])
 def test_per_query_curves_show_in_the_dark_on_a_projector(app_url, browser, path):
     page, errors = open_page(browser, f"{app_url}/{path}", *SIZES["projector"], "dark")
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .scatterlayer .trace')
+    page.wait_for_selector('.chart-in-place .scatterlayer .trace')
     opacities = page.evaluate("""() => Array.from(document.querySelectorAll(
-      '[data-testid="stPlotlyChart"] .scatterlayer .trace')).filter(t => t.getBoundingClientRect()
+      '.chart-in-place .scatterlayer .trace')).filter(t => t.getBoundingClientRect()
       .width > 0).map(t => +getComputedStyle(t).opacity)""")
     assert len(opacities) >= 3 and min(opacities) >= 0.8, opacities   # the queries' and mean
     full_shot(page, f"per_query_dark_{path.split('?')[0]}")

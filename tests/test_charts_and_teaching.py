@@ -442,17 +442,13 @@ def test_curves_take_their_systems_colour_with_one_legend_entry_per_system():
 
 
 def test_a_click_on_a_figure_names_the_point_by_its_index():
-    from types import SimpleNamespace
-
     from dashboard.clicks import clicked_index
 
-    def event(points):
-        return SimpleNamespace(selection=SimpleNamespace(points=points))
-
-    assert clicked_index(event([{"curve_number": 2, "point_index": 0, "customdata": 7}])) == 7
-    assert clicked_index(event([{"customdata": [3]}])) == 3
-    assert clicked_index(event([])) is None and clicked_index(None) is None
-    assert clicked_index(event([{"customdata": "q1"}])) is None
+    # the click as dashboard/chart_in_place.js sends it (Plotly's point: its customdata)
+    assert clicked_index({"curve_number": 2, "point_index": 0, "customdata": 7}) == 7
+    assert clicked_index({"curve_number": 0, "point_index": [1, 2], "customdata": [3]}) == 3
+    assert clicked_index({"customdata": None}) is None and clicked_index(None) is None
+    assert clicked_index({"customdata": "q1"}) is None and clicked_index({"customdata": True}) is None
 
 
 # --- answer sets: counts that add up, work that does not follow a typed number -------------

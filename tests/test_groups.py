@@ -439,7 +439,7 @@ def test_the_chart_of_many_groups_shows_the_largest_the_best_and_the_worst():
 FIVE_SYSTEMS = ["baseline", "chroma_dtw", "cqt_net", "cqt_net_aug", "transformer"]
 # each system's drawn markers: the group (the point's index) and its box on the screen
 MARKER_BOXES = """() => {
-  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  const gd = document.querySelector('.chart-in-place');
   return Array.from(gd.querySelectorAll('.scatterlayer .trace')).map(trace =>
     Array.from(trace.querySelectorAll('path.point')).map(p => {
       const r = p.getBoundingClientRect();
@@ -456,10 +456,10 @@ def test_five_systems_markers_of_a_group_lie_apart_named_in_the_legend(app_url, 
 
     page, errors = open_page(browser, f"{app_url}/groups?dataset=versions&group_by=R_q",
                              1400, 1000)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .scatterlayer path.point')
+    page.wait_for_selector('.chart-in-place .scatterlayer path.point')
     traces = page.evaluate(MARKER_BOXES)
     assert len(traces) == 5, traces
-    legend = page.locator('[data-testid="stPlotlyChart"] .legend .legendtext').evaluate_all(
+    legend = page.locator('.chart-in-place .legend .legendtext').evaluate_all(
         "(texts) => texts.map(t => t.textContent)")
     assert legend == FIVE_SYSTEMS
     by_group = {}
@@ -475,12 +475,12 @@ def test_five_systems_markers_of_a_group_lie_apart_named_in_the_legend(app_url, 
     # hover on the third system's marker of the first group: its group, n and interval
     point = by_group[0][2][1]
     page.mouse.move(point["x"], point["y"])
-    hover = page.locator('[data-testid="stPlotlyChart"] .hoverlayer .hovertext')
+    hover = page.locator('.chart-in-place .hoverlayer .hovertext')
     hover.first.wait_for()
     text = hover.first.text_content()
     assert "R_q = " in text and "(n = " in text and "cqt_net: mean " in text, text
     assert re.search(r"95% interval \[\d\.\d{4}, \d\.\d{4}\]", text), text
-    page.locator('[data-testid="stPlotlyChart"]').first.screenshot(
+    page.locator('.chart-in-place').first.screenshot(
         path="tests/artifacts/groups_five_systems.png")
     assert_healthy(page, errors, "Groups of queries")
     page.close()

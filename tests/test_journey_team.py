@@ -205,7 +205,7 @@ def choose_in_box(page, label: str, option: str) -> None:
 
 def matrix_p_values(page) -> list[str]:
     """The p-values written in the pairwise matrix's cells (each pair twice): "0.028", "< 1e-16"."""
-    texts = page.locator('[data-testid="stPlotlyChart"]').first.evaluate(
+    texts = page.locator('.chart-in-place').first.evaluate(
         "(e) => Array.from(e.querySelectorAll('.heatmaplayer text')).map(t => t.textContent)")
     return sorted(re.findall(r"p (?:= )?(< 1e-16|[^ *<]+)", " ".join(texts)))
 
@@ -247,7 +247,7 @@ def test_the_team_at_1400(app_url, browser, per_query):
     order = np.argsort(np.mean([per_query[s]["AP"] for s in SYSTEMS], axis=0), kind="stable")
     queries = sorted(_read_trec(VERSIONS / "qrels.txt", (2, 3)))
     index = len(SYSTEMS) * 0 + 3        # the hardest query, the fourth system
-    cells = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(
+    cells = page.locator('.chart-in-place').nth(1).locator(
         ".scatterlayer .trace .points path")
     cells.nth(index).click(force=True)
     page.wait_for_function("() => location.pathname.endsWith('/explorer')", timeout=30_000)

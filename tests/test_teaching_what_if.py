@@ -1,3 +1,4 @@
+import json
 """The teaching mode on a projector and its "what if" edits: the Query explorer with AppTest (the
 logic), and the query figure's coinciding markers, 11-point curve and legend (its JSON).
 Expected values come from pytrec_eval on edited run and qrels dicts built here, and from FMP
@@ -10,8 +11,8 @@ import pytest
 import pytrec_eval
 
 from charts import Confusion, PRCurve, StripRow, query_figure
-from apptest import (address_params, app, confusion_cells, explorer_chart_data, explorer_figure,
-                     figure_panel, figure_values, linked)
+from apptest import (address_params, app, chart_figures, confusion_cells, explorer_chart_data,
+                     explorer_figure, figure_panel, figure_values, linked)
 
 TOY1 = ["9", "2", "6", "8", "3", "10", "5", "7", "4", "1"]   # sample_data/fmp/toys.run
 TOY1_RELEVANT = {"9", "2", "8", "7"}
@@ -278,8 +279,7 @@ def test_the_curves_page_fits_the_precision_axis_when_asked():
     import json
 
     def axis(at, title):
-        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                  if title in c.proto.spec]
+        [spec] = [f for f in chart_figures(at) if title in json.dumps(f, ensure_ascii=False)]
         return spec["layout"]["yaxis"]
 
     at = app("pages/curves.py", sample="covers")
@@ -344,8 +344,7 @@ def test_the_answer_sets_page_fits_the_precision_axis_when_asked():
     import json
 
     def axis(at):
-        [spec] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                  if "PR curves" in c.proto.spec]
+        [spec] = [f for f in chart_figures(at) if "PR curves" in json.dumps(f, ensure_ascii=False)]
         return spec["layout"]["yaxis"]
 
     at = app("pages/answer_sets.py")
