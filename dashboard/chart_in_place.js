@@ -86,9 +86,10 @@ export default async function (component) {
     chart.on("plotly_click", (event) => {
       const point = event && event.points && event.points[0];
       if (!point || !chart.__sendClick) return;
-      chart.__sendClick("click", {customdata: point.customdata === undefined ? null : point.customdata,
+      const known = (value) => (value === undefined ? null : value);
+      chart.__sendClick("click", {customdata: known(point.customdata),
                                   curve_number: point.curveNumber,
-                                  point_index: point.pointNumber === undefined ? null : point.pointNumber});
+                                  point_index: known(point.pointNumber)});
     });
   }
   // Streamlit also calls the cleanup of a call that a newer one overtook, while the chart is

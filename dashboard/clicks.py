@@ -1,6 +1,7 @@
-"""Clicks on figures that open a query: the clicked point (:func:`dashboard.chart_in_place.show_chart`
-gives it once, in the run the click starts) opens what it stands for, and the page can scroll to
-the view that shows the query (:func:`dashboard.in_page.scroll_to`)."""
+"""Clicks on figures that open a query: the clicked point (which
+:func:`dashboard.chart_in_place.show_chart` gives once, in the run the click starts) opens what it
+stands for, and the page can scroll to the view that shows the query
+(:func:`dashboard.in_page.scroll_to`)."""
 
 from __future__ import annotations
 
