@@ -2,7 +2,25 @@
 // mounting a new chart and drawing it twice, as st.plotly_chart does for every new figure.
 // data: {spec: the figure's JSON, plotly: the URL of plotly.js, clickable: whether a click on a
 // point, bar or cell is sent to the server (as the trigger value "click"), address: the page's
-// permalink as a query string, or null}. loadPlotly comes from plotly_loader.js.
+// permalink as a query string, or null}.
+
+// plotly.js loaded once per page, by the first chart, and kept across reruns and pages. A classic
+// script with a src: Chromium compiles it off the main thread as it arrives.
+function loadPlotly(url) {
+  if (!window.__chartInPlacePlotly) {
+    window.__chartInPlacePlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        window.__chartInPlacePlotly = undefined;   // let a later rerun try again
+        reject(new Error("could not load plotly.js from " + url));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__chartInPlacePlotly;
+}
 
 // The app's theme as Plotly template defaults (what st.plotly_chart's theme does): the figure's
 // own settings still win, as they win over any template.

@@ -18,10 +18,7 @@ value), and None in every other run.
 A chart can also carry its page's permalink (``address``), which it puts in the browser's
 address bar itself, in place: a fragment's rerun does not reach the frame, which writes the
 address after a full run (:func:`dashboard.permalink.write_permalink`); a new session (a reload,
-a shared link) reads the address bar.
-
-:func:`load_plotly_early` starts the bundle's load as a page with charts begins, while the server
-still computes what the charts show."""
+a shared link) reads the address bar."""
 
 from __future__ import annotations
 
@@ -32,12 +29,9 @@ import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
-
 PLOTLY_FOLDER = Path(__file__).with_name("plotly_js")
 PLOTLY_BUNDLE = "plotly-cartesian.min.js"
 CHART_KEY_PREFIX = "chart-"
-# the loader both components share: one copy of plotly.js per page, whichever asks first
-_LOADER = PLOTLY_FOLDER.parent.joinpath("plotly_loader.js").read_text()
 
 
 def _plotly_files():
@@ -49,24 +43,14 @@ def _plotly_files():
 
 
 _CHART = st.components.v2.component(
-    "chart_in_place", js=_LOADER + Path(__file__).with_name("chart_in_place.js").read_text(),
+    "chart_in_place", js=Path(__file__).with_name("chart_in_place.js").read_text(),
     isolate_styles=False)   # Plotly's own style rules live in the document's head
-_EARLY = st.components.v2.component(
-    "plotly_early", js=_LOADER + "export default function (component) { "
-                                "loadPlotly(component.data.plotly).catch(() => undefined); }",
-    isolate_styles=False)
 
 
 def _plotly_url() -> str:
     base = st.get_option("server.baseUrlPath").strip("/")
     return "/" + "/".join(part for part in (base, "component", _plotly_files().name,
                                             PLOTLY_BUNDLE) if part)
-
-
-def load_plotly_early() -> None:
-    """Have the browser load plotly.js now (a page with charts calls this first): its load
-    then overlaps the server's work for the page instead of following it."""
-    _EARLY(key="plotly_early", data={"plotly": _plotly_url()}, height=0)
 
 
 def show_chart(figure: go.Figure, key: str, *, clickable: bool = False,

@@ -8,7 +8,7 @@ import streamlit as st
 
 from charts import lift_curves_figure, pr_curves_figure
 from charts.colours import DIFFERS_BACKGROUND, highlight_css
-from dashboard.chart_in_place import load_plotly_early, show_chart
+from dashboard.chart_in_place import show_chart
 from dashboard.frame import end_page, page_setup
 from dashboard.provenance_records import answer_sets_provenance
 from dashboard.safe import md
@@ -30,7 +30,6 @@ COUNT_ROWS = ("TP", "FP", "FN", "TN")   # rows shown as whole numbers
 MEAN_OF = "answer sets"   # the curves' legend: "mean: answer sets", not "mean: mean"
 
 page_setup()
-load_plotly_early()
 
 st.title("Answer sets")
 st.markdown(

@@ -7,7 +7,7 @@ import streamlit as st
 
 from charts import difference_figure, interpolated_pr_figure, paired_scatter_figure
 from dashboard.captions import randomisation_method
-from dashboard.chart_in_place import load_plotly_early, show_chart
+from dashboard.chart_in_place import show_chart
 from dashboard.clicks import RANKINGS_ANCHOR, open_clicked
 from dashboard.computed import comparisons, several_systems
 from dashboard.frame import end_page, page_path, page_setup
@@ -29,7 +29,6 @@ from metrics.evaluation.power import (DEFAULT_POWER, detectable_sentence, power_
 from metrics.evaluation.stats import DEFAULT_ALPHA, DEFAULT_SEED
 
 page_setup()
-load_plotly_early()
 
 st.title("Compare systems")
 data, measures, results = several_systems(

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from charts import interpolated_pr_figure, lift_curves_figure, pr_curves_figure, roc_figure
-from dashboard.chart_in_place import load_plotly_early, show_chart
+from dashboard.chart_in_place import show_chart
 from dashboard.datasets import rankings
 from dashboard.errors import COLLECTION_SIZE_HOW
 from dashboard.frame import end_page, page_setup
@@ -18,7 +18,6 @@ from metrics.evaluation.curves import (RECALL_LEVELS, interpolated_precision, li
                                        rank_curves, roc_auc, roc_curve)
 
 page_setup()
-load_plotly_early()
 
 MAX_LINES = 40   # more single-query lines than this make a figure unreadable
 

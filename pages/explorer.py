@@ -5,7 +5,6 @@ import zlib
 
 import streamlit as st
 
-from dashboard.chart_in_place import load_plotly_early
 from dashboard.computed import curves_of, evaluated
 from dashboard.failure import show_failure_summary, show_missed_items, strip_row, strip_rows
 from dashboard.frame import page_setup
@@ -38,7 +37,6 @@ RANKED_LIST, MISSED_ITEMS, WORKED_MEASURES = VIEWS = (
     "Ranked list", "Relevant items not retrieved", "Worked measures at K")
 
 page_setup()
-load_plotly_early()
 
 st.title("Query explorer")
 data, measures, results = evaluated()

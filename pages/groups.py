@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from charts.groups import group_means_figure
-from dashboard.chart_in_place import load_plotly_early, show_chart
+from dashboard.chart_in_place import show_chart
 from dashboard.clicks import open_clicked
 from dashboard.computed import evaluated
 from dashboard.errors import show_error
@@ -29,7 +29,6 @@ GROUPS_PER_PAGE = 200   # groups in a page of the table (their intervals are dra
 # covers' 137 artists in one
 
 page_setup()
-load_plotly_early()
 
 st.title("Groups of queries")
 data, measures, results = evaluated()

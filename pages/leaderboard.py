@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from charts.leaderboard import pairwise_figure, query_heatmap_figure
-from dashboard.chart_in_place import load_plotly_early, show_chart
+from dashboard.chart_in_place import show_chart
 from dashboard.clicks import clicked_index, open_clicked
 from dashboard.computed import leaderboard_now, pairwise_now, several_systems
 from dashboard.frame import page_path, page_setup
@@ -28,7 +28,6 @@ from metrics.explain.standings import FAILED_VALUE, standings
 DISAGREEMENTS = 10      # rows of the "systems disagree most" table
 
 page_setup()
-load_plotly_early()
 
 st.title("Leaderboard")
 data, measures, results = several_systems(
