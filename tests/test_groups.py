@@ -484,3 +484,26 @@ def test_five_systems_markers_of_a_group_lie_apart_named_in_the_legend(app_url, 
         path="tests/artifacts/groups_five_systems.png")
     assert_healthy(page, errors, "Groups of queries")
     page.close()
+
+
+@pytest.mark.browser
+def test_a_click_on_a_groups_marker_opens_its_queries_in_the_explorer(app_url, browser):
+    # the groups chart is clicked through dashboard/chart_in_place.py's one-time click event (it
+    # was st.plotly_chart's selection): row 0 of R_q is the queries with one relevant version
+    relevant = Counter()
+    for line in (ROOT / "sample_data" / "versions" / "qrels.txt").read_text().splitlines():
+        query, _, _, grade = line.split()
+        relevant[query] += int(grade) >= 1
+    expected = sum(1 for count in relevant.values() if count == 1)
+    page, errors = open_page(browser, f"{app_url}/groups?dataset=versions&group_by=R_q",
+                             1400, 1000)
+    page.wait_for_selector('.chart-in-place .scatterlayer path.point')
+    marker = page.evaluate(MARKER_BOXES)[2][0]           # cqt_net's marker of the first row
+    assert marker["group"] == 0
+    page.mouse.click(marker["x"], marker["y"])
+    page.wait_for_function("() => location.pathname.endsWith('/explorer')", timeout=30_000)
+    assert_healthy(page, errors, "Query explorer")
+    note = page.get_by_text("(from the Groups page), worst first").inner_text()
+    assert f"The {expected} queries of R_q = 1 " in note, note
+    page.close()
+
