@@ -5,13 +5,15 @@ import streamlit as st
 
 if __name__ != "__main__":
     # `streamlit run app.py` imports this file for its server: Streamlit's, with the routes that
-    # serve the media folders' clips by ranges, from the file (dashboard/media_route.py), and
-    # ready once it has imported what the pages run with (dashboard/warm_up.py). Nothing of the
-    # frame is imported here: a component declared before Streamlit's runtime exists is lost
+    # serve the media folders' clips by ranges, from the file (dashboard/media_route.py), and the
+    # charts' plotly.js (dashboard/plotly_route.py), and ready once it has imported what the
+    # pages run with (dashboard/warm_up.py). Nothing of the frame is imported here: a component
+    # declared before Streamlit's runtime exists is lost
     from dashboard.media_route import media_routes
+    from dashboard.plotly_route import plotly_route
     from dashboard.warm_up import warm_start
 
-    app = st.App(__file__, routes=media_routes(), lifespan=warm_start)
+    app = st.App(__file__, routes=[*media_routes(), plotly_route()], lifespan=warm_start)
 else:   # a run of the page script
     from dashboard.errors import show_unexpected
     from dashboard.frame import PAGES, PageEnded, configure_page, declare_navigation, mark_frame

@@ -8,8 +8,8 @@ click's time. It also brings the whole of plotly.js (4.7 MB in Streamlit's own b
 took about 1.1 s of the browser's main thread on a first page with a chart (issue 40, defect
 14: a fresh server's first page under 3 s). This chart keeps its element (its key is its
 identity), redraws with ``Plotly.react``, and draws with plotly.js's cartesian bundle
-(dashboard/plotly_js: scatter, bar and heatmap are all the app draws; about 0.4 s), in the app's
-theme (text, background, grid and font).
+(dashboard/plotly_js: scatter, bar and heatmap are all the app draws; about 0.4 s; served by
+:mod:`dashboard.plotly_route`), in the app's theme (text, background, grid and font).
 
 A chart that opens something when clicked (a point, a bar, a heatmap's cell) is ``clickable``:
 :func:`show_chart` returns the clicked point, once, in the run the click starts (a trigger
@@ -27,30 +27,14 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
-import streamlit.components.v1 as components_v1
 
-PLOTLY_FOLDER = Path(__file__).with_name("plotly_js")
-PLOTLY_BUNDLE = "plotly-cartesian.min.js"
+from dashboard.plotly_route import plotly_url
+
 CHART_KEY_PREFIX = "chart-"
-
-
-def _plotly_files():
-    """Streamlit serves the files of a declared component's directory at
-    /component/<name>/<file>: here, dashboard/plotly_js. Declared on every use, as it
-    registers with the server only inside a script run, and the server imports this module
-    before any (app.py's st.App, dashboard/warm_up.py)."""
-    return components_v1.declare_component("plotly_js", path=str(PLOTLY_FOLDER))
-
 
 _CHART = st.components.v2.component(
     "chart_in_place", js=Path(__file__).with_name("chart_in_place.js").read_text(),
     isolate_styles=False)   # Plotly's own style rules live in the document's head
-
-
-def _plotly_url() -> str:
-    base = st.get_option("server.baseUrlPath").strip("/")
-    return "/" + "/".join(part for part in (base, "component", _plotly_files().name,
-                                            PLOTLY_BUNDLE) if part)
 
 
 def show_chart(figure: go.Figure, key: str, *, clickable: bool = False,
@@ -60,7 +44,7 @@ def show_chart(figure: go.Figure, key: str, *, clickable: bool = False,
     the click started (``{"customdata": …, "curve_number": …, "point_index": …}``), else None.
     ``address``, a query string, replaces the address bar's (the page's permalink,
     :func:`dashboard.permalink.permalink_query`)."""
-    data = {"spec": pio.to_json(figure, validate=False), "plotly": _plotly_url(),
+    data = {"spec": pio.to_json(figure, validate=False), "plotly": plotly_url(),
             "clickable": clickable, "address": address}
     # the key names the element too (class st-key-chart-KEY): a test or a benchmark knows a
     # chart by it before the chart's own script has run

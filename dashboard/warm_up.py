@@ -66,12 +66,14 @@ def _first_use() -> None:
     """What Plotly, pandas and Streamlit import or build the first time a page draws: a figure
     with the kinds of traces and the parts of a layout that the charts use, written as JSON (as
     dashboard.chart_in_place sends it; Plotly imports each part's class on first use), a styled
-    table (jinja2), a reshaped one, a CSV, and a frame converted to Arrow (as ``st.dataframe``
-    sends it)."""
+    table (jinja2), a reshaped one, a CSV, a frame converted to Arrow (as ``st.dataframe``
+    sends it), and the charts' plotly.js compressed."""
     import pandas as pd
     import plotly.colors  # noqa: F401  the colour scales of the heatmaps
     import plotly.graph_objects as go
     from streamlit import dataframe_util
+
+    from dashboard.plotly_route import compressed_bundle
 
     frame = pd.DataFrame({"query": ["q", "r"], "system": ["a", "b"], "AP": [0.5, 0.25]})
     figure = go.Figure(   # columns of a frame as data: Plotly reads them through narwhals
@@ -85,6 +87,7 @@ def _first_use() -> None:
     frame.pivot(index="query", columns="system", values="AP").stack()
     frame.to_csv()
     dataframe_util.convert_pandas_df_to_arrow_bytes(frame)
+    compressed_bundle()   # the charts' plotly.js, compressed once, served from memory
     # Streamlit's first element of the process asks whether it runs in a REPL by walking the
     # stack with inspect, whose first call maps the file of every module loaded (some 3,000 by
     # now: a tenth of a second of realpath calls); later calls find the map made

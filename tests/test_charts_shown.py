@@ -9,8 +9,15 @@ import ast
 import re
 from pathlib import Path
 
+import gzip
+import hashlib
+import urllib.request
+
 import numpy as np
 import plotly
+import pytest
+
+from test_browser import app_url  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = ROOT / "dashboard" / "plotly_js" / "plotly-cartesian.min.js"
@@ -67,3 +74,27 @@ def test_every_figure_draws_its_tick_labels_without_measuring_each():
     template = figure.layout.template.layout
     assert template.xaxis.ticklabeloverflow == template.yaxis.ticklabeloverflow == "allow"
     assert '"ticklabeloverflow":"allow"' in layout
+
+
+def _get(url: str, encoding: str | None):
+    request = urllib.request.Request(url, headers={"Accept-Encoding": encoding} if encoding else {})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.headers, response.read()
+
+
+@pytest.mark.browser
+def test_the_server_serves_the_bundle_compressed_once_at_an_address_named_by_its_content(
+        app_url):  # noqa: F811
+    # dashboard/plotly_route.py, installed by app.py's st.App from the server's start (no page
+    # run needed first, as Streamlit's component files were)
+    from dashboard.plotly_route import PLOTLY_ROUTE
+
+    bundle = BUNDLE.read_bytes()
+    headers, body = _get(app_url + PLOTLY_ROUTE, "gzip")
+    assert headers["Content-Encoding"] == "gzip" and gzip.decompress(body) == bundle
+    assert "immutable" in headers["Cache-Control"] and headers["Content-Type"].startswith(
+        "text/javascript")
+    headers, body = _get(app_url + PLOTLY_ROUTE, None)
+    assert headers.get("Content-Encoding") is None and body == bundle
+    assert hashlib.sha256(bundle).hexdigest()[:16] in PLOTLY_ROUTE
+
