@@ -34,7 +34,7 @@ _DONE = """() => {
   if (!document.querySelector('[data-testid="stMain"] h1')) return false;
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   return Array.from(document.querySelectorAll(
-      '[data-testid="stPlotlyChart"], [data-testid="stElementContainer"][class*="st-key-chart-"]'))
+      '[data-testid="stElementContainer"][class*="st-key-chart-"]'))
     .every(c => c.querySelector('.main-svg .trace, .main-svg .hm, .main-svg image'));
 }"""
 # the page's title is shown: the server has imported the frame's and the page's modules, run the

@@ -452,7 +452,8 @@ def test_a_click_on_a_figure_names_the_point_by_its_index():
     assert clicked_index({"curve_number": 2, "point_index": 0, "customdata": 7}) == 7
     assert clicked_index({"curve_number": 0, "point_index": [1, 2], "customdata": [3]}) == 3
     assert clicked_index({"customdata": None}) is None and clicked_index(None) is None
-    assert clicked_index({"customdata": "q1"}) is None and clicked_index({"customdata": True}) is None
+    assert clicked_index({"customdata": "q1"}) is None
+    assert clicked_index({"customdata": True}) is None
 
 
 # --- answer sets: counts that add up, work that does not follow a typed number -------------

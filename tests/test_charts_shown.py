@@ -6,12 +6,11 @@ figures for, it draws every trace type the app makes, and no page draws with st.
 from __future__ import annotations
 
 import ast
-import re
-from pathlib import Path
-
 import gzip
 import hashlib
+import re
 import urllib.request
+from pathlib import Path
 
 import numpy as np
 import plotly
